@@ -1,0 +1,309 @@
+/**
+ * The stack's whole configuration, read and validated once into one typed object.
+ *
+ * Every key is declared (type, default, description) in `Pulumi.yaml`; this module is the single
+ * place that interprets them. `readConfig` never throws halfway: it collects every problem and
+ * raises one `ConfigError` before any resource is registered.
+ */
+import * as path from "path";
+import { ConfigError, ConfigReader, isCidr } from "./configReader";
+import { AwsConfig, readAwsConfig } from "./awsConfig";
+import { GcpConfig, readGcpConfig } from "./gcpConfig";
+
+export const CLOUDS = ["local", "gcp", "aws"] as const;
+export type Cloud = (typeof CLOUDS)[number];
+
+export const SERVICE_TYPES = ["LoadBalancer", "NodePort", "ClusterIP"] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+
+/** Flags the program sets itself; `extraServerArgs` may not override them. */
+const MANAGED_FLAGS = [
+    "--port", "--rest_api_port", "--model_name", "--model_base_path", "--model_config_file",
+    "--monitoring_config_file", "--enable_batching", "--batching_parameters_file",
+    "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
+    "--rest_api_num_threads", "--grpc_max_threads", "--file_system_poll_wait_seconds",
+    "--enable_model_warmup", "--per_process_gpu_memory_fraction",
+];
+
+/** One model served by its own image and model server. */
+export interface ModelSettings {
+    /** DNS label: the TF Serving model name, and the name of its Deployment and Service. */
+    name: string;
+    /** Absolute path of the model base folder (numeric version folders inside). */
+    path: string;
+    /** Signature the smoke test and preflight require; TF Serving's REST default is `serving_default`. */
+    signature: string;
+    /** Versions to bake and serve; undefined means the highest one only (TF Serving's default `latest {1}`). */
+    versions?: number[];
+    /** TF Serving version labels (`stable: 123`); each must name a served version. */
+    versionLabels: Record<string, number>;
+    /** Serve on GPU nodes with the `-gpu` base image. */
+    gpu: boolean;
+    /** `nvidia.com/gpu` per pod; 0 unless `gpu`. */
+    gpuCount: number;
+    /** Desired pods (the HPA's minimum when autoscaling is on). */
+    replicas: number;
+    /** Base image override; undefined means the pinned `tensorflow/serving` (or `-gpu`) release. */
+    baseImage?: string;
+    /** Overrides of the sizing derived from the model; each is checked against what the model needs. */
+    resources: { cpu?: string; memoryRequest?: string; memoryLimit?: string };
+    /** Server-side batching; `parametersFile` is a batching_parameters text proto on disk. */
+    batching: { enabled: boolean; parametersFile?: string };
+    autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
+    /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
+    extraServerArgs: string[];
+    /** Replay `assets.extra/tf_serving_warmup_requests` before reporting ready. */
+    enableWarmup: boolean;
+}
+
+export interface ServiceSettings {
+    type: ServiceType;
+    /** CIDRs allowed to reach the load balancer. */
+    sourceRanges: string[];
+    /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
+    publicEndpoint: boolean;
+    annotations: Record<string, string>;
+}
+
+export interface LocalSettings {
+    /** Kubeconfig file; undefined means the ambient one (`KUBECONFIG` or `~/.kube/config`). */
+    kubeconfig?: string;
+    /** Kubeconfig context; undefined means its current context. */
+    context?: string;
+    registry: {
+        /** `host:port` of the registry the cluster pulls from, e.g. `localhost:5001` for kind's local registry. */
+        server: string;
+        /** Repository path under the server; the image is `<server>/<repositoryPrefix>/<model>`. */
+        repositoryPrefix: string;
+        username?: string;
+        /** Treated as a secret everywhere it goes. */
+        password?: string;
+    };
+}
+
+export interface ServingConfig {
+    cloud: Cloud;
+    namespace: string;
+    /** Create (and label for Pod Security `restricted`) the namespace, or use an existing one. */
+    createNamespace: boolean;
+    service: ServiceSettings;
+    models: ModelSettings[];
+    local?: LocalSettings;
+    gcp?: GcpConfig;
+    aws?: AwsConfig;
+}
+
+const MODEL_KEYS = [
+    "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
+    "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling",
+    "extraServerArgs", "enableWarmup",
+] as const;
+
+const TOP_KEYS = [
+    "cloud", "namespace", "createNamespace", "serviceType", "loadBalancerSourceRanges", "publicEndpoint",
+    "serviceAnnotations", "modelPath", "modelName", "models", "registry", "kubeconfig", "kubeContext",
+    "gke", "eks", ...MODEL_KEYS,
+];
+
+/**
+ * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
+ * relative model paths. Throws `ConfigError` listing every problem.
+ */
+export function readConfig(all: Record<string, string>, project: string, projectDir: string): ServingConfig {
+    const r = ConfigReader.fromPulumi(all, project);
+    r.rejectUnknown(TOP_KEYS);
+    const cloud = r.oneOf("cloud", CLOUDS, "local");
+
+    const service: ServiceSettings = {
+        type: r.oneOf("serviceType", SERVICE_TYPES, "LoadBalancer"),
+        sourceRanges: r.stringList("loadBalancerSourceRanges", (c) =>
+            isCidr(c) ? undefined : "must be a CIDR such as \"203.0.113.0/24\" or \"2001:db8::/32\"") ?? [],
+        publicEndpoint: r.bool("publicEndpoint", false),
+        annotations: r.stringMap("serviceAnnotations") ?? {},
+    };
+    if (service.type === "LoadBalancer" && service.sourceRanges.length === 0 && !service.publicEndpoint) {
+        r.fail("loadBalancerSourceRanges",
+            "a LoadBalancer needs the CIDRs allowed to reach it (`pulumi config set --path 'loadBalancerSourceRanges[0]' 203.0.113.0/24`), " +
+            "or `pulumi config set publicEndpoint true` to open it to every address on purpose", []);
+    }
+
+    const models = readModels(r, projectDir);
+    const config: ServingConfig = {
+        cloud,
+        namespace: r.dnsLabel("namespace", "tf-serving"),
+        createNamespace: r.bool("createNamespace", true),
+        service,
+        models,
+    };
+
+    if (cloud === "local") {
+        config.local = readLocal(r, projectDir);
+    } else if (r.has("registry") || r.has("kubeconfig") || r.has("kubeContext")) {
+        for (const key of ["registry", "kubeconfig", "kubeContext"]) {
+            if (r.has(key)) {
+                r.fail(key, `applies only to cloud "local"; ${cloud === "gcp" ? "GKE uses Artifact Registry" : "EKS uses ECR"} and the cluster this stack creates`);
+            }
+        }
+    }
+    if (cloud === "gcp") {
+        config.gcp = readGcpConfig(r);
+    } else if (r.has("gke")) {
+        r.fail("gke", "applies only to cloud \"gcp\"");
+    }
+    if (cloud === "aws") {
+        config.aws = readAwsConfig(r);
+    } else if (r.has("eks")) {
+        r.fail("eks", "applies only to cloud \"aws\"");
+    }
+
+    const gpuModels = models.filter((m) => m.gpu);
+    if (gpuModels.length > 0 && cloud === "gcp" && config.gcp && !config.gcp.gpuPool) {
+        r.fail("gke", `model "${gpuModels[0].name}" sets gpu: true but the cluster has no GPU node pool; set gke.gpuPool (see README, GKE)`, undefined);
+    }
+    if (gpuModels.length > 0 && cloud === "aws" && config.aws && !config.aws.gpuNodeGroup) {
+        r.fail("eks", `model "${gpuModels[0].name}" sets gpu: true but the cluster has no GPU node group; set eks.gpuNodeGroup (see README, EKS)`, undefined);
+    }
+
+    if (r.issues.length > 0) {
+        throw new ConfigError(r.issues, project);
+    }
+    return config;
+}
+
+function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
+    const list = top.nestedList("models");
+    if (list === undefined || list.length === 0) {
+        if (list !== undefined) {
+            top.fail("models", "must list at least one model, or be removed to use modelPath");
+        }
+        const modelPath = top.required("modelPath", "the model base folder, e.g. `pulumi config set modelPath ./models/half_plus_two`");
+        const fallbackName = path.basename(modelPath || "model").toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
+        const name = top.dnsLabel("modelName", top.has("modelName") ? "model" : fallbackName || "model");
+        if (!top.has("modelName") && !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)) {
+            top.fail("modelName", `not set, and the folder name "${path.basename(modelPath)}" does not make a DNS label; set modelName (e.g. "my-model")`, undefined);
+        }
+        return [readModel(top, top, name, path.resolve(projectDir, modelPath))];
+    }
+    if (top.has("modelPath") || top.has("modelName")) {
+        top.fail(top.has("modelPath") ? "modelPath" : "modelName", "use either modelPath/modelName (one model) or models (several), not both");
+    }
+    const models = list.map((m) => {
+        m.rejectUnknown(["name", "path", ...MODEL_KEYS]);
+        const name = m.dnsLabel("name") ?? (m.fail("name", "required: a DNS label naming this model", undefined), "model");
+        const modelPath = m.required("path", "the model base folder");
+        return readModel(m, top, name, path.resolve(projectDir, modelPath));
+    });
+    const seen = new Set<string>();
+    models.forEach((m, i) => {
+        if (seen.has(m.name)) {
+            top.issues.push({ key: `models[${i}].name`, value: m.name, expected: "must be unique among models" });
+        }
+        seen.add(m.name);
+    });
+    return models;
+}
+
+/** Reads one model's settings from `r`, falling back to the top-level keys in `defaults`. */
+function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string): ModelSettings {
+    const src = (key: string) => (r.has(key) ? r : defaults);
+    const gpu = src("gpu").bool("gpu", false);
+    const gpuCount = src("gpuCount").int("gpuCount", gpu ? 1 : 0, { min: 0, max: 16 });
+    if (!gpu && gpuCount > 0) {
+        src("gpuCount").fail("gpuCount", "is set but gpu is false; set gpu: true to serve on GPU nodes, or remove gpuCount");
+    }
+    if (gpu && gpuCount === 0) {
+        src("gpuCount").fail("gpuCount", "must be at least 1 when gpu is true");
+    }
+    const versions = src("versions").list("versions");
+    const servedVersions = versions?.map((v, i) => {
+        const n = typeof v === "number" ? v : typeof v === "string" && /^[0-9]+$/.test(v) ? Number(v) : NaN;
+        if (!Number.isSafeInteger(n) || n < 1) {
+            src("versions").issues.push({ key: src("versions").key(`versions[${i}]`), value: v, expected: "must be a positive whole number (a version folder name)" });
+        }
+        return n;
+    }).filter((n) => Number.isSafeInteger(n) && n > 0);
+
+    const labels: Record<string, number> = {};
+    for (const [label, v] of Object.entries(src("versionLabels").stringMap("versionLabels") ?? {})) {
+        const key = src("versionLabels").key(`versionLabels.${label}`);
+        if (!/^[a-zA-Z0-9_]+$/.test(label)) {
+            r.issues.push({ key, value: label, expected: "label names may contain only letters, digits and '_'" });
+        } else if (!/^[0-9]+$/.test(v) || (servedVersions !== undefined && !servedVersions.includes(Number(v)))) {
+            r.issues.push({ key, value: v, expected: `must be a served version number${servedVersions ? ` (one of ${servedVersions.join(", ")})` : "; labels need an explicit versions list"}` });
+        } else {
+            labels[label] = Number(v);
+        }
+    }
+    if (Object.keys(labels).length > 0 && servedVersions === undefined) {
+        src("versionLabels").fail("versionLabels", "labels need an explicit `versions` list naming the versions they point at");
+    }
+
+    const autoscalingReader = src("autoscaling").nested("autoscaling");
+    let autoscaling: ModelSettings["autoscaling"];
+    if (autoscalingReader) {
+        autoscalingReader.rejectUnknown(["minReplicas", "maxReplicas", "targetCpuUtilization"]);
+        const minReplicas = autoscalingReader.int("minReplicas", 2, { min: 1 });
+        const maxReplicas = autoscalingReader.int("maxReplicas", Math.max(minReplicas, 10), { min: 1 });
+        if (maxReplicas < minReplicas) {
+            autoscalingReader.fail("maxReplicas", `must be >= autoscaling.minReplicas (${minReplicas})`);
+        }
+        autoscaling = { minReplicas, maxReplicas, targetCpuUtilization: autoscalingReader.int("targetCpuUtilization", 70, { min: 10, max: 100 }) };
+    }
+
+    const extraServerArgs = src("extraServerArgs").stringList("extraServerArgs", (arg) => {
+        if (!/^--[a-z_]+(=.*)?$/.test(arg)) {
+            return "must be a flag of the form --name=value";
+        }
+        const flag = arg.split("=")[0];
+        return MANAGED_FLAGS.includes(flag) ? `${flag} is set by this program; use the config key that controls it instead` : undefined;
+    }) ?? [];
+
+    const batchingFile = src("batchingParametersFile").string("batchingParametersFile");
+    return {
+        name,
+        path: modelPath,
+        signature: src("signature").string("signature", "serving_default"),
+        versions: servedVersions,
+        versionLabels: labels,
+        gpu,
+        gpuCount,
+        replicas: src("replicas").int("replicas", 2, { min: 1, max: 1000 }),
+        baseImage: src("baseImage").string("baseImage"),
+        resources: {
+            cpu: src("cpu").quantity("cpu", "cpu"),
+            memoryRequest: src("memoryRequest").quantity("memoryRequest", "memory"),
+            memoryLimit: src("memoryLimit").quantity("memoryLimit", "memory"),
+        },
+        batching: {
+            enabled: src("batching").bool("batching", batchingFile !== undefined),
+            parametersFile: batchingFile,
+        },
+        autoscaling,
+        extraServerArgs,
+        enableWarmup: src("enableWarmup").bool("enableWarmup", false),
+    };
+}
+
+function readLocal(r: ConfigReader, projectDir: string): LocalSettings {
+    const reg = r.nested("registry");
+    reg?.rejectUnknown(["server", "repositoryPrefix", "username", "password"]);
+    const server = reg?.string("server") ?? "localhost:5001";
+    if (!/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/.test(server)) {
+        (reg ?? r).fail(reg ? "server" : "registry", "must be a registry host[:port] such as \"localhost:5001\" (no scheme, no path)", server);
+    }
+    const prefix = reg?.string("repositoryPrefix") ?? "tf-serving";
+    if (!/^[a-z0-9]+([._-][a-z0-9]+)*(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/.test(prefix)) {
+        reg?.fail("repositoryPrefix", "must be a lowercase repository path such as \"tf-serving\" or \"team/models\"");
+    }
+    const username = reg?.string("username");
+    const password = reg?.string("password");
+    if ((username === undefined) !== (password === undefined)) {
+        reg?.fail(username === undefined ? "username" : "password", "registry.username and registry.password go together (set the password with --secret)", undefined);
+    }
+    const kubeconfig = r.string("kubeconfig");
+    return {
+        kubeconfig: kubeconfig === undefined ? undefined : path.resolve(projectDir, kubeconfig.replace(/^~(?=$|\/)/, process.env.HOME ?? "~")),
+        context: r.string("kubeContext"),
+        registry: { server, repositoryPrefix: prefix, username, password },
+    };
+}

@@ -1,0 +1,336 @@
+/**
+ * Typed, validating access to one level of Pulumi configuration.
+ *
+ * Pulumi hands the program its configuration as strings (`pulumi.runtime.allConfig()`: structured
+ * values arrive as JSON text). A `ConfigReader` turns those into typed values, and instead of
+ * throwing at the first bad value it records a `ConfigIssue` naming the key, the value and what
+ * would be valid, so the user sees every problem in one preview. `stacks/config.ts` throws them all
+ * together as one `ConfigError` before any resource is registered.
+ */
+
+export interface ConfigIssue {
+    /** The full key as the user types it after `pulumi config set`, e.g. `replicas` or `models[0].name`. */
+    key: string;
+    /** The offending value as the user wrote it (`undefined` for a missing required key). */
+    value: unknown;
+    /** What is valid, and how to fix it. */
+    expected: string;
+}
+
+/** All configuration problems of a stack, raised together before anything is registered. */
+export class ConfigError extends Error {
+    constructor(readonly issues: ConfigIssue[], readonly project: string) {
+        super(ConfigError.describe(issues, project));
+        this.name = "ConfigError";
+    }
+
+    private static describe(issues: ConfigIssue[], project: string): string {
+        const lines = issues.map((i) => {
+            const shown = i.value === undefined ? "is not set" : `= ${JSON.stringify(i.value)}`;
+            return `  - ${project}:${i.key} ${shown}: ${i.expected}`;
+        });
+        const noun = issues.length === 1 ? "problem" : "problems";
+        return `invalid configuration (${issues.length} ${noun}):\n${lines.join("\n")}`;
+    }
+}
+
+type Raw = Record<string, unknown>;
+
+const DNS_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Kubernetes quantity grammar (resource.Quantity): a decimal number with an optional suffix. */
+const QUANTITY = /^([+]?[0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
+const QUANTITY_MULTIPLIER: Record<string, number> = {
+    "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+    Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+};
+
+/** Parses a Kubernetes quantity ("512Mi", "1.5", "250m", "1e3") to a number, or undefined if it does not parse. */
+export function parseQuantity(text: string): number | undefined {
+    const m = QUANTITY.exec(text.trim());
+    if (!m) {
+        return undefined;
+    }
+    const suffix = m[3] ?? "";
+    if (/^[eE]/.test(suffix)) {
+        return Number(m[1]) * 10 ** Number(suffix.slice(1));
+    }
+    return Number(m[1]) * QUANTITY_MULTIPLIER[suffix];
+}
+
+/** True for a valid IPv4 or IPv6 CIDR such as `203.0.113.0/24` or `2001:db8::/32`. */
+export function isCidr(text: string): boolean {
+    const [addr, bits, extra] = text.split("/");
+    if (extra !== undefined || bits === undefined || !/^[0-9]{1,3}$/.test(bits)) {
+        return false;
+    }
+    const prefix = Number(bits);
+    if (/^[0-9.]+$/.test(addr)) {
+        const parts = addr.split(".");
+        return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255) && prefix <= 32;
+    }
+    if (/^[0-9a-fA-F:]+$/.test(addr) && addr.includes(":")) {
+        const groups = addr.split("::");
+        if (groups.length > 2) {
+            return false;
+        }
+        const count = groups.map((g) => (g === "" ? 0 : g.split(":").length)).reduce((a, b) => a + b, 0);
+        const wellFormed = groups.every((g) => g === "" || g.split(":").every((h) => /^[0-9a-fA-F]{1,4}$/.test(h)));
+        return wellFormed && (groups.length === 2 ? count < 8 : count === 8) && prefix <= 128;
+    }
+    return false;
+}
+
+export class ConfigReader {
+    /**
+     * @param raw this level's values (strings from Pulumi, or already-parsed JSON for nested objects)
+     * @param issues shared sink for problems, so nested readers report into the same list
+     * @param prefix key prefix for messages (`models[0].`), empty at the top level
+     */
+    constructor(
+        private readonly raw: Raw,
+        readonly issues: ConfigIssue[] = [],
+        private readonly prefix = "",
+    ) {}
+
+    /** Builds a reader from `pulumi.runtime.allConfig()` output, keeping only `project:` keys. */
+    static fromPulumi(all: Record<string, string>, project: string): ConfigReader {
+        const raw: Raw = {};
+        for (const [k, v] of Object.entries(all)) {
+            if (k.startsWith(`${project}:`)) {
+                raw[k.slice(project.length + 1)] = v;
+            }
+        }
+        return new ConfigReader(raw);
+    }
+
+    /** The full key name as shown in messages. */
+    key(name: string): string {
+        return `${this.prefix}${name}`;
+    }
+
+    has(name: string): boolean {
+        return this.raw[name] !== undefined && this.raw[name] !== null;
+    }
+
+    /** Records a problem with `name` (for cross-field checks done by callers). */
+    fail(name: string, expected: string, value: unknown = this.raw[name]): void {
+        this.issues.push({ key: this.key(name), value, expected });
+    }
+
+    /** Keys present at this level that `known` does not list: usually a typo. */
+    rejectUnknown(known: readonly string[]): void {
+        for (const k of Object.keys(this.raw)) {
+            if (!known.includes(k)) {
+                const near = known.filter((n) => n.toLowerCase() === k.toLowerCase() || editDistance(n, k) <= 2);
+                const hint = near.length ? `did you mean ${near.map((n) => `'${this.key(n)}'`).join(" or ")}?` : "";
+                this.fail(k, `unknown key. ${hint} Known keys: ${known.join(", ")}`.replace(".  ", ". "));
+            }
+        }
+    }
+
+    string(name: string, fallback: string): string;
+    string(name: string): string | undefined;
+    string(name: string, fallback?: string): string | undefined {
+        const v = this.raw[name];
+        if (v === undefined || v === null) {
+            return fallback;
+        }
+        if (typeof v !== "string" || v.trim() === "") {
+            this.fail(name, "must be a non-empty string");
+            return fallback;
+        }
+        return v.trim();
+    }
+
+    required(name: string, what: string): string {
+        const v = this.string(name);
+        if (v === undefined && !this.issues.some((i) => i.key === this.key(name))) {
+            this.fail(name, `required: ${what}`, undefined);
+        }
+        return v ?? "";
+    }
+
+    oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+        const v = this.string(name);
+        if (v === undefined) {
+            return fallback;
+        }
+        if (!(allowed as readonly string[]).includes(v)) {
+            this.fail(name, `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}`);
+            return fallback;
+        }
+        return v as T;
+    }
+
+    bool(name: string, fallback: boolean): boolean {
+        const v = this.raw[name];
+        if (v === undefined || v === null) {
+            return fallback;
+        }
+        if (v === true || v === "true") {
+            return true;
+        }
+        if (v === false || v === "false") {
+            return false;
+        }
+        this.fail(name, "must be true or false");
+        return fallback;
+    }
+
+    int(name: string, fallback: number, bounds?: { min?: number; max?: number }): number;
+    int(name: string, fallback: undefined, bounds?: { min?: number; max?: number }): number | undefined;
+    int(name: string, fallback: number | undefined, bounds?: { min?: number; max?: number }): number | undefined {
+        const v = this.raw[name];
+        if (v === undefined || v === null) {
+            return fallback;
+        }
+        const n = typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+$/.test(v.trim()) ? Number(v) : NaN;
+        const { min, max } = bounds ?? {};
+        const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}`
+            : min !== undefined ? ` >= ${min}` : max !== undefined ? ` <= ${max}` : "";
+        if (!Number.isSafeInteger(n) || (min !== undefined && n < min) || (max !== undefined && n > max)) {
+            this.fail(name, `must be a whole number${range}`);
+            return fallback;
+        }
+        return n;
+    }
+
+    /** A DNS-1123 label: what Kubernetes accepts as a Service or Deployment name. */
+    dnsLabel(name: string, fallback: string): string;
+    dnsLabel(name: string): string | undefined;
+    dnsLabel(name: string, fallback?: string): string | undefined {
+        const v = this.string(name);
+        if (v === undefined) {
+            return fallback;
+        }
+        if (!DNS_LABEL.test(v)) {
+            this.fail(name, "must be a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters (e.g. \"half-plus-two\")");
+            return fallback;
+        }
+        return v;
+    }
+
+    /** A Kubernetes quantity (memory "2Gi", CPU "1500m"), kept as text; undefined if unset or invalid. */
+    quantity(name: string, kind: "memory" | "cpu"): string | undefined {
+        const v = this.raw[name];
+        if (v === undefined || v === null) {
+            return undefined;
+        }
+        const text = typeof v === "number" ? String(v) : v;
+        const parsed = typeof text === "string" ? parseQuantity(text) : undefined;
+        if (parsed === undefined || parsed <= 0) {
+            const example = kind === "memory" ? "\"512Mi\", \"2Gi\"" : "\"500m\", \"2\"";
+            this.fail(name, `must be a positive Kubernetes ${kind} quantity such as ${example}`);
+            return undefined;
+        }
+        return String(text).trim();
+    }
+
+    /** A list, given either as a YAML/JSON array in the stack file or as JSON text. */
+    list(name: string): unknown[] | undefined {
+        const v = this.json(name);
+        if (v === undefined) {
+            return undefined;
+        }
+        if (!Array.isArray(v)) {
+            this.fail(name, "must be a list (in the stack file, a YAML list; on the command line, `pulumi config set --path 'KEY[0]' VALUE`)");
+            return undefined;
+        }
+        return v;
+    }
+
+    stringList(name: string, check?: (item: string) => string | undefined): string[] | undefined {
+        const items = this.list(name);
+        if (items === undefined) {
+            return undefined;
+        }
+        const out: string[] = [];
+        items.forEach((item, i) => {
+            const problem = typeof item !== "string" || item.trim() === "" ? "must be a non-empty string" : check?.(item.trim());
+            if (problem) {
+                this.issues.push({ key: this.key(`${name}[${i}]`), value: item, expected: problem });
+            } else {
+                out.push((item as string).trim());
+            }
+        });
+        return out;
+    }
+
+    /** A map of string keys to string values (labels, annotations, node selectors). */
+    stringMap(name: string): Record<string, string> | undefined {
+        const v = this.object(name);
+        if (v === undefined) {
+            return undefined;
+        }
+        const out: Record<string, string> = {};
+        for (const [k, item] of Object.entries(v)) {
+            if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
+                this.issues.push({ key: this.key(`${name}.${k}`), value: item, expected: "must be a string" });
+            } else {
+                out[k] = String(item);
+            }
+        }
+        return out;
+    }
+
+    object(name: string): Raw | undefined {
+        const v = this.json(name);
+        if (v === undefined) {
+            return undefined;
+        }
+        if (typeof v !== "object" || v === null || Array.isArray(v)) {
+            this.fail(name, "must be an object (a YAML mapping in the stack file)");
+            return undefined;
+        }
+        return v as Raw;
+    }
+
+    /** A reader for a nested object, reporting into the same issue list with a dotted prefix. */
+    nested(name: string): ConfigReader | undefined {
+        const v = this.object(name);
+        return v === undefined ? undefined : new ConfigReader(v, this.issues, `${this.key(name)}.`);
+    }
+
+    /** Readers for each object of a list (`models[0].`, `models[1].`...). */
+    nestedList(name: string): ConfigReader[] | undefined {
+        const items = this.list(name);
+        if (items === undefined) {
+            return undefined;
+        }
+        const readers: ConfigReader[] = [];
+        items.forEach((item, i) => {
+            if (typeof item !== "object" || item === null || Array.isArray(item)) {
+                this.issues.push({ key: this.key(`${name}[${i}]`), value: item, expected: "must be an object (a YAML mapping)" });
+            } else {
+                readers.push(new ConfigReader(item as Raw, this.issues, `${this.key(name)}[${i}].`));
+            }
+        });
+        return readers;
+    }
+
+    private json(name: string): unknown {
+        const v = this.raw[name];
+        if (typeof v !== "string") {
+            return v ?? undefined;
+        }
+        try {
+            return JSON.parse(v);
+        } catch {
+            return v;
+        }
+    }
+}
+
+function editDistance(a: string, b: string): number {
+    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) {
+        dp[0][j] = j;
+    }
+    for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+            dp[i][j] = Math.min(dp[i - 1][j] + 1, dp[i][j - 1] + 1, dp[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        }
+    }
+    return dp[a.length][b.length];
+}
