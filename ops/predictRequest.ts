@@ -1,0 +1,178 @@
+/**
+ * Pure pieces of a TF Serving REST predict call: reading the `/metadata` answer into plain
+ * signatures, and building a one-example `:predict` body from a signature.
+ */
+
+/** The signature REST `:predict` uses when the body names none. */
+export const DEFAULT_SIGNATURE = "serving_default";
+
+/** One tensor of a signature: its dtype name ("DT_FLOAT") and shape (null = unknown rank, -1 = unknown size). */
+export interface TensorSpec {
+    dtype: string;
+    shape: number[] | null;
+}
+
+/** A SignatureDef reduced to what a client needs. */
+export interface SignatureSpec {
+    method: string;
+    inputs: Record<string, TensorSpec>;
+    outputs: Record<string, TensorSpec>;
+}
+
+/** What `GET /v1/models/NAME/metadata` says about the version it answered for. */
+export interface ModelMetadata {
+    name: string;
+    version: string;
+    signatures: Record<string, SignatureSpec>;
+}
+
+/** A `:predict` body in row (`instances`) or columnar (`inputs`) format. */
+export interface PredictRequestBody {
+    signature_name?: string;
+    instances?: unknown[];
+    inputs?: unknown;
+}
+
+/** A signature whose inputs cannot be filled with a made-up example; the user must supply one. */
+export class UnsupportedSignatureError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "UnsupportedSignatureError";
+    }
+}
+
+const FLOAT_TYPES = new Set(["DT_FLOAT", "DT_DOUBLE", "DT_HALF", "DT_BFLOAT16"]);
+const INT_TYPES = new Set([
+    "DT_INT8", "DT_INT16", "DT_INT32", "DT_INT64", "DT_UINT8", "DT_UINT16", "DT_UINT32", "DT_UINT64",
+]);
+
+/** Reads the JSON of `GET /v1/models/NAME/metadata`; throws naming the first field that is not as TF Serving writes it. */
+export function parseModelMetadata(json: unknown): ModelMetadata {
+    const root = asObject(json, "metadata answer");
+    const spec = asObject(root.model_spec, "model_spec");
+    const defs = asObject(
+        asObject(asObject(root.metadata, "metadata").signature_def, "metadata.signature_def").signature_def,
+        "metadata.signature_def.signature_def",
+    );
+    const signatures: Record<string, SignatureSpec> = {};
+    for (const [name, def] of Object.entries(defs)) {
+        const where = `metadata.signature_def.signature_def.${name}`;
+        const sig = asObject(def, where);
+        signatures[name] = {
+            method: typeof sig.method_name === "string" ? sig.method_name : "",
+            inputs: parseTensorMap(sig.inputs, `${where}.inputs`),
+            outputs: parseTensorMap(sig.outputs, `${where}.outputs`),
+        };
+    }
+    return { name: String(spec.name ?? ""), version: String(spec.version ?? ""), signatures };
+}
+
+function parseTensorMap(json: unknown, where: string): Record<string, TensorSpec> {
+    const tensors: Record<string, TensorSpec> = {};
+    for (const [name, info] of Object.entries(json === undefined ? {} : asObject(json, where))) {
+        const tensor = asObject(info, `${where}.${name}`);
+        const shape = tensor.tensor_shape === undefined ? {} : asObject(tensor.tensor_shape, `${where}.${name}.tensor_shape`);
+        const dims = Array.isArray(shape.dim) ? shape.dim : [];
+        tensors[name] = {
+            dtype: String(tensor.dtype ?? "DT_INVALID"),
+            // int64 sizes arrive as JSON strings ("-1"), the proto3 JSON mapping of int64.
+            shape: shape.unknown_rank === true ? null : dims.map((d) => Number(asObject(d, `${where}.${name}.tensor_shape.dim`).size ?? -1)),
+        };
+    }
+    return tensors;
+}
+
+function asObject(value: unknown, where: string): Record<string, unknown> {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        throw new Error(`${where} is not a JSON object`);
+    }
+    return value as Record<string, unknown>;
+}
+
+/** One made-up element of `dtype`; `name` matters for strings, since TF Serving treats inputs ending in `_bytes` as base64. */
+export function exampleElement(dtype: string, name: string): unknown {
+    if (FLOAT_TYPES.has(dtype)) {
+        return 1.0;
+    }
+    if (INT_TYPES.has(dtype)) {
+        return 1;
+    }
+    if (dtype === "DT_BOOL") {
+        return true;
+    }
+    if (dtype === "DT_STRING") {
+        return name.endsWith("_bytes") ? { b64: "" } : "";
+    }
+    throw new UnsupportedSignatureError(
+        `input "${name}" has dtype ${dtype}, which has no JSON form to make an example from`,
+    );
+}
+
+/** A dense nested list of `dims` (unknown sizes taken as 1) filled with `element`. */
+function fill(dims: number[], element: unknown): unknown {
+    if (dims.length === 0) {
+        return element;
+    }
+    const size = dims[0] < 0 ? 1 : dims[0];
+    return Array.from({ length: size }, () => fill(dims.slice(1), element));
+}
+
+/**
+ * A batch of one example for `signature`: row format (`instances`), one value (or one object of
+ * named values) per example, the batch dimension dropped; an input of unknown rank gets a scalar
+ * per example. A known scalar input has no batch dimension, which rows cannot express, so then
+ * the whole body uses the columnar format (`inputs`) with each tensor in full.
+ */
+export function buildPredictRequest(signatureName: string, signature: SignatureSpec): PredictRequestBody {
+    const entries = Object.entries(signature.inputs);
+    if (entries.length === 0) {
+        throw new UnsupportedSignatureError(`signature "${signatureName}" has no inputs`);
+    }
+    const elements = entries.map(([name, spec]) => [name, exampleElement(spec.dtype, name)] as const);
+    const hasScalarInput = entries.some(([, spec]) => spec.shape !== null && spec.shape.length === 0);
+    if (hasScalarInput) {
+        const inputs: Record<string, unknown> = {};
+        entries.forEach(([name, spec], i) => {
+            inputs[name] = spec.shape === null ? [elements[i][1]] : fill(spec.shape, elements[i][1]);
+        });
+        return { signature_name: signatureName, inputs };
+    }
+    const perExample = entries.map(([, spec], i) => (spec.shape === null ? elements[i][1] : fill(spec.shape.slice(1), elements[i][1])));
+    if (entries.length === 1) {
+        return { signature_name: signatureName, instances: [perExample[0]] };
+    }
+    const instance: Record<string, unknown> = {};
+    entries.forEach(([name], i) => {
+        instance[name] = perExample[i];
+    });
+    return { signature_name: signatureName, instances: [instance] };
+}
+
+/**
+ * Reads a user-supplied `:predict` body (the text of `path`); throws naming the file and what
+ * TF Serving would reject.
+ */
+export function parsePredictRequestFile(text: string, path: string): PredictRequestBody {
+    let body: unknown;
+    try {
+        body = JSON.parse(text);
+    } catch (err) {
+        throw new Error(`${path} is not JSON (${(err as Error).message}); write a predict body such as {"instances": [[1.0]]}`);
+    }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+        throw new Error(`${path} must hold a JSON object with "instances" or "inputs", such as {"instances": [[1.0]]}`);
+    }
+    const request = body as Record<string, unknown>;
+    const hasInstances = "instances" in request;
+    const hasInputs = "inputs" in request;
+    if (hasInstances === hasInputs) {
+        throw new Error(`${path} must have exactly one of "instances" (row format) or "inputs" (columnar format)`);
+    }
+    if (hasInstances && (!Array.isArray(request.instances) || request.instances.length === 0)) {
+        throw new Error(`${path}: "instances" must be a non-empty list, one element per example`);
+    }
+    if ("signature_name" in request && typeof request.signature_name !== "string") {
+        throw new Error(`${path}: "signature_name" must be a string`);
+    }
+    return request as PredictRequestBody;
+}

@@ -1,0 +1,373 @@
+import { assessReadiness, parseModelStatus, Readiness, VersionStatus } from "./modelStatus";
+import {
+    buildPredictRequest,
+    DEFAULT_SIGNATURE,
+    parseModelMetadata,
+    PredictRequestBody,
+    UnsupportedSignatureError,
+} from "./predictRequest";
+
+/** How a smoke test ended; each has its own process exit code. */
+export type SmokeOutcome = "ok" | "unreachable" | "not-available" | "predict-error";
+
+/** ok 0; nothing answered 3; answers but the model never became AVAILABLE (or is unknown) 4; predict failed 5. */
+export const SMOKE_EXIT_CODES: Readonly<Record<SmokeOutcome, number>> = {
+    "ok": 0,
+    "unreachable": 3,
+    "not-available": 4,
+    "predict-error": 5,
+};
+
+export interface SmokeOptions {
+    /** REST base URL of TF Serving, e.g. http://10.0.0.1:8501 (a path prefix is kept). */
+    restUrl: string;
+    /** Model name as served (`--model_name` / the model config's `name`). */
+    model: string;
+    /** How long to wait for every version to be AVAILABLE, in milliseconds (0 = look once). */
+    timeoutMs: number;
+    /** Signature to build the request from; default `serving_default`. Ignored by a supplied `request` that names one. */
+    signature?: string;
+    /** A ready-made `:predict` body (`--input FILE`); skips reading the metadata. */
+    request?: PredictRequestBody;
+    /** Receives one line per wait attempt and step. */
+    onProgress?: (line: string) => void;
+    /** Limit for each single HTTP request while waiting, in milliseconds; default 5000. */
+    pollTimeoutMs?: number;
+    /** Limit for the metadata and predict requests, in milliseconds; default 30000. */
+    predictTimeoutMs?: number;
+    /** First pause between status polls, doubled each time up to `maxBackoffMs`; default 250. */
+    initialBackoffMs?: number;
+    /** Longest pause between status polls; default 5000. */
+    maxBackoffMs?: number;
+}
+
+export interface SmokeReport {
+    outcome: SmokeOutcome;
+    exitCode: number;
+    /** One sentence saying what happened, for humans. */
+    message: string;
+    restUrl: string;
+    model: string;
+    /** The last model status seen (empty if none). */
+    versions: VersionStatus[];
+    /** Status polls made while waiting. */
+    attempts: number;
+    /** Time spent waiting for AVAILABLE, in milliseconds. */
+    waitedMs: number;
+    signature?: string;
+    request?: PredictRequestBody;
+    /** HTTP status of the `:predict` answer. */
+    httpStatus?: number;
+    /** Round trip of the `:predict` call (request sent to body read), in milliseconds. */
+    latencyMs?: number;
+    /** The parsed `:predict` answer. */
+    answer?: unknown;
+}
+
+/** The user asked for something the model cannot give (an unknown signature, an input with no JSON form). */
+export class SmokeUsageError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "SmokeUsageError";
+    }
+}
+
+interface HttpAnswer {
+    status: number;
+    body: unknown;
+    text: string;
+}
+
+/**
+ * Waits until the model is ready, builds a one-example request from its signature (or takes
+ * `options.request`), calls `:predict` and reports. Never throws for a server's failure: those
+ * are outcomes. Throws `SmokeUsageError` for a signature it cannot use.
+ */
+export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
+    const progress = options.onProgress ?? (() => undefined);
+    const base = options.restUrl.replace(/\/+$/, "");
+    const modelUrl = `${base}/v1/models/${encodeURIComponent(options.model)}`;
+    const report: SmokeReport = {
+        outcome: "ok", exitCode: 0, message: "", restUrl: base, model: options.model,
+        versions: [], attempts: 0, waitedMs: 0,
+    };
+    const end = (outcome: SmokeOutcome, message: string): SmokeReport =>
+        Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
+
+    const wait = await waitUntilAvailable(modelUrl, options, progress);
+    Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
+    if (wait.outcome !== "ok") {
+        return end(wait.outcome, wait.message);
+    }
+
+    let request = options.request;
+    if (request === undefined) {
+        const built = await requestFromMetadata(modelUrl, options, progress);
+        if ("failure" in built) {
+            return end("predict-error", built.failure);
+        }
+        request = built.request;
+    } else if (options.signature !== undefined && request.signature_name === undefined) {
+        request = { signature_name: options.signature, ...request };
+    }
+    report.signature = request.signature_name ?? DEFAULT_SIGNATURE;
+    report.request = request;
+
+    progress(`predict: POST ${modelUrl}:predict (signature ${report.signature})`);
+    const started = performance.now();
+    let answer: HttpAnswer;
+    try {
+        answer = await httpJson(`${modelUrl}:predict`, options.predictTimeoutMs ?? 30_000, request);
+    } catch (err) {
+        return end("predict-error", `predict request failed: ${describeFetchError(err)}`);
+    }
+    report.latencyMs = Math.round((performance.now() - started) * 10) / 10;
+    report.httpStatus = answer.status;
+    report.answer = answer.body;
+    const error = errorOf(answer);
+    if (error !== undefined) {
+        return end("predict-error", `predict failed with HTTP ${answer.status}: ${error}`);
+    }
+    const versions = wait.readiness?.available.join(", ") ?? "?";
+    return end("ok", `model "${options.model}" (version ${versions}) answered in ${report.latencyMs} ms`);
+}
+
+interface WaitResult {
+    outcome: SmokeOutcome;
+    message: string;
+    versions: VersionStatus[];
+    readiness?: Readiness;
+    attempts: number;
+    waitedMs: number;
+}
+
+/** What one status poll saw. */
+type Poll =
+    | { kind: "status"; versions: VersionStatus[] }
+    | { kind: "unknown-model"; problem: string }
+    | { kind: "problem"; problem: string; answered: boolean };
+
+async function pollStatus(modelUrl: string, timeoutMs: number): Promise<Poll> {
+    let answer: HttpAnswer;
+    try {
+        answer = await httpJson(modelUrl, timeoutMs);
+    } catch (err) {
+        return { kind: "problem", problem: describeFetchError(err), answered: false };
+    }
+    const error = errorOf(answer);
+    if (answer.status === 404) {
+        return { kind: "unknown-model", problem: `HTTP 404: ${error}` };
+    }
+    if (error !== undefined) {
+        return { kind: "problem", problem: `HTTP ${answer.status}: ${error}`, answered: true };
+    }
+    try {
+        return { kind: "status", versions: parseModelStatus(answer.body) };
+    } catch (err) {
+        return { kind: "problem", problem: (err as Error).message, answered: true };
+    }
+}
+
+/** Polls the model status with exponential backoff until ready, a 404, or the deadline. */
+async function waitUntilAvailable(
+    modelUrl: string,
+    options: SmokeOptions,
+    progress: (line: string) => void,
+): Promise<WaitResult> {
+    const started = Date.now();
+    const deadline = started + options.timeoutMs;
+    let backoff = options.initialBackoffMs ?? 250;
+    let answered = false;
+    let versions: VersionStatus[] = [];
+    for (let attempts = 1; ; attempts++) {
+        const pollTimeout = Math.max(250, Math.min(options.pollTimeoutMs ?? 5000, deadline - Date.now()));
+        const poll = await pollStatus(modelUrl, pollTimeout);
+        const waitedMs = Date.now() - started;
+        const when = `(attempt ${attempts}, ${(waitedMs / 1000).toFixed(1)} s)`;
+        let problem: string;
+        if (poll.kind === "unknown-model") {
+            const message = `model "${options.model}" is not served at ${modelUrl} (${poll.problem}); check the model name`;
+            return { outcome: "not-available", message, versions, attempts, waitedMs };
+        } else if (poll.kind === "status") {
+            answered = true;
+            versions = poll.versions;
+            const readiness = assessReadiness(versions);
+            progress(`model "${options.model}": ${readiness.summary} ${when}`);
+            if (readiness.ready) {
+                return { outcome: "ok", message: "", versions, readiness, attempts, waitedMs };
+            }
+            problem = readiness.summary;
+        } else {
+            answered ||= poll.answered;
+            problem = poll.problem;
+            progress(`waiting for model "${options.model}" at ${modelUrl}: ${problem} ${when}`);
+        }
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+            const seconds = options.timeoutMs / 1000;
+            return answered
+                ? {
+                    outcome: "not-available",
+                    message: `model "${options.model}" did not become AVAILABLE within ${seconds} s: ${problem}`,
+                    versions, attempts, waitedMs,
+                }
+                : {
+                    outcome: "unreachable",
+                    message: `nothing answered at ${modelUrl} within ${seconds} s: ${problem}`,
+                    versions, attempts, waitedMs,
+                };
+        }
+        await sleep(Math.min(backoff, remaining));
+        backoff = Math.min(backoff * 2, options.maxBackoffMs ?? 5000);
+    }
+}
+
+/** Reads the metadata and builds the request from the chosen signature. */
+async function requestFromMetadata(
+    modelUrl: string,
+    options: SmokeOptions,
+    progress: (line: string) => void,
+): Promise<{ request: PredictRequestBody } | { failure: string }> {
+    progress(`metadata: GET ${modelUrl}/metadata`);
+    let answer: HttpAnswer;
+    try {
+        answer = await httpJson(`${modelUrl}/metadata`, options.predictTimeoutMs ?? 30_000);
+    } catch (err) {
+        return { failure: `metadata request failed: ${describeFetchError(err)}` };
+    }
+    const error = errorOf(answer);
+    if (error !== undefined) {
+        return { failure: `metadata request failed with HTTP ${answer.status}: ${error}` };
+    }
+    let signatures;
+    try {
+        signatures = parseModelMetadata(answer.body).signatures;
+    } catch (err) {
+        return { failure: `metadata answer is not TF Serving's: ${(err as Error).message}` };
+    }
+    const name = options.signature ?? DEFAULT_SIGNATURE;
+    const signature = signatures[name];
+    if (signature === undefined) {
+        const known = Object.keys(signatures).sort().join(", ") || "none";
+        throw new SmokeUsageError(
+            `model "${options.model}" has no signature "${name}"; its signatures are: ${known} (choose one with --signature NAME)`,
+        );
+    }
+    try {
+        return { request: buildPredictRequest(name, signature) };
+    } catch (err) {
+        if (err instanceof UnsupportedSignatureError) {
+            throw new SmokeUsageError(`${err.message}; write the request yourself and pass it with --input FILE`);
+        }
+        throw err;
+    }
+}
+
+/** The `error` TF Serving puts in a failed answer, or why the answer is unusable; undefined for a good answer. */
+function errorOf(answer: HttpAnswer): string | undefined {
+    const body = answer.body as { error?: unknown } | undefined;
+    if (body !== undefined && typeof body === "object" && body !== null && typeof body.error === "string") {
+        return body.error;
+    }
+    if (answer.status < 200 || answer.status >= 300) {
+        return answer.text.trim().slice(0, 300) || "(empty body)";
+    }
+    if (body === undefined) {
+        return `answer is not JSON: ${answer.text.trim().slice(0, 300)}`;
+    }
+    return undefined;
+}
+
+/** GET (or POST `body` as JSON) and parse the answer; throws only when no HTTP answer came back. */
+async function httpJson(url: string, timeoutMs: number, body?: unknown): Promise<HttpAnswer> {
+    const response = await fetch(url, {
+        method: body === undefined ? "GET" : "POST",
+        headers: body === undefined ? undefined : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    return { status: response.status, body: parseTfServingJson(text), text };
+}
+
+/**
+ * TF Serving writes float NaN and infinities as bare NaN / Infinity tokens, which JSON.parse
+ * rejects; they are read back as strings. Returns undefined for text that is not JSON at all.
+ */
+export function parseTfServingJson(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch {
+        try {
+            return JSON.parse(text.replace(/(?<=[[,:]\s*)(-?Infinity|NaN)(?=\s*[\],}])/g, "\"$1\""));
+        } catch {
+            return undefined;
+        }
+    }
+}
+
+/** "connection refused", "timed out after 5000 ms", "host not found"... from a fetch failure. */
+export function describeFetchError(err: unknown): string {
+    const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    if (e?.name === "TimeoutError" || e?.name === "AbortError") {
+        return "timed out waiting for an answer";
+    }
+    const code = e?.cause?.code;
+    const known: Record<string, string> = {
+        ECONNREFUSED: "connection refused",
+        ECONNRESET: "connection reset",
+        ENOTFOUND: "host not found (DNS)",
+        EAI_AGAIN: "DNS lookup failed (try again)",
+        EHOSTUNREACH: "host unreachable",
+        ENETUNREACH: "network unreachable",
+        ETIMEDOUT: "connection timed out",
+        UND_ERR_SOCKET: "connection closed by the server",
+    };
+    if (code !== undefined) {
+        return known[code] ?? `${code}: ${e.cause?.message ?? ""}`.trim();
+    }
+    return e?.cause?.message ?? e?.message ?? String(err);
+}
+
+function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Where a deployed stack serves: read from its outputs. */
+export interface StackEndpoint {
+    restUrl: string;
+    model?: string;
+}
+
+/**
+ * Picks the REST URL and model name from stack outputs: `restUrl`, and `modelName` or else the
+ * first of `models` (a list of names, a list of `{name}`, or an object keyed by name).
+ * Throws naming the missing output.
+ */
+export function endpointFromStackOutputs(outputs: Record<string, { value: unknown }>, stackName: string): StackEndpoint {
+    const restUrl = outputs.restUrl?.value;
+    if (typeof restUrl !== "string" || restUrl === "") {
+        const names = Object.keys(outputs).sort().join(", ") || "none";
+        throw new Error(
+            `stack "${stackName}" has no restUrl output (its outputs: ${names}); deploy it first, or pass --url REST_URL`,
+        );
+    }
+    const modelName = outputs.modelName?.value;
+    if (typeof modelName === "string" && modelName !== "") {
+        return { restUrl, model: modelName };
+    }
+    return { restUrl, model: firstModelName(outputs.models?.value) };
+}
+
+function firstModelName(models: unknown): string | undefined {
+    const first = Array.isArray(models)
+        ? models[0]
+        : models !== null && typeof models === "object"
+            ? Object.keys(models)[0]
+            : undefined;
+    if (typeof first === "string") {
+        return first;
+    }
+    const name = (first as { name?: unknown } | undefined)?.name;
+    return typeof name === "string" ? name : undefined;
+}
