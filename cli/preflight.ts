@@ -1,0 +1,38 @@
+import { Command, InvalidArgumentError } from "commander";
+import { formatReport, preflight } from "../model/savedModel";
+
+interface PreflightFlags { signature: string; version?: number[]; tags: string; json?: boolean }
+
+/**
+ * `tfs preflight MODEL_BASE_DIR [--signature NAME] [--version N ...] [--tags T,...] [--json]`:
+ * reads the model folder as TF Serving would; exit 0 if it would serve it, 1 if not.
+ */
+export function preflightCommand(exit: (code: number) => void): Command {
+    return new Command("preflight")
+        .description("Check a SavedModel base folder the way TF Serving will read it (exit 0: servable, 1: broken)")
+        .argument("<model-base-dir>", "the folder that holds numbered version folders (BASE/1/saved_model.pb)")
+        .option("--signature <name>", "the signature clients call; it must exist in every served version", "serving_default")
+        .option("--version <n...>", "versions to serve (default: the highest, like TF Serving's default policy)", collectVersion)
+        .option("--tags <tags>", "the MetaGraph tag set TF Serving loads, comma-separated (its --saved_model_tags)", "serve")
+        .option("--json", "print one JSON object instead of text")
+        // Commander does not pass these down from the parent: without them a bad flag would exit the process directly.
+        .exitOverride()
+        .showHelpAfterError("(tfs preflight --help shows the usage)")
+        .action((baseDir: string, flags: PreflightFlags) => {
+            const report = preflight(baseDir, {
+                signature: flags.signature,
+                versions: flags.version,
+                tags: flags.tags.split(",").map((tag) => tag.trim()).filter((tag) => tag !== ""),
+            });
+            console.log(flags.json ? JSON.stringify(report, null, 2) : formatReport(report));
+            exit(report.ok ? 0 : 1);
+        });
+}
+
+function collectVersion(value: string, previous: number[] | undefined): number[] {
+    const version = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(version)) {
+        throw new InvalidArgumentError(`"${value}" is not a version number such as 123 (put MODEL_BASE_DIR before --version).`);
+    }
+    return [...(previous ?? []), version];
+}

@@ -1,0 +1,486 @@
+import * as fs from "fs";
+import * as path from "path";
+import { BadLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
+import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText, SignatureSpec } from "./tfProto";
+
+export type { SignatureSpec, TensorSpec } from "./tfProto";
+
+/** One numeric version folder, as TF Serving would find it. */
+export interface VersionReport {
+    /** The version number (the folder name read as an integer: `00000123` is 123). */
+    version: number;
+    /** Absolute path of the version folder. */
+    path: string;
+    /** The graph file TensorFlow would read (`.pb` wins over `.pbtxt`), null if there is none. */
+    graphFile: "saved_model.pb" | "saved_model.pbtxt" | null;
+    /** Bytes of every file under the version folder: a lower bound for the memory the version needs. */
+    sizeBytes: number;
+    /** Tags of the MetaGraph TF Serving would load (the one whose tag set equals the requested tags); [] if none. */
+    tags: string[];
+    /** SignatureDefs of that MetaGraph by name; {} if none was found or the graph file could not be read. */
+    signatures: Record<string, SignatureSpec>;
+    /** Whether TF Serving would load this version under the requested version policy. */
+    served: boolean;
+    /** Whether the version has a `variables/` folder. */
+    hasVariables: boolean;
+    /** Tag sets of every MetaGraph in the graph file, in file order. */
+    metaGraphTags: string[][];
+}
+
+/** One problem: `code` is stable (tests and tools match on it), `message` names the path and the fix. */
+export interface Finding { code: string; message: string; path?: string }
+
+export interface PreflightReport {
+    /** True when TF Serving would load every served version and find the requested signature. */
+    ok: boolean;
+    /** Absolute path of the model base folder. */
+    baseDir: string;
+    /** Every numeric version folder, lowest first. */
+    versions: VersionReport[];
+    /** The highest served version, null if none would be served. */
+    servedVersion: number | null;
+    /** Every served version, lowest first. */
+    servedVersions: number[];
+    errors: Finding[];
+    warnings: Finding[];
+    /** The signature that was checked. */
+    signature: string;
+    /** The MetaGraph tag set that was looked for (TF Serving's `--saved_model_tags`). */
+    tags: string[];
+}
+
+export interface PreflightOptions {
+    /** Signature clients call; it must exist in every served version. Default "serving_default" (REST's default). */
+    signature?: string;
+    /** Versions to serve (a `specific` policy). Default: the highest only, like TF Serving's `latest { num_versions: 1 }`. */
+    versions?: number[];
+    /** MetaGraph tag set TF Serving loads (`--saved_model_tags`). Default ["serve"]. */
+    tags?: string[];
+}
+
+const DEFAULT_SIGNATURE = "serving_default";
+const DEFAULT_TAGS = ["serve"];
+/** In the order TensorFlow's reader tries them: a `.pb` hides a `.pbtxt` beside it. */
+const GRAPH_FILES = ["saved_model.pb", "saved_model.pbtxt"] as const;
+/** What an export writes next to its graph file: what a flat layout must move into a version folder. */
+const SAVED_MODEL_PARTS = [...GRAPH_FILES, "variables", "assets", "assets.extra", "fingerprint.pb", "keras_metadata.pb"];
+const WARMUP_FILE = path.join("assets.extra", "tf_serving_warmup_requests");
+const INT64_MAX = 9223372036854775807n;
+/** A folder name TF Serving's strtoll-style parser would still read as a number ("+5", " 5", "-1"). */
+const LOOSE_NUMBER = /^\s*[+-]?\d+\s*$/;
+const SHARD = /^variables\.data-(\d+)-of-(\d+)$/;
+/** Signatures TensorFlow writes for itself; not something a client calls. */
+const INTERNAL_SIGNATURE = /^__saved_model_/;
+const EXAMPLES_SHOWN = 3;
+
+interface VersionEntry { name: string; version: bigint }
+
+type Sink = (code: string, message: string, where?: string) => void;
+
+/**
+ * Where one version's findings go. `fail` is for what stops TF Serving from loading the version: an error if the
+ * version is served, a (marked) warning if it is not. `note` is always a warning.
+ */
+interface VersionSinks { fail: Sink; note: Sink; error: Sink }
+
+/**
+ * Reads a model base folder the way TF Serving does and reports what it would serve and what would stop it.
+ * Synchronous; never throws for a bad model: every problem is a Finding in the report.
+ */
+export function preflight(baseDir: string, options: PreflightOptions = {}): PreflightReport {
+    const base = path.resolve(baseDir);
+    const report: PreflightReport = {
+        ok: false, baseDir: base, versions: [], servedVersion: null, servedVersions: [], errors: [], warnings: [],
+        signature: options.signature ?? DEFAULT_SIGNATURE,
+        tags: options.tags ?? DEFAULT_TAGS,
+    };
+    const error: Sink = (code, message, where) => report.errors.push(finding(code, message, where));
+    const warn: Sink = (code, message, where) => report.warnings.push(finding(code, message, where));
+
+    const names = readBase(base, error);
+    if (names !== null) {
+        const realBase = realPathOrNull(base) ?? base;
+        const { versions, others } = findVersions(base, names, error, warn);
+        const served = chooseServed(base, versions, options.versions, error);
+        if (versions.length === 0) {
+            explainNoVersions(base, names, error);
+        } else {
+            warnAboutOthers(base, names, others, warn);
+        }
+        const scans: TreeScan[] = [];
+        for (const entry of versions) {
+            const isServed = served.has(entry.version);
+            const marked: Sink = (code, message, where) => warn(code, `version ${entry.version} (not served): ${message}`, where);
+            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error };
+            const scan = scanTree(path.join(base, entry.name), realBase);
+            scans.push(scan);
+            report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
+        }
+        for (const name of others) {
+            const scan = scanTree(path.join(base, name), realBase);
+            reportLinks(scan.badLinks, warn, error);
+            scans.push(scan);
+        }
+        reportModes(base, scans, warn);
+        const unserved = versions.filter((v) => !served.has(v.version)).map((v) => v.version);
+        if (unserved.length > 0 && served.size > 0) {
+            const [them, are] = unserved.length === 1 ? ["it", "is"] : ["them", "are"];
+            warn("VERSIONS_NOT_SERVED", `${unserved.length === 1 ? "Version" : "Versions"} ${unserved.join(", ")} in ${base} ${are} not served `
+                + `(${options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest"}): `
+                + `remove ${them} to keep the image small, or ask for ${them} with --version.`, base);
+        }
+        report.servedVersions = [...served].sort(compareBig).map(Number);
+        report.servedVersion = report.servedVersions.length > 0 ? report.servedVersions[report.servedVersions.length - 1] : null;
+    }
+    report.ok = report.errors.length === 0;
+    return report;
+}
+
+function readBase(base: string, error: Sink): string[] | null {
+    let stat: fs.Stats;
+    try {
+        stat = fs.statSync(base);
+    } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+            error("BASE_NOT_FOUND", `Model folder ${base} does not exist: pass the model's base folder, the one that holds numbered version folders (${path.join(base, "1", "saved_model.pb")}).`, base);
+        } else {
+            error("BASE_UNREADABLE", `Cannot read model folder ${base} (${reasonOf(err)}): fix its permissions.`, base);
+        }
+        return null;
+    }
+    if (!stat.isDirectory()) {
+        const hint = (GRAPH_FILES as readonly string[]).includes(path.basename(base))
+            ? ` Pass the base folder above the version folder instead: ${path.dirname(path.dirname(base))} if this file sits in a version folder, otherwise move it into a new version folder (${path.join(path.dirname(base), "1")}/).`
+            : "";
+        error("BASE_NOT_A_FOLDER", `${base} is a file, not a folder: pass the model's base folder, the one that holds numbered version folders such as 1/.${hint}`, base);
+        return null;
+    }
+    try {
+        return fs.readdirSync(base).sort();
+    } catch (err) {
+        error("BASE_UNREADABLE", `Cannot list model folder ${base} (${reasonOf(err)}): fix its permissions.`, base);
+        return null;
+    }
+}
+
+/** Splits the base folder's entries into versions (numeric names, int64) and the rest, as TF Serving does. */
+function findVersions(base: string, names: string[], error: Sink, warn: Sink): { versions: VersionEntry[]; others: string[] } {
+    const byVersion = new Map<bigint, string>();
+    const others: string[] = [];
+    // Sorted names: when two names read as the same number, TF Serving keeps the later one.
+    for (const name of names) {
+        const version = /^\d+$/.test(name) ? BigInt(name) : null;
+        if (version === null || version > INT64_MAX) {
+            others.push(name);
+            if (version === null && LOOSE_NUMBER.test(name)) {
+                error("ODD_VERSION_NAME", `TF Serving reads the folder name "${name}" in ${base} as a version number: rename it to a plain positive number such as ${name.trim().replace(/^[+-]/, "")}.`, path.join(base, name));
+            }
+            continue;
+        }
+        const previous = byVersion.get(version);
+        if (previous !== undefined) {
+            warn("DUPLICATE_VERSION", `${path.join(base, previous)} and ${path.join(base, name)} are both version ${version}; TF Serving loads ${name} and ignores ${previous}: remove one.`, path.join(base, previous));
+        }
+        byVersion.set(version, name);
+    }
+    const versions = [...byVersion.entries()].map(([version, name]) => ({ name, version })).sort((a, b) => compareBig(a.version, b.version));
+    return { versions, others };
+}
+
+function chooseServed(base: string, versions: VersionEntry[], requested: number[] | undefined, error: Sink): Set<bigint> {
+    if (!requested || requested.length === 0) {
+        return new Set(versions.length > 0 ? [versions[versions.length - 1].version] : []);
+    }
+    const present = new Set(versions.map((v) => v.version));
+    const served = new Set<bigint>();
+    for (const wanted of requested) {
+        const version = Number.isSafeInteger(wanted) ? BigInt(wanted) : null;
+        if (version !== null && present.has(version)) {
+            served.add(version);
+        } else {
+            const found = versions.length > 0 ? `it has ${versions.map((v) => v.version).join(", ")}` : "it has no version folder";
+            error("VERSION_NOT_FOUND", `Version ${wanted} was requested but ${base} has no folder for it (${found}): add ${path.join(base, String(wanted))}/ or request a version that exists.`, base);
+        }
+    }
+    return served;
+}
+
+function explainNoVersions(base: string, names: string[], error: Sink): void {
+    const flat = names.filter((name) => (GRAPH_FILES as readonly string[]).includes(name) || name === "variables");
+    if (flat.length > 0) {
+        const target = path.join(base, "1");
+        const parts = names.filter((name) => SAVED_MODEL_PARTS.includes(name)).map((name) => path.join(base, name));
+        // A numeric base is most likely a version folder passed by mistake: then the fix is the parent.
+        const fix = /^\d+$/.test(path.basename(base))
+            ? `this looks like a version folder itself: pass its parent, ${path.dirname(base)}`
+            : `move them into ${target}/ (mkdir ${target} && mv ${parts.join(" ")} ${target}/)`;
+        error("FLAT_LAYOUT", `${base} holds ${flat.join(" and ")} directly, but TF Serving only looks inside numbered version folders and would wait forever for a version: ${fix}.`, base);
+        return;
+    }
+    const nested = names.filter((name) => isDirectory(path.join(base, name)) && listOrEmpty(path.join(base, name)).some((child) => /^\d+$/.test(child)));
+    const unversioned = names.filter((name) => GRAPH_FILES.some((file) => fs.existsSync(path.join(base, name, file))));
+    const hints = [
+        ...nested.map((name) => `${path.join(base, name)} holds numbered folders: did you mean that folder as the base?`),
+        ...unversioned.map((name) => `${path.join(base, name)} holds a SavedModel: rename it to a number (${path.join(base, "1")}).`),
+    ];
+    const found = names.length > 0 ? `found only ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}` : "it is empty";
+    error("NO_VERSIONS", `No numeric version folder in ${base} (${found}); TF Serving would log "No versions of servable ... found" and wait forever. `
+        + `Put the SavedModel in ${path.join(base, "1")}/ (saved_model.pb and variables/).${hints.length > 0 ? " " + hints.join(" ") : ""}`, base);
+}
+
+function warnAboutOthers(base: string, names: string[], others: string[], warn: Sink): void {
+    const stray = names.filter((name) => (GRAPH_FILES as readonly string[]).includes(name) || name === "variables");
+    if (stray.length > 0) {
+        warn("STRAY_MODEL_FILES", `${stray.map((n) => path.join(base, n)).join(" and ")} sit${stray.length === 1 ? "s" : ""} outside any version folder; TF Serving ignores ${stray.length === 1 ? "it" : "them"}: move into a version folder or delete.`, base);
+    }
+    // Names TF Serving would read as numbers were reported as ODD_VERSION_NAME already.
+    const ignored = others.filter((name) => !stray.includes(name) && (/^\d+$/.test(name) || !LOOSE_NUMBER.test(name)));
+    if (ignored.length > 0) {
+        warn("IGNORED_ENTRIES", `TF Serving ignores ${ignored.map((n) => `"${n}"`).join(", ")} in ${base}: only numeric folder names are versions.`, base);
+    }
+}
+
+function readVersion(dir: string, version: bigint, served: boolean, scan: TreeScan, report: PreflightReport, sinks: VersionSinks): VersionReport {
+    const { fail, note } = sinks;
+    const result: VersionReport = {
+        version: Number(version), path: dir, graphFile: null, sizeBytes: scan.sizeBytes, tags: [], signatures: {}, served, hasVariables: false, metaGraphTags: [],
+    };
+    reportLinks(scan.badLinks, fail, sinks.error);
+    for (const { path: where, reason } of scan.unreadable) {
+        fail("UNREADABLE", `Cannot read ${where} (${reason}): fix its permissions (chmod -R a+rX ${report.baseDir}).`, where);
+    }
+    if (!isDirectory(dir)) {
+        if (fs.existsSync(dir)) {
+            fail("VERSION_NOT_A_FOLDER", `${dir} is a file, but its numeric name makes TF Serving take it for version ${version}: delete or rename it.`, dir);
+        }
+        return result;
+    }
+    result.graphFile = GRAPH_FILES.find((file) => isFile(path.join(dir, file))) ?? null;
+    if (result.graphFile === null) {
+        fail("NO_GRAPH_FILE", `${dir} has no saved_model.pb (or saved_model.pbtxt), so TensorFlow cannot load version ${version}: ${graphFileHint(dir)}`, dir);
+    } else {
+        if (result.graphFile === "saved_model.pb" && isFile(path.join(dir, "saved_model.pbtxt"))) {
+            note("PBTXT_IGNORED", `${dir} has both saved_model.pb and saved_model.pbtxt; TensorFlow reads only the .pb: delete the one you do not mean.`, dir);
+        }
+        readGraph(path.join(dir, result.graphFile), result, report, sinks);
+    }
+    result.hasVariables = isDirectory(path.join(dir, "variables"));
+    checkVariables(dir, result.hasVariables, sinks);
+    if (fs.existsSync(path.join(dir, WARMUP_FILE))) {
+        note("WARMUP_REQUESTS", `${path.join(dir, WARMUP_FILE)} is present: TF Serving replays it at every load (--enable_model_warmup, on by default), so loading takes longer `
+            + "and a bad record fails the load; give the startup probe room for it, or pass --enable_model_warmup=false to skip it.", path.join(dir, WARMUP_FILE));
+    }
+    return result;
+}
+
+function graphFileHint(dir: string): string {
+    const names = listOrEmpty(dir);
+    if (names.includes("saved_model.cpb")) {
+        return "it holds saved_model.cpb (a chunked SavedModel), which open-source TensorFlow Serving does not read; export it under 2 GB as saved_model.pb.";
+    }
+    const nested = names.find((name) => GRAPH_FILES.some((file) => isFile(path.join(dir, name, file))));
+    if (nested !== undefined) {
+        return `the SavedModel is one level down in ${path.join(dir, nested)}: move its contents up into ${dir}/.`;
+    }
+    const keras = names.find((name) => /\.(h5|keras)$/.test(name));
+    if (keras !== undefined) {
+        return `${keras} is a Keras file, not a SavedModel: export it with model.export("${dir}") (Keras 3) or tf.saved_model.save(model, "${dir}").`;
+    }
+    const otherPb = names.find((name) => name.endsWith(".pb"));
+    if (otherPb !== undefined) {
+        return `${otherPb} is not read (TensorFlow looks only for saved_model.pb); a frozen graph is not a SavedModel: export with tf.saved_model.save.`;
+    }
+    return "copy the complete SavedModel export (saved_model.pb and variables/) into it.";
+}
+
+function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note }: VersionSinks): void {
+    let bytes: Buffer;
+    try {
+        bytes = fs.readFileSync(file);
+    } catch (err) {
+        fail("UNREADABLE", `Cannot read ${file} (${reasonOf(err)}): fix its permissions.`, file);
+        return;
+    }
+    const reexport = "export the model again and copy the file in binary mode (no text conversion, no truncation).";
+    if (bytes.length === 0) {
+        fail("EMPTY_GRAPH", `${file} is empty (0 bytes): the export or the copy was cut short; ${reexport}`, file);
+        return;
+    }
+    let metaGraphs: MetaGraphSpec[];
+    try {
+        metaGraphs = result.graphFile === "saved_model.pb" ? decodeSavedModel(bytes) : parseSavedModelText(bytes.toString("utf8"));
+    } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        // protobufjs reports a file cut short as reading past the end.
+        const reason = /index out of range/.test(message) ? `${message}: the file looks truncated` : message;
+        if (result.graphFile === "saved_model.pbtxt" && /unknown field/.test(reason)) {
+            // A field newer than this schema: TensorFlow may well read the file, so do not fail on it.
+            note("GRAPH_NOT_CHECKED", `${file} uses a field this tool does not know (${reason}); its signatures were not checked.`, file);
+            return;
+        }
+        fail("UNDECODABLE_GRAPH", `${file} is not a valid SavedModel ${result.graphFile === "saved_model.pb" ? "protobuf" : "text proto"} (${reason}): ${reexport}`, file);
+        return;
+    }
+    result.metaGraphTags = metaGraphs.map((graph) => graph.tags);
+    if (metaGraphs.length === 0) {
+        fail("EMPTY_GRAPH", `${file} holds no MetaGraph, so there is nothing to serve: ${reexport}`, file);
+        return;
+    }
+    const wanted = new Set(report.tags);
+    const chosen = metaGraphs.find((graph) => new Set(graph.tags).size === wanted.size && graph.tags.every((tag) => wanted.has(tag)));
+    if (chosen === undefined) {
+        fail("NO_SERVE_TAG", noServeTagMessage(file, report.tags, metaGraphs), file);
+        return;
+    }
+    result.tags = chosen.tags;
+    result.signatures = chosen.signatures;
+    if (!(report.signature in chosen.signatures)) {
+        const callable = Object.keys(chosen.signatures).filter((name) => !INTERNAL_SIGNATURE.test(name));
+        fail("SIGNATURE_MISSING", `${file} has no signature "${report.signature}" (${callable.length > 0 ? `it has ${callable.join(", ")}` : "it has no signature at all"}): `
+            + (callable.length > 0 ? `pass --signature ${callable[0]} (and send signature_name with each request), or re-export with a "${report.signature}" signature.` : "re-export the model with a serving signature."), file);
+    }
+    const refs = Object.entries(chosen.signatures).flatMap(([name, sig]) =>
+        [...Object.entries(sig.inputs), ...Object.entries(sig.outputs)].filter(([, t]) => isRefDtype(t.dtype)).map(([tensor, t]) => `${name}.${tensor}: ${t.dtype}`));
+    if (refs.length > 0) {
+        note("REF_DTYPE", `${file} has signature tensors with reference dtypes (${refs.slice(0, EXAMPLES_SHOWN).join(", ")}${refs.length > EXAMPLES_SHOWN ? ", ..." : ""}): `
+            + "they expose TF1 reference variables directly, so the model relies on deprecated TF1 behaviour and may keep state between requests; "
+            + "clients see the value dtype (DT_FLOAT for DT_FLOAT_REF). Re-export with value dtypes unless this is intended.", file);
+    }
+}
+
+function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSpec[]): string {
+    const sets = metaGraphs.map((graph) => `{${graph.tags.join(", ")}}`).join(", ");
+    const superset = metaGraphs.find((graph) => tags.every((tag) => graph.tags.includes(tag)));
+    const fix = superset !== undefined
+        ? `start TF Serving with --saved_model_tags=${superset.tags.join(",")} (and run preflight with --tags ${superset.tags.join(",")}), or re-export with tags {${tags.join(", ")}}.`
+        : `re-export with tags {${tags.join(", ")}} (tf.saved_model.save tags the graph "serve").`;
+    return `${file} has no MetaGraph tagged exactly {${tags.join(", ")}} (it has ${sets}); TF Serving loads only the MetaGraph whose tag set equals --saved_model_tags: ${fix}`;
+}
+
+function checkVariables(dir: string, hasVariables: boolean, { fail, note }: VersionSinks): void {
+    const variables = path.join(dir, "variables");
+    if (!hasVariables) {
+        note("NO_VARIABLES", `${dir} has no variables/ folder: fine for a model without variables, but a trained model's weights were left behind; copy the export's variables/ into ${dir}/.`, dir);
+        return;
+    }
+    const names = listOrEmpty(variables);
+    const hasIndex = names.includes("variables.index");
+    const shards = names.map((name) => SHARD.exec(name)).filter((m): m is RegExpExecArray => m !== null);
+    const incomplete = (what: string): void =>
+        fail("VARIABLES_INCOMPLETE", `${variables} ${what}, so TensorFlow cannot restore the weights: copy the complete variables/ folder of the export.`, variables);
+    if (!hasIndex && shards.length > 0) {
+        incomplete("has data files but no variables.index");
+    } else if (hasIndex && shards.length === 0) {
+        incomplete("has variables.index but no variables.data-*-of-* file");
+    } else if (shards.length > 0) {
+        const total = Number(shards[0][2]);
+        const present = new Set(shards.map((m) => Number(m[1])));
+        const missing = Array.from({ length: total }, (_, i) => i).filter((i) => !present.has(i));
+        if (missing.length > 0) {
+            incomplete(`lacks data shard${missing.length === 1 ? "" : "s"} ${missing.slice(0, EXAMPLES_SHOWN).join(", ")} of ${total}`);
+        }
+    }
+}
+
+function reportLinks(links: BadLink[], brokenSink: Sink, outsideSink: Sink): void {
+    for (const link of links) {
+        if (link.problem === "outside") {
+            outsideSink("LINK_OUTSIDE_MODEL", `${link.path} links to ${link.target}, outside the model folder; the image build copies only the model folder, so the served model would lack it: replace the link with a copy of the file (cp --remove-destination "$(readlink -f ${link.path})" ${link.path}).`, link.path);
+        } else {
+            brokenSink("BROKEN_LINK", `${link.path} links to ${link.target}, which does not exist: restore the target or delete the link.`, link.path);
+        }
+    }
+}
+
+function reportModes(base: string, scans: TreeScan[], warn: Sink): void {
+    const baseMode = statOrNull(base)?.mode ?? 0o777;
+    const closed = [...(process.platform !== "win32" && (baseMode & 0o005) !== 0o005 ? [base] : []), ...scans.flatMap((scan) => scan.notWorldReadable)];
+    if (closed.length > 0) {
+        warn("NOT_WORLD_READABLE", `${plural(closed.length, "file or folder", "files or folders")} under ${base} cannot be read by other users (${closed.slice(0, EXAMPLES_SHOWN).join(", ")}${closed.length > EXAMPLES_SHOWN ? ", ..." : ""}); `
+            + `the server runs as a non-root user: chmod -R o+rX ${base}.`, closed[0]);
+    }
+}
+
+/** Human-readable text for the CLI: versions, sizes, tags, served signatures, findings, then a one-line verdict. */
+export function formatReport(report: PreflightReport): string {
+    const lines = [`Model ${report.baseDir}`];
+    for (const v of report.versions) {
+        const tags = v.tags.length > 0 ? `tags ${v.tags.join(",")}` : "no matching tags";
+        lines.push(`  version ${v.version}  ${(v.served ? "served" : "not served").padEnd(10)}  ${v.graphFile ?? "no graph file"}  ${formatBytes(v.sizeBytes)}  ${tags}`);
+        if (v.served) {
+            lines.push(...formatSignatures(v.signatures, report.signature).map((line) => `    ${line}`));
+        }
+    }
+    for (const e of report.errors) {
+        lines.push(`error ${e.code}: ${e.message}`);
+    }
+    for (const w of report.warnings) {
+        lines.push(`warning ${w.code}: ${w.message}`);
+    }
+    const counts = `${plural(report.errors.length, "error")}, ${plural(report.warnings.length, "warning")}`;
+    lines.push(report.ok
+        ? `OK: TF Serving would serve version${report.servedVersions.length === 1 ? "" : "s"} ${report.servedVersions.join(", ")} with signature ${report.signature} (${counts}).`
+        : `FAILED: TF Serving would not serve this model as asked (${counts}); fix the errors above.`);
+    return lines.join("\n");
+}
+
+/** `name  method  x: DT_FLOAT[-1,1] -> y: DT_FLOAT[-1,1]`, the checked signature first, TensorFlow's internal ones left out. */
+function formatSignatures(signatures: Record<string, SignatureSpec>, first: string): string[] {
+    const names = Object.keys(signatures).filter((name) => !INTERNAL_SIGNATURE.test(name))
+        .sort((a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b));
+    const width = Math.max(0, ...names.map((name) => name.length));
+    const tensors = (specs: SignatureSpec["inputs"]): string =>
+        Object.entries(specs).map(([name, t]) => `${name}: ${t.dtype}${t.shape === null ? "[unknown rank]" : `[${t.shape.join(",")}]`}`).join(", ") || "(none)";
+    return names.map((name) => {
+        const sig = signatures[name];
+        return `${name.padEnd(width)}  ${sig.method.replace(/^tensorflow\/serving\//, "").padEnd(8)}  ${tensors(sig.inputs)} -> ${tensors(sig.outputs)}`;
+    });
+}
+
+function formatBytes(bytes: number): string {
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let value = bytes;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function finding(code: string, message: string, where?: string): Finding {
+    return where === undefined ? { code, message } : { code, message, path: where };
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+    return `${count} ${count === 1 ? one : many}`;
+}
+
+function compareBig(a: bigint, b: bigint): number {
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isDirectory(entry: string): boolean {
+    return statOrNull(entry)?.isDirectory() ?? false;
+}
+
+function isFile(entry: string): boolean {
+    return statOrNull(entry)?.isFile() ?? false;
+}
+
+/** Follows links; null for anything that cannot be stat'ed (missing, a file in the path, no permission). */
+function statOrNull(entry: string): fs.Stats | null {
+    try {
+        return fs.statSync(entry);
+    } catch {
+        return null;
+    }
+}
+
+function listOrEmpty(folder: string): string[] {
+    try {
+        return fs.readdirSync(folder);
+    } catch {
+        return [];
+    }
+}
