@@ -1,11 +1,13 @@
 import { Command, CommanderError } from "commander";
 import { UserError } from "./errors";
+import { planCommand } from "./plan";
 import { preflightCommand } from "./preflight";
 
 /** Each subcommand lives in its own module and returns a configured commander `Command`. */
 type CommandFactory = (exit: (code: number) => void) => Command;
 
 const commands: CommandFactory[] = [
+    planCommand,
     preflightCommand,
 ];
 

@@ -207,14 +207,14 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
 function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string): ModelSettings {
     const src = (key: string) => (r.has(key) ? r : defaults);
     const gpu = src("gpu").bool("gpu", false);
-    const gpuCount = src("gpuCount").int("gpuCount", gpu ? 1 : 0, { min: 0, max: 16 });
-    if (!gpu && gpuCount > 0) {
+    // 0 (Pulumi.yaml's default) means "one GPU" when gpu is on.
+    const requestedGpus = src("gpuCount").int("gpuCount", 0, { min: 0, max: 16 });
+    if (!gpu && requestedGpus > 0) {
         src("gpuCount").fail("gpuCount", "is set but gpu is false; set gpu: true to serve on GPU nodes, or remove gpuCount");
     }
-    if (gpu && gpuCount === 0) {
-        src("gpuCount").fail("gpuCount", "must be at least 1 when gpu is true");
-    }
-    const versions = src("versions").list("versions");
+    const gpuCount = gpu ? Math.max(1, requestedGpus) : 0;
+    const listed = src("versions").list("versions");
+    const versions = listed?.length ? listed : undefined;
     const servedVersions = versions?.map((v, i) => {
         const n = typeof v === "number" ? v : typeof v === "string" && /^[0-9]+$/.test(v) ? Number(v) : NaN;
         if (!Number.isSafeInteger(n) || n < 1) {

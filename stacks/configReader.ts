@@ -109,8 +109,10 @@ export class ConfigReader {
         return `${this.prefix}${name}`;
     }
 
+    /** True when the key holds a value; an empty string counts as unset (Pulumi.yaml's way of "no default"). */
     has(name: string): boolean {
-        return this.raw[name] !== undefined && this.raw[name] !== null;
+        const v = this.raw[name];
+        return v !== undefined && v !== null && v !== "";
     }
 
     /** Records a problem with `name` (for cross-field checks done by callers). */
@@ -133,7 +135,7 @@ export class ConfigReader {
     string(name: string): string | undefined;
     string(name: string, fallback?: string): string | undefined {
         const v = this.raw[name];
-        if (v === undefined || v === null) {
+        if (!this.has(name)) {
             return fallback;
         }
         if (typeof v !== "string" || v.trim() === "") {
@@ -165,7 +167,7 @@ export class ConfigReader {
 
     bool(name: string, fallback: boolean): boolean {
         const v = this.raw[name];
-        if (v === undefined || v === null) {
+        if (!this.has(name)) {
             return fallback;
         }
         if (v === true || v === "true") {
@@ -182,7 +184,7 @@ export class ConfigReader {
     int(name: string, fallback: undefined, bounds?: { min?: number; max?: number }): number | undefined;
     int(name: string, fallback: number | undefined, bounds?: { min?: number; max?: number }): number | undefined {
         const v = this.raw[name];
-        if (v === undefined || v === null) {
+        if (!this.has(name)) {
             return fallback;
         }
         const n = typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+$/.test(v.trim()) ? Number(v) : NaN;
@@ -214,7 +216,7 @@ export class ConfigReader {
     /** A Kubernetes quantity (memory "2Gi", CPU "1500m"), kept as text; undefined if unset or invalid. */
     quantity(name: string, kind: "memory" | "cpu"): string | undefined {
         const v = this.raw[name];
-        if (v === undefined || v === null) {
+        if (!this.has(name)) {
             return undefined;
         }
         const text = typeof v === "number" ? String(v) : v;
@@ -311,6 +313,9 @@ export class ConfigReader {
 
     private json(name: string): unknown {
         const v = this.raw[name];
+        if (!this.has(name)) {
+            return undefined;
+        }
         if (typeof v !== "string") {
             return v ?? undefined;
         }

@@ -1,0 +1,46 @@
+/**
+ * tf-serving: a TensorFlow SavedModel to a TensorFlow Serving endpoint on Kubernetes.
+ *
+ * Reads and validates the whole configuration, preflights and sizes every model, and only then
+ * registers the stack for the configured cloud. A user mistake stops here, at preview, with a
+ * message naming the key or path, before anything is created.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ConfigError } from "./stacks/configReader";
+import { ServingConfig, readConfig } from "./stacks/config";
+import { PreparedModel, StackOutputs } from "./stacks/deploy";
+import { deployLocal } from "./stacks/local";
+import { PreparationError, prepareModels } from "./stacks/prepare";
+
+const deployers: Record<ServingConfig["cloud"], (config: ServingConfig, models: PreparedModel[]) => StackOutputs> = {
+    local: deployLocal,
+    gcp: () => { throw new pulumi.RunError("cloud \"gcp\" is not available yet in this version"); },
+    aws: () => { throw new pulumi.RunError("cloud \"aws\" is not available yet in this version"); },
+};
+
+function run(): StackOutputs {
+    const project = pulumi.getProject();
+    try {
+        const config = readConfig(pulumi.runtime.allConfig(), project, process.cwd());
+        const { models, warnings } = prepareModels(config, project);
+        warnings.forEach((w) => pulumi.log.warn(w));
+        return deployers[config.cloud](config, models);
+    } catch (err) {
+        // User mistakes end the run with their message only: no stack trace, nothing registered.
+        if (err instanceof ConfigError || err instanceof PreparationError) {
+            throw new pulumi.RunError(err.message);
+        }
+        throw err;
+    }
+}
+
+const outputs = run();
+export const externalIp = outputs.externalIp;
+export const externalAddress = outputs.externalAddress;
+export const restUrl = outputs.restUrl;
+export const grpcEndpoint = outputs.grpcEndpoint;
+export const modelStatusUrl = outputs.modelStatusUrl;
+export const imageRef = outputs.imageRef;
+export const models = outputs.models;
+export const kubeconfig = outputs.kubeconfig;
+export const clusterName = outputs.clusterName;

@@ -1,0 +1,163 @@
+/**
+ * Sizing a TF Serving pod from its model: memory, CPU, thread flags and probe timing.
+ *
+ * Why these numbers:
+ * - The server holds every served version in memory (variables plus the graph), a little more than
+ *   their size on disk; on top sits the runtime (TensorFlow, gRPC and REST servers).
+ * - A version change (a new image, or several served versions) makes TF Serving load the new
+ *   version before unloading the old one, so the peak holds one version more than steady state.
+ *   A limit below that peak is the classic OOMKilled-after-a-model-update incident.
+ * - TF Serving sizes its thread pools from the node's CPU count, not the container's limit; on a
+ *   big node a 2-CPU pod would run dozens of threads and be throttled. Threads follow the CPU limit.
+ * - The server opens its ports only after the model is loaded, so the startup budget must cover the
+ *   load time, which grows with the model's size.
+ */
+
+const MI = 2 ** 20;
+
+/** In-memory footprint of a loaded version relative to its size on disk. */
+export const LOAD_FACTOR = 1.2;
+/** Resident memory of the server with no model loaded. */
+export const RUNTIME_OVERHEAD_BYTES = { cpu: 256 * MI, gpu: 1536 * MI };
+/** Headroom on the limit above the reload peak, for request buffers and allocator growth under load. */
+export const LIMIT_HEADROOM = 1.25;
+/** Extra memory for batching queues when server-side batching is on. */
+export const BATCHING_BYTES = 128 * MI;
+
+export interface SizingInput {
+    /** Size on disk of each served version, in bytes. */
+    servedVersionBytes: number[];
+    gpu: boolean;
+    batching: boolean;
+    /** User overrides from config, as Kubernetes quantities. */
+    overrides: { cpu?: string; memoryRequest?: string; memoryLimit?: string };
+}
+
+export interface ProbeTiming {
+    periodSeconds: number;
+    timeoutSeconds: number;
+    failureThreshold: number;
+}
+
+export interface Sizing {
+    /** Memory the model needs at steady state (runtime + served versions), bytes. */
+    steadyBytes: number;
+    /** Memory at the peak of a version reload (steady + one more version), bytes. */
+    peakBytes: number;
+    memoryRequest: string;
+    memoryLimit: string;
+    /** CPU request and limit (equal: TF Serving's thread pools are sized from it). */
+    cpu: string;
+    /** Whole CPUs the thread flags are matched to. */
+    cpuCount: number;
+    threads: { intraOp: number; interOp: number; restApi: number; grpcMax: number };
+    probes: { startup: ProbeTiming; readiness: ProbeTiming; liveness: ProbeTiming };
+    /** Seconds a pod may take from start to ready: the startup probe's whole budget. */
+    startupBudgetSeconds: number;
+}
+
+/** A sizing override that cannot work; the message names both numbers. */
+export class SizingError extends Error {
+    constructor(readonly key: string, message: string) {
+        super(message);
+        this.name = "SizingError";
+    }
+}
+
+/** Parses a memory quantity to bytes ("512Mi", "2G", "1.5Gi"). */
+export function memoryBytes(quantity: string): number {
+    const m = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(quantity.trim());
+    if (!m) {
+        throw new SizingError("memory", `"${quantity}" is not a memory quantity such as "512Mi" or "2Gi"`);
+    }
+    const mult: Record<string, number> = { "": 1, Ki: 2 ** 10, Mi: MI, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+    return Math.round(Number(m[1]) * mult[m[2] ?? ""]);
+}
+
+/** Parses a CPU quantity to cores ("500m" → 0.5, "2" → 2). */
+export function cpuCores(quantity: string): number {
+    const m = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(m)?$/.exec(quantity.trim());
+    if (!m) {
+        throw new SizingError("cpu", `"${quantity}" is not a CPU quantity such as "500m" or "2"`);
+    }
+    return Number(m[1]) / (m[2] ? 1000 : 1);
+}
+
+/** Renders bytes as a Kubernetes quantity in Mi, rounded up to a multiple of 64Mi. */
+export function toMi(bytes: number): string {
+    return `${Math.ceil(bytes / (64 * MI)) * 64}Mi`;
+}
+
+/** Human-readable size for messages ("1.5 GiB", "300 MiB"). */
+export function humanBytes(bytes: number): string {
+    if (bytes >= 2 ** 30) {
+        return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+    }
+    if (bytes >= MI) {
+        return `${(bytes / MI).toFixed(0)} MiB`;
+    }
+    return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+export function sizeServer(input: SizingInput): Sizing {
+    const loaded = input.servedVersionBytes.map((b) => b * LOAD_FACTOR);
+    const modelBytes = loaded.reduce((a, b) => a + b, 0);
+    const largest = loaded.reduce((a, b) => Math.max(a, b), 0);
+    const runtime = input.gpu ? RUNTIME_OVERHEAD_BYTES.gpu : RUNTIME_OVERHEAD_BYTES.cpu;
+    const steadyBytes = runtime + modelBytes + (input.batching ? BATCHING_BYTES : 0);
+    const peakBytes = steadyBytes + largest;
+
+    const memoryRequest = input.overrides.memoryRequest ?? toMi(steadyBytes);
+    const memoryLimit = input.overrides.memoryLimit ?? toMi(peakBytes * LIMIT_HEADROOM);
+    const requestBytes = memoryBytes(memoryRequest);
+    const limitBytes = memoryBytes(memoryLimit);
+    if (input.overrides.memoryLimit !== undefined && limitBytes < peakBytes) {
+        throw new SizingError("memoryLimit",
+            `memoryLimit ${memoryLimit} (${humanBytes(limitBytes)}) is below the ${humanBytes(peakBytes)} the model needs while a new version loads beside the old one ` +
+            `(runtime ${humanBytes(runtime)} + served versions ${humanBytes(modelBytes)} + reload ${humanBytes(largest)}); pods would be OOMKilled on the next model update. ` +
+            `Set memoryLimit to at least ${toMi(peakBytes)}, or remove it to use the derived ${toMi(peakBytes * LIMIT_HEADROOM)}`);
+    }
+    if (input.overrides.memoryRequest !== undefined && requestBytes < steadyBytes) {
+        throw new SizingError("memoryRequest",
+            `memoryRequest ${memoryRequest} (${humanBytes(requestBytes)}) is below the ${humanBytes(steadyBytes)} the loaded model needs at steady state; ` +
+            `set it to at least ${toMi(steadyBytes)}, or remove it`);
+    }
+    if (requestBytes > limitBytes) {
+        throw new SizingError(input.overrides.memoryRequest !== undefined ? "memoryRequest" : "memoryLimit",
+            `memoryRequest ${memoryRequest} is above memoryLimit ${memoryLimit}; the request must not exceed the limit`);
+    }
+
+    const cpu = input.overrides.cpu ?? (input.gpu ? "2" : "1");
+    const cores = cpuCores(cpu);
+    if (cores < 0.25) {
+        throw new SizingError("cpu", `cpu ${cpu} is below the 250m TF Serving needs to load a model and answer probes in time; set cpu to at least "250m"`);
+    }
+    const cpuCount = Math.max(1, Math.ceil(cores));
+
+    // Startup: at least 60 s, plus 10 s per 100 MiB on disk; CUDA initialisation adds a minute.
+    const diskBytes = input.servedVersionBytes.reduce((a, b) => a + b, 0);
+    const startupBudgetSeconds = Math.min(3600, 60 + Math.ceil(diskBytes / (100 * MI)) * 10 + (input.gpu ? 60 : 0));
+    const startupPeriod = 5;
+
+    return {
+        steadyBytes,
+        peakBytes,
+        memoryRequest,
+        memoryLimit,
+        cpu,
+        cpuCount,
+        threads: {
+            intraOp: cpuCount,
+            interOp: Math.min(2, cpuCount),
+            restApi: 4 * cpuCount,
+            grpcMax: 4 * cpuCount,
+        },
+        probes: {
+            startup: { periodSeconds: startupPeriod, timeoutSeconds: 3, failureThreshold: Math.ceil(startupBudgetSeconds / startupPeriod) },
+            readiness: { periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 2 },
+            // Liveness is patient: a server busy with a large batch must not be killed for a slow answer.
+            liveness: { periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
+        },
+        startupBudgetSeconds,
+    };
+}

@@ -1,0 +1,157 @@
+/**
+ * An offline plan: run the program under Pulumi's mock runtime with one stack's config file and
+ * list every resource it would register. No engine, no credentials, no cluster.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import * as YAML from "yaml";
+import { RecordedResource, Recorder, settleOutput, startMockRuntime } from "./mockRuntime";
+
+export interface PlanResult {
+    stack: string;
+    resources: RecordedResource[];
+    counts: Record<string, number>;
+    /** Stack outputs as the mock run resolves them (addresses and digests are mock values). */
+    outputs: Record<string, unknown>;
+}
+
+/** A plan that stopped where `pulumi preview` would: a user mistake, with its message. */
+export class PlanError extends Error {}
+
+/** Finds the Pulumi project folder (the one holding Pulumi.yaml) at or above `from`. */
+export function findProjectDir(from: string): string {
+    let dir = path.resolve(from);
+    for (let i = 0; i < 64; i++) {
+        if (fs.existsSync(path.join(dir, "Pulumi.yaml"))) {
+            return dir;
+        }
+        const up = path.dirname(dir);
+        if (up === dir) {
+            break;
+        }
+        dir = up;
+    }
+    throw new PlanError(`no Pulumi.yaml in ${from} or any folder above it; run from the project folder`);
+}
+
+/**
+ * The configuration the engine would hand the program: Pulumi.yaml's project defaults overlaid by
+ * the stack file's values, as `project:key` → string (structured values as JSON text).
+ */
+export function stackConfig(projectDir: string, stack: string): { project: string; config: Record<string, string> } {
+    const projectFile = YAML.parse(fs.readFileSync(path.join(projectDir, "Pulumi.yaml"), "utf8")) as { name: string; config?: Record<string, unknown> };
+    const project = projectFile.name;
+    const stackFile = path.join(projectDir, `Pulumi.${stack}.yaml`);
+    if (!fs.existsSync(stackFile)) {
+        const stacks = fs.readdirSync(projectDir).filter((f) => /^Pulumi\..+\.yaml$/.test(f)).map((f) => f.slice(7, -5));
+        throw new PlanError(`no stack file ${stackFile}; stacks with a file here: ${stacks.join(", ") || "none"}`);
+    }
+    const config: Record<string, string> = {};
+    const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+    for (const [key, decl] of Object.entries(projectFile.config ?? {})) {
+        const value = decl !== null && typeof decl === "object" && !Array.isArray(decl) ? (decl as { default?: unknown; value?: unknown }).default ?? (decl as { value?: unknown }).value : decl;
+        if (value !== undefined) {
+            config[key.includes(":") ? key : `${project}:${key}`] = text(value);
+        }
+    }
+    const parsed = YAML.parse(fs.readFileSync(stackFile, "utf8")) as { config?: Record<string, unknown> } | null;
+    for (const [key, value] of Object.entries(parsed?.config ?? {})) {
+        config[key.includes(":") ? key : `${project}:${key}`] = text(withoutCiphertext(value));
+    }
+    return { project, config };
+}
+
+/** Encrypted values (`{secure: ...}`) cannot be decrypted offline: they stand as a placeholder string. */
+function withoutCiphertext(value: unknown): unknown {
+    if (Array.isArray(value)) {
+        return value.map(withoutCiphertext);
+    }
+    if (value !== null && typeof value === "object") {
+        const obj = value as Record<string, unknown>;
+        if (Object.keys(obj).length === 1 && typeof obj.secure === "string") {
+            return "[secret]";
+        }
+        return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, withoutCiphertext(v)]));
+    }
+    return value;
+}
+
+/** Runs the project's program under mocks for `stack` and returns what it registered. */
+export async function planStack(projectDir: string, stack: string, options: { loadBalancer?: { ip?: string; hostname?: string } } = {}): Promise<PlanResult> {
+    const { project, config } = stackConfig(projectDir, stack);
+    const recorder: Recorder = await startMockRuntime({ project, stack, config, preview: true, loadBalancer: options.loadBalancer });
+    const previousCwd = process.cwd();
+    const previousStaging = process.env.TFS_STAGING_DIR;
+    const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-plan-"));
+    let program: Record<string, unknown>;
+    try {
+        process.chdir(projectDir);
+        process.env.TFS_STAGING_DIR = staging;
+        const entry = require.resolve(path.join(projectDir, "index.ts"));
+        forgetProjectModules(projectDir);
+        // The program is loaded at run time by path, as the Pulumi language host does.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        program = require(entry) as Record<string, unknown>;
+    } catch (err) {
+        if (err instanceof pulumi.RunError) {
+            throw new PlanError(err.message);
+        }
+        throw err;
+    } finally {
+        process.chdir(previousCwd);
+        restoreEnv("TFS_STAGING_DIR", previousStaging);
+    }
+    try {
+        await recorder.settle();
+        const outputs: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(program)) {
+            if (pulumi.Output.isInstance(value)) {
+                const resolved = await settleOutput(value);
+                if (resolved !== undefined) {
+                    outputs[name] = name === "kubeconfig" ? "[secret]" : resolved;
+                }
+            }
+        }
+        return { stack, resources: recorder.resources, counts: recorder.countsByType(), outputs };
+    } finally {
+        fs.rmSync(staging, { recursive: true, force: true });
+    }
+}
+
+/** Lets a second plan in the same process run the program afresh. */
+function forgetProjectModules(projectDir: string): void {
+    for (const id of Object.keys(require.cache)) {
+        if (id.startsWith(projectDir) && !id.includes(`${path.sep}node_modules${path.sep}`) && !id.includes(`${path.sep}ops${path.sep}`)) {
+            delete require.cache[id];
+        }
+    }
+}
+
+function restoreEnv(name: string, value: string | undefined): void {
+    if (value === undefined) {
+        delete process.env[name];
+    } else {
+        process.env[name] = value;
+    }
+}
+
+/** The plan as text a reviewer reads: one YAML block per resource, then counts and outputs. */
+export function formatPlan(plan: PlanResult): string {
+    const lines = [`Plan for stack "${plan.stack}": ${plan.resources.length} resources (mock runtime: nothing contacted; digests and addresses are placeholders)`, ""];
+    for (const r of plan.resources) {
+        lines.push(`${r.custom ? "+" : "◆"} ${r.type}  ${r.name}${r.parent ? `   (parent: ${r.parent})` : ""}`);
+        const inputs = Object.keys(r.inputs).length ? YAML.stringify(r.inputs, { lineWidth: 0 }).trimEnd() : "{}";
+        lines.push(...inputs.split("\n").map((l) => `    ${l}`), "");
+    }
+    lines.push("Resources by type:");
+    for (const [type, n] of Object.entries(plan.counts)) {
+        lines.push(`  ${String(n).padStart(3)}  ${type}`);
+    }
+    lines.push("", "Outputs:");
+    for (const [name, value] of Object.entries(plan.outputs)) {
+        lines.push(`  ${name}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+    }
+    return lines.join("\n");
+}

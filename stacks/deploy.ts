@@ -1,0 +1,127 @@
+/**
+ * The cloud-agnostic half of every stack: given a cluster (its provider) and a registry, register
+ * the namespace and, per model, its image and its server.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import * as path from "path";
+import { ModelImage } from "../components/modelImage";
+import { ModelServer, NodePlacement } from "../components/modelServer";
+import { PreflightReport } from "../model/savedModel";
+import { Sizing } from "../model/sizing";
+import { ModelSettings, ServingConfig } from "./config";
+
+export { NodePlacement };
+
+/** A model that passed preflight and sizing: everything needed to register its resources. */
+export interface PreparedModel {
+    settings: ModelSettings;
+    report: PreflightReport;
+    sizing: Sizing;
+    /** Batching parameters text read from `batchingParametersFile`, if set. */
+    batchingParameters?: string;
+}
+
+export interface RegistryTarget {
+    /** Image name without tag for a model, e.g. `us-central1-docker.pkg.dev/PROJECT/REPO/half-plus-two`. */
+    imageName(model: string): pulumi.Input<string>;
+    /** Registry host the build logs into. */
+    server: pulumi.Input<string>;
+    username?: pulumi.Input<string>;
+    /** Secret. */
+    password?: pulumi.Input<string>;
+}
+
+export interface DeployArgs {
+    config: ServingConfig;
+    models: PreparedModel[];
+    provider: k8s.Provider;
+    registry: RegistryTarget;
+    /** How CPU pods land on CPU nodes and GPU pods on GPU nodes. */
+    placement: { cpu: NodePlacement; gpu: NodePlacement };
+    /** Extra Service annotations (cloud load balancer settings). */
+    serviceAnnotations?: Record<string, string>;
+    /** Resources the model servers wait for (node pools, the device plugin). */
+    dependsOn?: pulumi.Input<pulumi.Resource>[];
+    /** Folder under which build contexts are staged; default `$TFS_STAGING_DIR`, else `.tfs/build` in the project. */
+    stagingRoot?: string;
+}
+
+/** The outputs every stack exports, whatever the cloud. */
+export interface StackOutputs {
+    externalIp: pulumi.Output<string>;
+    externalAddress: pulumi.Output<string>;
+    restUrl: pulumi.Output<string>;
+    grpcEndpoint: pulumi.Output<string>;
+    modelStatusUrl: pulumi.Output<string>;
+    imageRef: pulumi.Output<string>;
+    /** Every model's endpoints by name, for stacks that serve several. */
+    models: pulumi.Output<Record<string, { restUrl: string; grpcEndpoint: string; modelStatusUrl: string; imageRef: string }>>;
+    kubeconfig?: pulumi.Output<string>;
+    clusterName?: pulumi.Output<string>;
+}
+
+/** Pod Security Standard labels: enforce `restricted`, and warn and audit at the same level. */
+export function podSecurityLabels(): Record<string, string> {
+    return {
+        "pod-security.kubernetes.io/enforce": "restricted",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+        "pod-security.kubernetes.io/warn": "restricted",
+        "pod-security.kubernetes.io/audit": "restricted",
+    };
+}
+
+export function deployModels(args: DeployArgs): StackOutputs {
+    const { config, provider } = args;
+    const namespace = config.createNamespace
+        ? new k8s.core.v1.Namespace(config.namespace, {
+            metadata: { name: config.namespace, labels: { ...podSecurityLabels(), "app.kubernetes.io/managed-by": "pulumi" } },
+        }, { provider, dependsOn: args.dependsOn }).metadata.name
+        : pulumi.output(config.namespace);
+    const stagingRoot = args.stagingRoot ?? process.env.TFS_STAGING_DIR ?? path.join(process.cwd(), ".tfs", "build");
+
+    const servers = args.models.map(({ settings, report, sizing, batchingParameters }) => {
+        const image = new ModelImage(settings.name, {
+            modelName: settings.name,
+            modelBaseDir: settings.path,
+            versions: report.servedVersions,
+            versionLabels: settings.versions ? settings.versionLabels : undefined,
+            gpu: settings.gpu,
+            baseImage: settings.baseImage,
+            imageName: args.registry.imageName(settings.name),
+            registry: { server: args.registry.server, username: args.registry.username, password: args.registry.password },
+            stagingDir: path.join(stagingRoot, pulumi.getStack(), settings.name),
+        });
+        return new ModelServer(settings.name, {
+            provider,
+            modelName: settings.name,
+            namespace,
+            image: image.imageRef,
+            sizing,
+            replicas: settings.replicas,
+            autoscaling: settings.autoscaling,
+            gpuCount: settings.gpu ? settings.gpuCount : 0,
+            placement: settings.gpu ? args.placement.gpu : args.placement.cpu,
+            batching: { enabled: settings.batching.enabled, parametersText: batchingParameters },
+            enableWarmup: settings.enableWarmup,
+            extraServerArgs: settings.extraServerArgs,
+            serviceType: config.service.type,
+            loadBalancerSourceRanges: config.service.sourceRanges,
+            publicEndpoint: config.service.publicEndpoint,
+            serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
+        }, { dependsOn: args.dependsOn });
+    });
+
+    const first = servers[0];
+    return {
+        externalIp: first.externalIp,
+        externalAddress: first.externalAddress,
+        restUrl: first.restUrl,
+        grpcEndpoint: first.grpcEndpoint,
+        modelStatusUrl: first.modelStatusUrl,
+        imageRef: first.imageRef,
+        models: pulumi.all(servers.map((s) => pulumi.all([s.restUrl, s.grpcEndpoint, s.modelStatusUrl, s.imageRef])))
+            .apply((rows) => Object.fromEntries(rows.map(([restUrl, grpcEndpoint, modelStatusUrl, imageRef], i) =>
+                [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef }]))),
+    };
+}

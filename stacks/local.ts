@@ -1,0 +1,33 @@
+/**
+ * The local stack: an existing cluster (kind, minikube, the e2e environment, any kubeconfig) and a
+ * registry it can pull from. Nothing is provisioned but the model's image and server.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import { ServingConfig } from "./config";
+import { PreparedModel, StackOutputs, deployModels } from "./deploy";
+
+/** GPU nodes are tainted `nvidia.com/gpu` by convention (GKE does it; EKS and kind users add it). */
+export const GPU_TOLERATION = { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" };
+
+export function deployLocal(config: ServingConfig, models: PreparedModel[]): StackOutputs {
+    const local = config.local!;
+    // Without a kubeconfig the provider uses the ambient one (KUBECONFIG or ~/.kube/config).
+    const provider = new k8s.Provider("local", {
+        kubeconfig: local.kubeconfig,
+        context: local.context,
+    });
+    const { server, repositoryPrefix, username, password } = local.registry;
+    return deployModels({
+        config,
+        models,
+        provider,
+        registry: {
+            server,
+            username,
+            password,
+            imageName: (model) => `${server}/${repositoryPrefix}/${model}`,
+        },
+        // The GPU resource request itself keeps GPU pods on GPU nodes; the taint keeps CPU pods off them.
+        placement: { cpu: {}, gpu: { tolerations: [GPU_TOLERATION] } },
+    });
+}

@@ -1,0 +1,67 @@
+/**
+ * Everything checked before a single resource is registered: each model's preflight (is it a
+ * SavedModel TF Serving can load?), its sizing against the configured overrides, and the files
+ * config points at. A failure here stops the preview with a message naming the key and the path.
+ */
+import * as fs from "fs";
+import { preflight } from "../model/savedModel";
+import { SizingError, sizeServer } from "../model/sizing";
+import { ServingConfig } from "./config";
+import { PreparedModel } from "./deploy";
+
+/** Problems that stop the program before any resource is registered. */
+export class PreparationError extends Error {
+    constructor(readonly problems: string[]) {
+        super(`the model cannot be deployed (${problems.length} ${problems.length === 1 ? "problem" : "problems"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+        this.name = "PreparationError";
+    }
+}
+
+export interface Prepared {
+    models: PreparedModel[];
+    /** Preflight warnings, for the program to log. */
+    warnings: string[];
+}
+
+export function prepareModels(config: ServingConfig, project: string): Prepared {
+    const problems: string[] = [];
+    const warnings: string[] = [];
+    const several = config.models.length > 1;
+    const models = config.models.flatMap((settings, i) => {
+        const key = (k: string) => `${project}:${several ? `models[${i}].${k === "modelPath" ? "path" : k}` : k}`;
+        const report = preflight(settings.path, { signature: settings.signature, versions: settings.versions });
+        warnings.push(...report.warnings.map((w) => `model "${settings.name}": ${w.message}`));
+        if (!report.ok) {
+            problems.push(...report.errors.map((e) => `${key("modelPath")} (${settings.path}): ${e.message}`));
+            return [];
+        }
+        let batchingParameters: string | undefined;
+        if (settings.batching.parametersFile !== undefined) {
+            try {
+                batchingParameters = fs.readFileSync(settings.batching.parametersFile, "utf8");
+            } catch (err) {
+                problems.push(`${key("batchingParametersFile")} = ${settings.batching.parametersFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err}); point it at a batching_parameters text proto file`);
+            }
+        }
+        try {
+            const served = report.versions.filter((v) => report.servedVersions.includes(v.version));
+            const sizing = sizeServer({
+                servedVersionBytes: served.map((v) => v.sizeBytes),
+                gpu: settings.gpu,
+                batching: settings.batching.enabled,
+                overrides: settings.resources,
+            });
+            return [{ settings, report, sizing, batchingParameters }];
+        } catch (err) {
+            if (err instanceof SizingError) {
+                problems.push(`${key(err.key)}: ${err.message}`);
+                return [];
+            }
+            throw err;
+        }
+    });
+    if (problems.length > 0) {
+        throw new PreparationError(problems);
+    }
+    return { models, warnings };
+}
