@@ -1,0 +1,540 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { Finding, formatReport, preflight, PreflightReport, TensorSpec } from "../../../model/savedModel";
+
+const FIXTURES = path.resolve(__dirname, "../../../../shared/fixtures/saved_models");
+const fixture = (name: string): string => path.join(FIXTURES, name);
+
+/** TF Serving's own GetModelMetadata answer for half_plus_two_cpu (the oracle). */
+interface OracleTensor { dtype: string; tensor_shape: { dim: { size: string }[]; unknown_rank: boolean } }
+interface OracleSignature { method_name: string; inputs: Record<string, OracleTensor>; outputs: Record<string, OracleTensor> }
+const oracle = JSON.parse(fs.readFileSync(path.join(FIXTURES, "half_plus_two_cpu.metadata.json"), "utf8")) as {
+    metadata: { signature_def: { signature_def: Record<string, OracleSignature> } };
+};
+
+function codes(findings: Finding[]): string[] {
+    return findings.map((f) => f.code);
+}
+
+function only(findings: Finding[], code: string): Finding {
+    const matching = findings.filter((f) => f.code === code);
+    assert.strictEqual(matching.length, 1, `expected one ${code} in ${JSON.stringify(findings, null, 1)}`);
+    return matching[0];
+}
+
+/** Sum of the sizes of every regular file under `dir`, computed independently of the module. */
+function bytesUnder(dir: string): number {
+    return fs.readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .map((entry) => fs.statSync(path.join(dir, entry)))
+        .filter((stat) => stat.isFile())
+        .reduce((sum, stat) => sum + stat.size, 0);
+}
+
+/** Temp folders with writable copies of fixtures; removed after each test. */
+let scratch: string[] = [];
+function tempDir(): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-preflight-"));
+    scratch.push(dir);
+    return dir;
+}
+function copyFixture(name: string): string {
+    const base = path.join(tempDir(), name);
+    fs.cpSync(fixture(name), base, { recursive: true });
+    makeWritable(base);
+    return base;
+}
+function makeWritable(entry: string): void {
+    const stat = fs.lstatSync(entry);
+    if (stat.isDirectory()) {
+        fs.chmodSync(entry, 0o755);
+        for (const name of fs.readdirSync(entry)) {
+            makeWritable(path.join(entry, name));
+        }
+    } else if (stat.isFile()) {
+        fs.chmodSync(entry, 0o644);
+    }
+}
+function removeScratch(): void {
+    for (const dir of scratch) {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+    scratch = [];
+}
+
+const V123 = "00000123";
+
+/** A hand-written text SavedModel with the blocks a real export has around the signatures, for the reader to skip. */
+function pbtxt(tags: string[], signatureName = "serving_default"): string {
+    return `# Written by hand in the shape of TensorFlow's text export.
+saved_model_schema_version: 1
+meta_graphs {
+  meta_info_def {
+    stripped_op_list { op { name: "Add" input_arg { name: "x" type_attr: "T" } attr { name: "T" type: "type" } } }
+    ${tags.map((tag) => `tags: "${tag}"`).join("\n    ")}
+    tensorflow_version: "2.14.0"
+    tensorflow_git_version: "unknown"
+  }
+  graph_def {
+    node {
+      name: "weird}name{"
+      op: "Const"
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } tensor_content: "\\000\\000\\000?}{" } } }
+    }
+    versions { producer: 1645 }
+  }
+  saver_def { filename_tensor_name: "save/Const:0" version: V2 }
+  collection_def { key: "variables" value { bytes_list { value: "\\n\\003x:0" } } }
+  signature_def {
+    key: "${signatureName}"
+    value {
+      inputs { key: "x" value { name: "x:0" dtype: DT_FLOAT tensor_shape { dim { size: -1 } dim { size: 3 } } } }
+      inputs { key: "ids" value { name: "ids:0" dtype: DT_INT64 tensor_shape { unknown_rank: true } } }
+      outputs < key: "y" value < name: "y:0" dtype: DT_DOUBLE_REF tensor_shape { } > >
+      method_name: "tensorflow/serving/predict"
+    }
+  }
+  asset_file_def { tensor_info { name: "vocab:0" } filename: "vocab.txt" }
+}
+`;
+}
+
+/** A base folder with one version whose only graph file is `text` as saved_model.pbtxt. */
+function textModel(text: string): string {
+    const base = copyFixture("half_plus_two_gpu");
+    const version = path.join(base, V123);
+    fs.rmSync(path.join(version, "saved_model.pb"));
+    fs.writeFileSync(path.join(version, "saved_model.pbtxt"), text);
+    return base;
+}
+
+describe("preflight", () => {
+    afterEach(removeScratch);
+
+    describe("on the fixtures", () => {
+        it("reads half_plus_two_cpu: one served version, its graph file, size, tags and signatures", () => {
+            const report = preflight(fixture("half_plus_two_cpu"));
+            assert.deepStrictEqual(report.errors, []);
+            assert.deepStrictEqual(report.warnings, []);
+            assert.strictEqual(report.ok, true);
+            assert.strictEqual(report.baseDir, fixture("half_plus_two_cpu"));
+            assert.strictEqual(report.servedVersion, 123);
+            assert.deepStrictEqual(report.servedVersions, [123]);
+            assert.strictEqual(report.versions.length, 1);
+            const [v] = report.versions;
+            assert.strictEqual(v.version, 123);
+            assert.strictEqual(v.path, path.join(fixture("half_plus_two_cpu"), V123));
+            assert.strictEqual(v.graphFile, "saved_model.pb");
+            assert.strictEqual(v.sizeBytes, bytesUnder(v.path));
+            assert.strictEqual(v.sizeBytes, 12107 + 172 + 20 + 19);
+            assert.deepStrictEqual(v.tags, ["serve"]);
+            assert.deepStrictEqual(v.metaGraphTags, [["serve"]]);
+            assert.strictEqual(v.served, true);
+            assert.strictEqual(v.hasVariables, true);
+            assert.deepStrictEqual(v.signatures.serving_default, {
+                method: "tensorflow/serving/predict",
+                inputs: { x: { dtype: "DT_FLOAT", shape: [-1, 1] } },
+                outputs: { y: { dtype: "DT_FLOAT", shape: [-1, 1] } },
+            });
+        });
+
+        it("matches TF Serving's metadata answer for half_plus_two_cpu in every signature, dtype and shape", () => {
+            const expected = oracle.metadata.signature_def.signature_def;
+            const { signatures } = preflight(fixture("half_plus_two_cpu")).versions[0];
+            assert.deepStrictEqual(Object.keys(signatures).sort(), Object.keys(expected).sort());
+            const toSpec = (t: OracleTensor): TensorSpec => ({
+                dtype: t.dtype,
+                shape: t.tensor_shape.unknown_rank ? null : t.tensor_shape.dim.map((d) => Number(d.size)),
+            });
+            for (const [name, sig] of Object.entries(expected)) {
+                assert.strictEqual(signatures[name].method, sig.method_name, name);
+                for (const side of ["inputs", "outputs"] as const) {
+                    assert.deepStrictEqual(Object.keys(signatures[name][side]).sort(), Object.keys(sig[side]).sort(), `${name} ${side}`);
+                    for (const [tensor, info] of Object.entries(sig[side])) {
+                        assert.deepStrictEqual(signatures[name][side][tensor], toSpec(info), `${name} ${side} ${tensor}`);
+                    }
+                }
+            }
+            // The oracle has both kinds of shape, so both decoding paths were compared.
+            assert.deepStrictEqual(signatures.classify_x_to_y.inputs.inputs, { dtype: "DT_STRING", shape: null });
+        });
+
+        it("reads the TF2 export, including fingerprint.pb in the size and TensorFlow's init signature", () => {
+            const report = preflight(fixture("half_plus_two_tf2_cpu"));
+            assert.strictEqual(report.ok, true, JSON.stringify(report.errors));
+            const [v] = report.versions;
+            assert.strictEqual(v.sizeBytes, bytesUnder(v.path));
+            assert.ok(fs.existsSync(path.join(v.path, "fingerprint.pb")));
+            assert.deepStrictEqual(v.signatures.serving_default.inputs.x, { dtype: "DT_FLOAT", shape: [1] });
+            assert.deepStrictEqual(v.signatures.regress_x_to_y.inputs.inputs, { dtype: "DT_STRING", shape: [-1] });
+            assert.ok("__saved_model_init_op" in v.signatures);
+            assert.ok(!formatReport(report).includes("__saved_model_init_op"), "TensorFlow's internal signature is not listed for users");
+        });
+
+        it("serves only the highest of two versions by default and warns about the other", () => {
+            const report = preflight(fixture("half_plus_two_2_versions"));
+            assert.strictEqual(report.ok, true);
+            assert.deepStrictEqual(report.versions.map((v) => [v.version, v.served]), [[123, false], [124, true]]);
+            assert.strictEqual(report.servedVersion, 124);
+            assert.deepStrictEqual(report.servedVersions, [124]);
+            assert.match(only(report.warnings, "VERSIONS_NOT_SERVED").message, /Version 123 .* not served/);
+            for (const v of report.versions) {
+                assert.strictEqual(v.sizeBytes, bytesUnder(v.path));
+                assert.ok("serving_default" in v.signatures, "unserved versions are read too");
+            }
+        });
+
+        it("serves the requested versions and fails for one that does not exist", () => {
+            const both = preflight(fixture("half_plus_two_2_versions"), { versions: [123, 124] });
+            assert.strictEqual(both.ok, true);
+            assert.deepStrictEqual(both.servedVersions, [123, 124]);
+            assert.strictEqual(both.servedVersion, 124);
+            assert.deepStrictEqual(both.warnings, []);
+
+            const missing = preflight(fixture("half_plus_two_2_versions"), { versions: [125] });
+            assert.strictEqual(missing.ok, false);
+            assert.match(only(missing.errors, "VERSION_NOT_FOUND").message, /Version 125 .*it has 123, 124/);
+            assert.strictEqual(missing.servedVersion, null);
+        });
+
+        it("reads the GPU export", () => {
+            const report = preflight(fixture("half_plus_two_gpu"));
+            assert.strictEqual(report.ok, true, JSON.stringify(report.errors));
+            assert.deepStrictEqual(report.versions[0].tags, ["serve"]);
+            assert.deepStrictEqual(report.versions[0].signatures.serving_default.outputs.y, { dtype: "DT_FLOAT", shape: [-1, 1] });
+        });
+
+        it("reports unknown shapes of half_plus_three as null", () => {
+            const report = preflight(fixture("half_plus_three"));
+            assert.strictEqual(report.ok, true);
+            assert.deepStrictEqual(report.versions[0].signatures.serving_default, {
+                method: "tensorflow/serving/predict",
+                inputs: { x: { dtype: "DT_FLOAT", shape: null } },
+                outputs: { y: { dtype: "DT_FLOAT", shape: null } },
+            });
+        });
+
+        it("fails counter, which has no serving_default, and lists the signatures it has", () => {
+            const report = preflight(fixture("counter"));
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "SIGNATURE_MISSING");
+            assert.match(error.message, /no signature "serving_default" \(it has get_counter, incr_counter, incr_counter_by, reset_counter\)/);
+            assert.match(error.message, /--signature get_counter/);
+            assert.strictEqual(error.path, path.join(fixture("counter"), V123, "saved_model.pb"));
+            assert.strictEqual(report.servedVersion, 123, "the version TF Serving would try is still reported");
+        });
+
+        it("accepts counter with one of its own signatures and warns about its reference dtypes", () => {
+            const report = preflight(fixture("counter"), { signature: "incr_counter_by" });
+            assert.strictEqual(report.ok, true);
+            assert.deepStrictEqual(report.versions[0].signatures.get_counter.outputs.output, { dtype: "DT_FLOAT_REF", shape: [] });
+            assert.match(only(report.warnings, "REF_DTYPE").message, /get_counter\.output: DT_FLOAT_REF/);
+            assert.strictEqual(report.signature, "incr_counter_by");
+        });
+    });
+
+    describe("fails a model TF Serving would not serve", () => {
+        it("BASE_NOT_FOUND for a folder that does not exist", () => {
+            const missing = path.join(tempDir(), "nope");
+            const report = preflight(missing);
+            assert.strictEqual(report.ok, false);
+            assert.deepStrictEqual(report.versions, []);
+            const error = only(report.errors, "BASE_NOT_FOUND");
+            assert.ok(error.message.includes(missing));
+            assert.strictEqual(error.path, missing);
+        });
+
+        it("BASE_NOT_A_FOLDER for a file, pointing at the base folder when given saved_model.pb", () => {
+            const graph = path.join(fixture("half_plus_two_cpu"), V123, "saved_model.pb");
+            const report = preflight(graph);
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "BASE_NOT_A_FOLDER");
+            assert.ok(error.message.includes(`${graph} is a file`));
+            assert.ok(error.message.includes(`instead: ${fixture("half_plus_two_cpu")}`));
+        });
+
+        it("NO_VERSIONS for an empty folder", () => {
+            const report = preflight(tempDir());
+            assert.strictEqual(report.ok, false);
+            assert.match(only(report.errors, "NO_VERSIONS").message, /No numeric version folder .*it is empty.*wait forever/);
+        });
+
+        it("NO_VERSIONS with a hint when the SavedModel sits in a named folder", () => {
+            const base = tempDir();
+            fs.cpSync(path.join(fixture("half_plus_two_cpu"), V123), path.join(base, "export"), { recursive: true });
+            const report = preflight(base);
+            assert.match(only(report.errors, "NO_VERSIONS").message, new RegExp(`${path.join(base, "export")} holds a SavedModel: rename it to a number`));
+        });
+
+        it("FLAT_LAYOUT for saved_model.pb and variables/ copied straight into the base folder", () => {
+            const base = tempDir();
+            fs.cpSync(path.join(fixture("half_plus_two_cpu"), V123), base, { recursive: true });
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "FLAT_LAYOUT");
+            assert.ok(error.message.includes(`move them into ${path.join(base, "1")}/`), error.message);
+            assert.ok(error.message.includes(path.join(base, "saved_model.pb")) && error.message.includes(path.join(base, "variables")));
+            assert.ok(!codes(report.errors).includes("NO_VERSIONS"), "one error for one mistake");
+        });
+
+        it("FLAT_LAYOUT says to pass the parent when given a version folder", () => {
+            const version = path.join(fixture("half_plus_two_cpu"), V123);
+            const error = only(preflight(version).errors, "FLAT_LAYOUT");
+            assert.ok(error.message.includes(`pass its parent, ${fixture("half_plus_two_cpu")}`), error.message);
+        });
+
+        it("NO_GRAPH_FILE for a version without saved_model.pb, naming the version folder", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.rmSync(path.join(base, V123, "saved_model.pb"));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "NO_GRAPH_FILE");
+            assert.strictEqual(error.path, path.join(base, V123));
+            assert.match(error.message, /no saved_model\.pb/);
+            assert.strictEqual(report.versions[0].graphFile, null);
+        });
+
+        it("NO_GRAPH_FILE points at a SavedModel nested one level down", () => {
+            const base = tempDir();
+            fs.cpSync(path.join(fixture("half_plus_two_cpu"), V123), path.join(base, "1", "model"), { recursive: true });
+            const error = only(preflight(base).errors, "NO_GRAPH_FILE");
+            assert.ok(error.message.includes(`one level down in ${path.join(base, "1", "model")}`), error.message);
+        });
+
+        it("EMPTY_GRAPH for a 0-byte saved_model.pb", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.writeFileSync(path.join(base, V123, "saved_model.pb"), "");
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            assert.match(only(report.errors, "EMPTY_GRAPH").message, /is empty \(0 bytes\)/);
+        });
+
+        it("UNDECODABLE_GRAPH for bytes that are not a SavedModel", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.writeFileSync(path.join(base, V123, "saved_model.pb"), "this is not a protobuf\n");
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "UNDECODABLE_GRAPH");
+            assert.match(error.message, /not a valid SavedModel protobuf \(invalid wire type/);
+            assert.deepStrictEqual(report.versions[0].signatures, {});
+        });
+
+        it("UNDECODABLE_GRAPH for a truncated saved_model.pb, saying so", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            const file = path.join(base, V123, "saved_model.pb");
+            fs.truncateSync(file, fs.statSync(file).size - 100);
+            assert.match(only(preflight(base).errors, "UNDECODABLE_GRAPH").message, /looks truncated/);
+        });
+
+        it("LINK_OUTSIDE_MODEL for a link in a version that points outside the model folder", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            const outside = path.join(tempDir(), "variables.data-00000-of-00001");
+            const link = path.join(base, V123, "variables", "variables.data-00000-of-00001");
+            fs.renameSync(link, outside);
+            fs.symlinkSync(outside, link);
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "LINK_OUTSIDE_MODEL");
+            assert.strictEqual(error.path, link);
+            assert.ok(error.message.includes(`links to ${outside}, outside the model folder`));
+        });
+
+        it("LINK_OUTSIDE_MODEL anywhere under the base, even in a folder TF Serving ignores", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.mkdirSync(path.join(base, "extra"));
+            fs.symlinkSync("/etc", path.join(base, "extra", "etc"));
+            const report = preflight(base);
+            assert.strictEqual(only(report.errors, "LINK_OUTSIDE_MODEL").path, path.join(base, "extra", "etc"));
+        });
+
+        it("accepts a link that stays inside the model folder and counts what it points to", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            const assets = path.join(base, V123, "assets");
+            fs.renameSync(assets, path.join(base, "shared-assets"));
+            fs.symlinkSync(path.join("..", "shared-assets"), assets);
+            const report = preflight(base);
+            assert.deepStrictEqual(codes(report.errors), []);
+            assert.strictEqual(report.versions[0].sizeBytes, 12107 + 172 + 20 + 19);
+        });
+
+        it("BROKEN_LINK for a link to nothing in the served version", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.symlinkSync("missing-file", path.join(base, V123, "assets", "vocab.txt"));
+            assert.match(only(preflight(base).errors, "BROKEN_LINK").message, /links to missing-file, which does not exist/);
+        });
+
+        it("NO_SERVE_TAG when no MetaGraph is tagged exactly {serve}, suggesting the tags it has", () => {
+            const report = preflight(textModel(pbtxt(["serve", "gpu"])));
+            assert.strictEqual(report.ok, false);
+            const error = only(report.errors, "NO_SERVE_TAG");
+            assert.match(error.message, /no MetaGraph tagged exactly \{serve\} \(it has \{serve, gpu\}\)/);
+            assert.match(error.message, /--saved_model_tags=serve,gpu/);
+            assert.deepStrictEqual(report.versions[0].metaGraphTags, [["serve", "gpu"]]);
+            assert.deepStrictEqual(report.versions[0].tags, []);
+
+            const matching = preflight(textModel(pbtxt(["serve", "gpu"])), { tags: ["gpu", "serve"] });
+            assert.strictEqual(matching.ok, true, JSON.stringify(matching.errors));
+            assert.deepStrictEqual(matching.versions[0].tags, ["serve", "gpu"]);
+        });
+
+        it("NO_SERVE_TAG for a training-only export", () => {
+            const error = only(preflight(textModel(pbtxt(["train"]))).errors, "NO_SERVE_TAG");
+            assert.match(error.message, /it has \{train\}.*re-export with tags \{serve\}/);
+        });
+
+        it("SIGNATURE_MISSING for a requested signature the served version lacks", () => {
+            const report = preflight(fixture("half_plus_two_cpu"), { signature: "predict" });
+            assert.strictEqual(report.ok, false);
+            assert.match(only(report.errors, "SIGNATURE_MISSING").message, /no signature "predict" \(it has classify_x_to_y, regress_x2_to_y3, regress_x_to_y, regress_x_to_y2, serving_default\)/);
+        });
+
+        it("VERSION_NOT_A_FOLDER for a file with a numeric name, which TF Serving takes for the latest version", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.writeFileSync(path.join(base, "200"), "");
+            const report = preflight(base);
+            assert.strictEqual(report.servedVersion, 200);
+            assert.strictEqual(only(report.errors, "VERSION_NOT_A_FOLDER").path, path.join(base, "200"));
+            assert.ok(codes(report.warnings).includes("VERSIONS_NOT_SERVED"));
+        });
+
+        it("VARIABLES_INCOMPLETE for variables without their index or with a missing shard", () => {
+            const noIndex = copyFixture("half_plus_two_cpu");
+            fs.rmSync(path.join(noIndex, V123, "variables", "variables.index"));
+            assert.match(only(preflight(noIndex).errors, "VARIABLES_INCOMPLETE").message, /data files but no variables\.index/);
+
+            const missingShard = copyFixture("half_plus_two_cpu");
+            const variables = path.join(missingShard, V123, "variables");
+            fs.renameSync(path.join(variables, "variables.data-00000-of-00001"), path.join(variables, "variables.data-00000-of-00002"));
+            assert.match(only(preflight(missingShard).errors, "VARIABLES_INCOMPLETE").message, /lacks data shard 1 of 2/);
+        });
+
+        it("ODD_VERSION_NAME for a folder name TF Serving would read as a number", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.mkdirSync(path.join(base, "+5"));
+            const report = preflight(base);
+            assert.match(only(report.errors, "ODD_VERSION_NAME").message, /"\+5" .* rename it to a plain positive number such as 5/);
+            assert.ok(!codes(report.warnings).includes("IGNORED_ENTRIES"));
+        });
+
+        it("UNDECODABLE_GRAPH for a malformed saved_model.pbtxt, with its line", () => {
+            const error = only(preflight(textModel(pbtxt(["serve"]).replace(/\}\s*$/, ""))).errors, "UNDECODABLE_GRAPH");
+            assert.match(error.message, /not a valid SavedModel text proto \(.*line \d+\)/);
+        });
+    });
+
+    describe("reads saved_model.pbtxt", () => {
+        it("decodes its signatures and skips the graph, saver, collections and op list around them", () => {
+            const report = preflight(textModel(pbtxt(["serve"])));
+            assert.deepStrictEqual(report.errors, []);
+            const [v] = report.versions;
+            assert.strictEqual(v.graphFile, "saved_model.pbtxt");
+            assert.deepStrictEqual(v.signatures, {
+                serving_default: {
+                    method: "tensorflow/serving/predict",
+                    inputs: { ids: { dtype: "DT_INT64", shape: null }, x: { dtype: "DT_FLOAT", shape: [-1, 3] } },
+                    outputs: { y: { dtype: "DT_DOUBLE_REF", shape: [] } },
+                },
+            });
+            assert.deepStrictEqual(codes(report.warnings), ["REF_DTYPE"]);
+        });
+
+        it("warns instead of failing on a field this schema does not know", () => {
+            const report = preflight(textModel(pbtxt(["serve"]).replace("tensorflow_version:", "future_field: 3\n    tensorflow_version:")));
+            assert.strictEqual(report.ok, true);
+            assert.match(only(report.warnings, "GRAPH_NOT_CHECKED").message, /future_field/);
+        });
+
+        it("prefers saved_model.pb when both are present, as TensorFlow does, and warns", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.writeFileSync(path.join(base, V123, "saved_model.pbtxt"), "garbage {");
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            assert.strictEqual(report.versions[0].graphFile, "saved_model.pb");
+            assert.ok(codes(report.warnings).includes("PBTXT_IGNORED"));
+        });
+    });
+
+    describe("warns where TF Serving would still serve the model", () => {
+        it("IGNORED_ENTRIES and STRAY_MODEL_FILES for non-numeric entries beside the versions", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.mkdirSync(path.join(base, "latest"));
+            fs.writeFileSync(path.join(base, "README.md"), "model");
+            fs.copyFileSync(path.join(base, V123, "saved_model.pb"), path.join(base, "saved_model.pb"));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            assert.match(only(report.warnings, "IGNORED_ENTRIES").message, /ignores "README\.md", "latest"/);
+            assert.ok(only(report.warnings, "STRAY_MODEL_FILES").message.includes(path.join(base, "saved_model.pb")));
+        });
+
+        it("NO_VARIABLES for a version without variables/", () => {
+            const base = copyFixture("half_plus_two_gpu");
+            fs.rmSync(path.join(base, V123, "variables"), { recursive: true });
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            assert.strictEqual(report.versions[0].hasVariables, false);
+            assert.strictEqual(only(report.warnings, "NO_VARIABLES").path, path.join(base, V123));
+        });
+
+        it("NOT_WORLD_READABLE for files the non-root server could not read", function () {
+            if (process.platform === "win32") {
+                this.skip();
+            }
+            const base = copyFixture("half_plus_two_cpu");
+            const index = path.join(base, V123, "variables", "variables.index");
+            fs.chmodSync(index, 0o600);
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            const warning = only(report.warnings, "NOT_WORLD_READABLE");
+            assert.ok(warning.message.includes(index) && warning.message.includes(`chmod -R o+rX ${base}`), warning.message);
+        });
+
+        it("WARMUP_REQUESTS when assets.extra/tf_serving_warmup_requests is present", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.mkdirSync(path.join(base, V123, "assets.extra"));
+            fs.writeFileSync(path.join(base, V123, "assets.extra", "tf_serving_warmup_requests"), "");
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            assert.match(only(report.warnings, "WARMUP_REQUESTS").message, /--enable_model_warmup/);
+        });
+
+        it("DUPLICATE_VERSION for two names of one number, keeping the one TF Serving keeps", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.cpSync(path.join(base, V123), path.join(base, "123"), { recursive: true });
+            const report = preflight(base);
+            assert.strictEqual(report.versions.length, 1);
+            assert.strictEqual(report.versions[0].path, path.join(base, "123"));
+            assert.match(only(report.warnings, "DUPLICATE_VERSION").message, /TF Serving loads 123 and ignores 00000123/);
+        });
+
+        it("turns what breaks an unserved version into a warning", () => {
+            const base = copyFixture("half_plus_two_2_versions");
+            fs.rmSync(path.join(base, V123, "saved_model.pb"));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            assert.match(only(report.warnings, "NO_GRAPH_FILE").message, /^version 123 \(not served\): /);
+        });
+    });
+
+    describe("formatReport", () => {
+        it("lists versions, served signatures, findings and a verdict", () => {
+            const text = formatReport(preflight(fixture("half_plus_two_2_versions")));
+            const lines = text.split("\n");
+            assert.strictEqual(lines[0], `Model ${fixture("half_plus_two_2_versions")}`);
+            assert.match(lines[1], /^ {2}version 123 {2}not served {2}saved_model\.pb {2}9\.9 KiB {2}tags serve$/);
+            assert.match(lines[2], /^ {2}version 124 {2}served {6}saved_model\.pb/);
+            assert.match(lines[3], /^ {4}serving_default +predict +x: DT_FLOAT\[-1,1\] -> y: DT_FLOAT\[-1,1\]$/);
+            assert.ok(lines.some((line) => /classify_x_to_y +classify +inputs: DT_STRING\[unknown rank\] -> scores: DT_FLOAT\[-1,1\]/.test(line)));
+            assert.ok(lines.some((line) => line.startsWith("warning VERSIONS_NOT_SERVED: ")));
+            assert.strictEqual(lines[lines.length - 1], "OK: TF Serving would serve version 124 with signature serving_default (0 errors, 1 warning).");
+        });
+
+        it("ends with a failure verdict and the errors for a broken model", () => {
+            const report: PreflightReport = preflight(fixture("counter"));
+            const lines = formatReport(report).split("\n");
+            assert.ok(lines.some((line) => line.startsWith("error SIGNATURE_MISSING: ")));
+            assert.ok(lines.some((line) => /get_counter +predict +\(none\) -> output: DT_FLOAT_REF\[\]/.test(line)));
+            assert.match(lines[lines.length - 1], /^FAILED: .*\(1 error, 1 warning\)/);
+        });
+    });
+});
