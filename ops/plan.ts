@@ -90,7 +90,7 @@ export async function planStack(projectDir: string, stack: string, options: { lo
         process.chdir(projectDir);
         process.env.TFS_STAGING_DIR = staging;
         const entry = require.resolve(path.join(projectDir, "index.ts"));
-        forgetProjectModules(projectDir);
+        forgetProgramModules();
         // The program is loaded at run time by path, as the Pulumi language host does.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         program = require(entry) as Record<string, unknown>;
@@ -120,10 +120,13 @@ export async function planStack(projectDir: string, stack: string, options: { lo
     }
 }
 
-/** Lets a second plan in the same process run the program afresh. */
-function forgetProjectModules(projectDir: string): void {
+/**
+ * Lets a second plan in the same process run the program afresh: the program's modules (anything
+ * outside node_modules) load again, while the Pulumi SDK, which holds the mock runtime, stays.
+ */
+function forgetProgramModules(): void {
     for (const id of Object.keys(require.cache)) {
-        if (id.startsWith(projectDir) && !id.includes(`${path.sep}node_modules${path.sep}`) && !id.includes(`${path.sep}ops${path.sep}`)) {
+        if (!id.includes(`${path.sep}node_modules${path.sep}`)) {
             delete require.cache[id];
         }
     }

@@ -1,0 +1,165 @@
+import * as assert from "assert";
+import * as path from "path";
+import { readConfig } from "../../../stacks/config";
+import { ConfigError, isCidr, parseQuantity } from "../../../stacks/configReader";
+
+const PROJECT = "tf-serving";
+const DIR = "/project";
+
+/** Config as `pulumi.runtime.allConfig()` hands it over: `tf-serving:key` → string (JSON for structures). */
+function cfg(values: Record<string, unknown>): Record<string, string> {
+    return Object.fromEntries(Object.entries(values).map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
+}
+
+const BASE = { modelPath: "models/half_plus_two", publicEndpoint: "true" };
+
+function issuesOf(values: Record<string, unknown>): { key: string; value: unknown; expected: string }[] {
+    try {
+        readConfig(cfg(values), PROJECT, DIR);
+    } catch (err) {
+        assert.ok(err instanceof ConfigError, `expected ConfigError, got ${err}`);
+        return err.issues;
+    }
+    assert.fail("expected the configuration to be rejected");
+}
+
+describe("readConfig", () => {
+    it("reads a minimal local stack with derived defaults", () => {
+        const c = readConfig(cfg(BASE), PROJECT, DIR);
+        assert.strictEqual(c.cloud, "local");
+        assert.strictEqual(c.namespace, "tf-serving");
+        assert.strictEqual(c.models.length, 1);
+        const m = c.models[0];
+        assert.strictEqual(m.name, "half-plus-two", "the folder name becomes a DNS label");
+        assert.strictEqual(m.path, path.resolve(DIR, "models/half_plus_two"));
+        assert.strictEqual(m.signature, "serving_default");
+        assert.strictEqual(m.replicas, 2);
+        assert.strictEqual(m.gpu, false);
+        assert.strictEqual(m.gpuCount, 0);
+        assert.strictEqual(m.versions, undefined);
+        assert.strictEqual(c.local?.registry.server, "localhost:5001");
+    });
+
+    it("treats Pulumi.yaml's empty defaults as unset", () => {
+        const c = readConfig(cfg({ ...BASE, modelName: "", cpu: "", memoryLimit: "", versions: "[]", extraServerArgs: "[]", kubeconfig: "" }), PROJECT, DIR);
+        assert.strictEqual(c.models[0].name, "half-plus-two");
+        assert.strictEqual(c.models[0].resources.cpu, undefined);
+        assert.strictEqual(c.models[0].versions, undefined);
+        assert.strictEqual(c.local?.kubeconfig, undefined);
+    });
+
+    it("rejects an unknown cloud, naming the key, the value and what is valid", () => {
+        const [issue] = issuesOf({ ...BASE, cloud: "azure" });
+        assert.strictEqual(issue.key, "cloud");
+        assert.strictEqual(issue.value, "azure");
+        assert.match(issue.expected, /"local", "gcp", "aws"/);
+    });
+
+    it("rejects a model name that is not a DNS label", () => {
+        const [issue] = issuesOf({ ...BASE, modelName: "Half_Plus_Two" });
+        assert.strictEqual(issue.key, "modelName");
+        assert.match(issue.expected, /DNS label/);
+    });
+
+    it("rejects replicas below 1 and non-numbers", () => {
+        assert.strictEqual(issuesOf({ ...BASE, replicas: "0" })[0].key, "replicas");
+        assert.match(issuesOf({ ...BASE, replicas: "two" })[0].expected, /whole number from 1/);
+    });
+
+    it("rejects a malformed source range, pointing at the list item", () => {
+        const issues = issuesOf({ modelPath: "m", loadBalancerSourceRanges: ["10.0.0.0/8", "10.0.0.300/8", "office"] });
+        assert.deepStrictEqual(issues.map((i) => i.key), ["loadBalancerSourceRanges[1]", "loadBalancerSourceRanges[2]"]);
+        assert.match(issues[0].expected, /CIDR/);
+    });
+
+    it("refuses an open load balancer unless publicEndpoint says so", () => {
+        const [issue] = issuesOf({ modelPath: "m" });
+        assert.strictEqual(issue.key, "loadBalancerSourceRanges");
+        assert.match(issue.expected, /publicEndpoint true/);
+        assert.doesNotThrow(() => readConfig(cfg({ modelPath: "m", serviceType: "ClusterIP" }), PROJECT, DIR));
+    });
+
+    it("rejects memory and CPU quantities that do not parse", () => {
+        const issues = issuesOf({ ...BASE, memoryLimit: "2 gigs", cpu: "-1" });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["cpu", "memoryLimit"]);
+        assert.match(issues.find((i) => i.key === "memoryLimit")!.expected, /"512Mi"/);
+    });
+
+    it("rejects gpuCount without gpu, and GPU serving without a GPU pool on GKE", () => {
+        assert.strictEqual(issuesOf({ ...BASE, gpuCount: "2" })[0].key, "gpuCount");
+        const issues = issuesOf({ ...BASE, cloud: "gcp", gpu: "true", gke: { project: "p", region: "us-central1" } });
+        assert.ok(issues.some((i) => i.key === "gke" && /GPU node pool/.test(i.expected)), JSON.stringify(issues));
+    });
+
+    it("defaults gpuCount to one GPU when gpu is on", () => {
+        const c = readConfig(cfg({ ...BASE, gpu: "true", gpuCount: "0" }), PROJECT, DIR);
+        assert.strictEqual(c.models[0].gpuCount, 1);
+    });
+
+    it("suggests the right key for a typo", () => {
+        const [issue] = issuesOf({ ...BASE, replica: "3" });
+        assert.strictEqual(issue.key, "replica");
+        assert.match(issue.expected, /did you mean 'replicas'/);
+    });
+
+    it("reports every problem at once", () => {
+        const issues = issuesOf({ modelPath: "m", cloud: "azure", replicas: "0", namespace: "Bad NS" });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["cloud", "loadBalancerSourceRanges", "namespace", "replicas"]);
+        assert.throws(() => readConfig(cfg({ modelPath: "m", replicas: "0", publicEndpoint: true }), PROJECT, DIR),
+            /tf-serving:replicas = "0": must be a whole number from 1 to 1000/);
+    });
+
+    it("refuses flags the program manages in extraServerArgs", () => {
+        const issues = issuesOf({ ...BASE, extraServerArgs: ["--rest_api_timeout_in_ms=5000", "--port=9000", "verbose"] });
+        assert.deepStrictEqual(issues.map((i) => i.key), ["extraServerArgs[1]", "extraServerArgs[2]"]);
+        assert.match(issues[0].expected, /set by this program/);
+    });
+
+    it("checks version labels against the served versions", () => {
+        const c = readConfig(cfg({ ...BASE, versions: [123, 124], versionLabels: { stable: 123, canary: "124" } }), PROJECT, DIR);
+        assert.deepStrictEqual(c.models[0].versionLabels, { stable: 123, canary: 124 });
+        const issues = issuesOf({ ...BASE, versions: [123], versionLabels: { stable: 999, "bad-label": 123 } });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["versionLabels.bad-label", "versionLabels.stable"]);
+    });
+
+    it("serves several models, each overriding the shared defaults", () => {
+        const c = readConfig(cfg({
+            publicEndpoint: true,
+            replicas: "3",
+            models: [{ name: "a", path: "models/a" }, { name: "b", path: "models/b", replicas: 1, gpu: true }],
+        }), PROJECT, DIR);
+        assert.deepStrictEqual(c.models.map((m) => [m.name, m.replicas, m.gpu]), [["a", 3, false], ["b", 1, true]]);
+        const issues = issuesOf({ publicEndpoint: true, models: [{ name: "a", path: "x" }, { name: "a", path: "y", colour: "red" }] });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["models[1].colour", "models[1].name"]);
+    });
+
+    it("keeps local-only keys out of cloud stacks", () => {
+        const issues = issuesOf({ ...BASE, cloud: "aws", registry: { server: "x:5000" }, eks: { region: "us-west-2" } });
+        assert.ok(issues.some((i) => i.key === "registry" && /only to cloud "local"/.test(i.expected)), JSON.stringify(issues));
+    });
+
+    it("validates the local registry", () => {
+        const issues = issuesOf({ ...BASE, registry: { server: "http://localhost:5000/v2", username: "u" } });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["registry.password", "registry.server"]);
+    });
+});
+
+describe("quantities and CIDRs", () => {
+    it("parses Kubernetes quantities", () => {
+        assert.strictEqual(parseQuantity("512Mi"), 512 * 2 ** 20);
+        assert.strictEqual(parseQuantity("1.5Gi"), 1.5 * 2 ** 30);
+        assert.strictEqual(parseQuantity("250m"), 0.25);
+        assert.strictEqual(parseQuantity("2e3"), 2000);
+        assert.strictEqual(parseQuantity("2 Gi"), undefined);
+        assert.strictEqual(parseQuantity("Gi"), undefined);
+    });
+
+    it("accepts IPv4 and IPv6 CIDRs only", () => {
+        for (const ok of ["0.0.0.0/0", "203.0.113.0/24", "2001:db8::/32", "::/0", "fe80:0:0:0:0:0:0:1/128"]) {
+            assert.ok(isCidr(ok), ok);
+        }
+        for (const bad of ["10.0.0.0", "10.0.0.0/33", "256.0.0.0/8", "1.2.3/8", "2001:db8::/129", "a::b::c/64", "office/24"]) {
+            assert.ok(!isCidr(bad), bad);
+        }
+    });
+});

@@ -1,0 +1,105 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { PlanError, planStack } from "../../../ops/plan";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const ROOT = path.resolve(__dirname, "../../..");
+const FIXTURES = path.resolve(ROOT, "../shared/fixtures/saved_models");
+
+/** A throwaway project: this repo's program and Pulumi.yaml, with a stack file written by the test. */
+function project(stackConfig: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-local-"));
+    fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+    fs.writeFileSync(path.join(dir, "index.ts"), `export * from ${JSON.stringify(path.join(ROOT, "index"))};\n`);
+    fs.writeFileSync(path.join(dir, "Pulumi.t.yaml"), stackConfig);
+    return dir;
+}
+
+describe("local stack (the program under mocks)", () => {
+    it("plans the shipped dev stack: namespace, image, server, all wired together", async () => {
+        const plan = await planStack(ROOT, "dev");
+        assert.deepStrictEqual(plan.counts, {
+            "docker:index/image:Image": 1,
+            "kubernetes:apps/v1:Deployment": 1,
+            "kubernetes:core/v1:ConfigMap": 1,
+            "kubernetes:core/v1:Namespace": 1,
+            "kubernetes:core/v1:Service": 1,
+            "kubernetes:core/v1:ServiceAccount": 1,
+            "kubernetes:policy/v1:PodDisruptionBudget": 1,
+            "pulumi:providers:kubernetes": 1,
+            "tf-serving:index:ModelImage": 1,
+            "tf-serving:index:ModelServer": 1,
+        });
+        const ns = plan.resources.find((r) => r.type === "kubernetes:core/v1:Namespace")!.inputs as any;
+        assert.strictEqual(ns.metadata.labels["pod-security.kubernetes.io/enforce"], "restricted");
+        const image = plan.resources.find((r) => r.type === "docker:index/image:Image")!.inputs as any;
+        assert.match(image.imageName, /^localhost:5001\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
+        assert.strictEqual(image.build.platform, "linux/amd64");
+        const deployment = plan.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any;
+        const [container] = deployment.spec.template.spec.containers;
+        assert.match(container.image, /^localhost:5001\/tf-serving\/half-plus-two@sha256:[0-9a-f]{64}$/, "pods run the pushed digest");
+        assert.strictEqual(deployment.spec.replicas, 1);
+        assert.strictEqual(plan.outputs.restUrl, "http://203.0.113.10:8501");
+        assert.strictEqual(plan.outputs.modelStatusUrl, "http://203.0.113.10:8501/v1/models/half-plus-two");
+    });
+
+    it("tags the image by model content: same model, same tag; another model, another tag", async () => {
+        const stack = (model: string) => `config:\n  tf-serving:modelPath: ${model}\n  tf-serving:modelName: m\n  tf-serving:publicEndpoint: true\n`;
+        const tag = async (model: string) => {
+            const plan = await planStack(project(stack(model)), "t");
+            return (plan.resources.find((r) => r.type === "docker:index/image:Image")!.inputs as any).imageName as string;
+        };
+        const a = await tag(path.join(FIXTURES, "half_plus_two_cpu"));
+        assert.strictEqual(await tag(path.join(FIXTURES, "half_plus_two_cpu")), a);
+        assert.notStrictEqual(await tag(path.join(FIXTURES, "half_plus_three")), a);
+    });
+
+    it("stops before registering anything when the model has no version folder", async () => {
+        const flat = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-flat-"));
+        fs.cpSync(path.join(FIXTURES, "half_plus_two_cpu/00000123"), flat, { recursive: true });
+        await assert.rejects(planStack(project(`config:\n  tf-serving:modelPath: ${flat}\n  tf-serving:publicEndpoint: true\n`), "t"), (err: unknown) => {
+            assert.ok(err instanceof PlanError);
+            assert.match(err.message, /tf-serving:modelPath/);
+            assert.match(err.message, new RegExp(flat.replace(/[/\\^$*+?.()|[\]{}]/g, "\\$&")));
+            return true;
+        });
+    });
+
+    it("stops on a model without the requested signature, naming what it has", async () => {
+        await assert.rejects(planStack(project(`config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "counter")}\n  tf-serving:publicEndpoint: true\n`), "t"),
+            /serving_default/);
+    });
+
+    it("stops on a memory limit below what the model needs, naming the key", async () => {
+        const cfg = `config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}\n  tf-serving:publicEndpoint: true\n  tf-serving:memoryLimit: 128Mi\n`;
+        await assert.rejects(planStack(project(cfg), "t"), /tf-serving:memoryLimit: memoryLimit 128Mi .* is below/);
+    });
+
+    it("stops on invalid config with every problem listed", async () => {
+        const cfg = `config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}\n  tf-serving:replicas: 0\n  tf-serving:cloud: azure\n`;
+        await assert.rejects(planStack(project(cfg), "t"), (err: unknown) => {
+            assert.match(String(err), /3 problems/);
+            assert.match(String(err), /tf-serving:replicas = "0"/);
+            assert.match(String(err), /tf-serving:cloud = "azure"/);
+            return true;
+        });
+    });
+
+    it("bakes and serves several versions with labels through a model config", async () => {
+        const cfg = [
+            "config:",
+            `  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_2_versions")}`,
+            "  tf-serving:publicEndpoint: true",
+            "  tf-serving:versions: [123, 124]",
+            "  tf-serving:versionLabels: {stable: 123, canary: 124}",
+        ].join("\n");
+        const plan = await planStack(project(cfg), "t");
+        const deployment = plan.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any;
+        const memory = deployment.spec.template.spec.containers[0].resources.requests.memory;
+        const single = await planStack(project(cfg.replace(/\n.*versions.*\n.*versionLabels.*/, "")), "t");
+        const singleMemory = (single.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any).spec.template.spec.containers[0].resources.requests.memory;
+        assert.ok(parseInt(memory) >= parseInt(singleMemory), `${memory} vs ${singleMemory}`);
+    });
+});
