@@ -12,7 +12,7 @@
  * refuse an empty Example; `:classify` and `:regress` are not served.
  */
 import * as http from "http";
-import { AddressInfo } from "net";
+import * as net from "net";
 import * as path from "path";
 import { preflight, SignatureSpec, TensorSpec } from "../../model/savedModel";
 
@@ -275,7 +275,7 @@ export async function startFakeTfServing(options: FakeTfServingOptions): Promise
         server.once("error", reject);
         server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
     });
-    const port = (server.address() as AddressInfo).port;
+    const port = (server.address() as net.AddressInfo).port;
     return {
         url: `http://127.0.0.1:${port}`,
         port,
@@ -285,6 +285,18 @@ export async function startFakeTfServing(options: FakeTfServingOptions): Promise
             server.close(() => resolve());
         }),
     };
+}
+
+/** A loopback port with nothing listening on it (bound, then closed): connecting to it is refused. */
+export async function unusedPort(): Promise<number> {
+    const probe = net.createServer();
+    await new Promise<void>((resolve, reject) => {
+        probe.once("error", reject);
+        probe.listen(0, "127.0.0.1", () => resolve());
+    });
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return port;
 }
 
 /** A TensorInfo map in the proto3 JSON TF Serving prints (int64 sizes as strings). */

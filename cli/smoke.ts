@@ -1,0 +1,156 @@
+import * as fs from "fs";
+import * as path from "path";
+import { Command, InvalidArgumentError } from "commander";
+import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
+import { endpointFromStackOutputs, smoke, SmokeReport, SmokeUsageError, StackEndpoint } from "../ops/smoke";
+import { UserError } from "./errors";
+
+interface SmokeFlags {
+    stack?: string;
+    url?: string;
+    model?: string;
+    timeout: number;
+    signature?: string;
+    input?: string;
+    json?: boolean;
+}
+
+/** Bad flags, an unknown stack, a signature the model lacks: the command could not run as asked. */
+const USAGE_EXIT = 2;
+const DEFAULT_TIMEOUT_SECONDS = 120;
+/** The Pulumi project is this repository: `tfs` runs from its checkout. */
+const PROJECT_DIR = path.resolve(__dirname, "..");
+
+/**
+ * `tfs smoke [--stack NAME | --url REST_URL] [--model NAME] [--timeout S] [--signature NAME] [--input FILE] [--json]`:
+ * waits until the model is AVAILABLE, calls `:predict` once and reports. Progress goes to stderr,
+ * the answer to stdout. Exit codes: 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error.
+ */
+export function smokeCommand(exit: (code: number) => void): Command {
+    return new Command("smoke")
+        .description("Wait until a deployed model is AVAILABLE, send one predict request and report status, latency and answer "
+            + "(exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error)")
+        .option("--stack <name>", "read restUrl and modelName from this stack's outputs (needs the Pulumi CLI)")
+        .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501")
+        .option("--model <name>", "model name as served (default with --stack: the stack's modelName output)")
+        .option("--timeout <seconds>", "how long to wait for AVAILABLE", parseSeconds, DEFAULT_TIMEOUT_SECONDS)
+        .option("--signature <name>", "signature to build the request from (default serving_default)")
+        .option("--input <file>", "send this JSON predict body ({\"instances\": ...} or {\"inputs\": ...}) instead of a made-up example")
+        .option("--json", "print one JSON object instead of text")
+        .exitOverride()
+        .showHelpAfterError("(tfs smoke --help shows the usage)")
+        .action(async (flags: SmokeFlags) => {
+            const endpoint = await resolveEndpoint(flags);
+            const request = flags.input === undefined ? undefined : readRequest(flags.input);
+            let report: SmokeReport;
+            try {
+                report = await smoke({
+                    restUrl: endpoint.restUrl,
+                    model: endpoint.model,
+                    timeoutMs: flags.timeout * 1000,
+                    signature: flags.signature,
+                    request,
+                    onProgress: (line) => console.error(line),
+                });
+            } catch (err) {
+                if (err instanceof SmokeUsageError) {
+                    throw new UserError(err.message, USAGE_EXIT);
+                }
+                throw err;
+            }
+            if (flags.json) {
+                console.log(JSON.stringify(report, null, 2));
+            } else if (report.outcome === "ok") {
+                console.log(formatAnswer(report));
+            } else {
+                console.error(formatFailure(report));
+            }
+            exit(report.exitCode);
+        });
+}
+
+function parseSeconds(value: string): number {
+    const seconds = Number(value);
+    if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0) {
+        throw new InvalidArgumentError(`"${value}" is not a number of seconds such as 120.`);
+    }
+    return seconds;
+}
+
+async function resolveEndpoint(flags: SmokeFlags): Promise<{ restUrl: string; model: string }> {
+    if ((flags.stack === undefined) === (flags.url === undefined)) {
+        throw new UserError("give exactly one of --stack NAME (read the stack's outputs) or --url REST_URL", USAGE_EXIT);
+    }
+    let endpoint: StackEndpoint;
+    if (flags.url !== undefined) {
+        if (!/^https?:\/\/[^/]/.test(flags.url)) {
+            throw new UserError(`--url "${flags.url}" is not an http(s) URL; pass TF Serving's REST base URL such as http://127.0.0.1:8501`, USAGE_EXIT);
+        }
+        endpoint = { restUrl: flags.url };
+    } else {
+        endpoint = await stackEndpoint(flags.stack as string);
+    }
+    const model = flags.model ?? endpoint.model;
+    if (model === undefined || model === "") {
+        throw new UserError(flags.url !== undefined
+            ? "--model NAME is required with --url (the name TF Serving serves the model under)"
+            : `stack "${flags.stack}" has no modelName or models output; pass --model NAME`, USAGE_EXIT);
+    }
+    return { restUrl: endpoint.restUrl, model };
+}
+
+/** Reads the stack's outputs with the Automation API (loaded only here: it is slow to load and needs the Pulumi CLI). */
+async function stackEndpoint(stackName: string): Promise<StackEndpoint> {
+    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
+    let outputs;
+    try {
+        const stack = await LocalWorkspace.selectStack({ stackName, workDir: PROJECT_DIR });
+        outputs = await stack.outputs();
+    } catch (err) {
+        const text = String((err as Error)?.message ?? err);
+        if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text)) {
+            throw new UserError("--stack needs the Pulumi CLI, which is not on PATH: install it "
+                + "(see the README), or pass the endpoint directly with --url REST_URL --model NAME");
+        }
+        const reason = /stderr: ([^\n]+)/.exec(text)?.[1] ?? text.split("\n")[0];
+        throw new UserError(`cannot read the outputs of stack "${stackName}" in ${PROJECT_DIR}: ${reason} `
+            + "(pulumi stack ls shows the stacks)", USAGE_EXIT);
+    }
+    try {
+        return endpointFromStackOutputs(outputs, stackName);
+    } catch (err) {
+        throw new UserError((err as Error).message);
+    }
+}
+
+function readRequest(file: string): PredictRequestBody {
+    let text: string;
+    try {
+        text = fs.readFileSync(file, "utf8");
+    } catch (err) {
+        throw new UserError(`--input ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, USAGE_EXIT);
+    }
+    try {
+        return parsePredictRequestFile(text, file);
+    } catch (err) {
+        throw new UserError(`--input ${(err as Error).message}`, USAGE_EXIT);
+    }
+}
+
+function formatAnswer(report: SmokeReport): string {
+    return [
+        `ok: ${report.message}`,
+        `predict:   POST ${report.restUrl}/v1/models/${encodeURIComponent(report.model)}:predict -> HTTP ${report.httpStatus}`,
+        `signature: ${report.signature}`,
+        `request:   ${JSON.stringify(report.request)}`,
+        `answer:    ${JSON.stringify(report.answer)}`,
+    ].join("\n");
+}
+
+function formatFailure(report: SmokeReport): string {
+    const lines = [`tfs smoke: ${report.outcome}: ${report.message}`];
+    if (report.request !== undefined) {
+        lines.push(`request: ${JSON.stringify(report.request)}`);
+    }
+    return lines.join("\n");
+}

@@ -1,0 +1,161 @@
+import * as assert from "assert";
+import { smoke, SmokeOptions, SmokeUsageError } from "../../../ops/smoke";
+import {
+    FakeTfServing,
+    FakeTfServingOptions,
+    fixtureModel,
+    startFakeTfServing,
+    unusedPort,
+} from "../../support/fakeTfServing";
+
+describe("smoke", () => {
+    let server: FakeTfServing | undefined;
+    let progress: string[];
+    afterEach(async () => {
+        await server?.close();
+        server = undefined;
+    });
+    beforeEach(() => {
+        progress = [];
+    });
+
+    const serve = async (options: Partial<FakeTfServingOptions> = {}) => {
+        server = await startFakeTfServing({ models: [fixtureModel("half_plus_two_cpu", "half_plus_two")], ...options });
+        return server;
+    };
+    /** Short timeouts and backoff keep every wait in these tests under a second or two. */
+    const run = (restUrl: string, options: Partial<SmokeOptions> = {}) => smoke({
+        restUrl, model: "half_plus_two", timeoutMs: 2000, initialBackoffMs: 20, maxBackoffMs: 100,
+        onProgress: (line) => progress.push(line), ...options,
+    });
+
+    it("predicts y = 0.5x + 2 from the serving_default signature and reports status and latency", async () => {
+        const { url } = await serve();
+        const report = await run(url);
+        assert.strictEqual(report.outcome, "ok", report.message);
+        assert.strictEqual(report.exitCode, 0);
+        assert.strictEqual(report.signature, "serving_default");
+        assert.deepStrictEqual(report.request, { signature_name: "serving_default", instances: [[1]] });
+        assert.strictEqual(report.httpStatus, 200);
+        assert.deepStrictEqual(report.answer, { predictions: [[2.5]] });
+        assert.ok(typeof report.latencyMs === "number" && report.latencyMs >= 0);
+        assert.match(report.message, /model "half_plus_two" \(version 123\) answered in/);
+        assert.deepStrictEqual(server?.requests.map((r) => `${r.method} ${r.path}`), [
+            "GET /v1/models/half_plus_two",
+            "GET /v1/models/half_plus_two/metadata",
+            "POST /v1/models/half_plus_two:predict",
+        ]);
+    });
+
+    it("waits with progress while the versions are LOADING", async () => {
+        const { url } = await serve({ loadingPolls: 3 });
+        const report = await run(url);
+        assert.strictEqual(report.outcome, "ok", report.message);
+        assert.strictEqual(report.attempts, 4);
+        assert.deepStrictEqual(progress.slice(0, 4).map((l) => l.replace(/ \(attempt.*/, "")), [
+            "model \"half_plus_two\": version 123 LOADING",
+            "model \"half_plus_two\": version 123 LOADING",
+            "model \"half_plus_two\": version 123 LOADING",
+            "model \"half_plus_two\": version 123 AVAILABLE",
+        ]);
+    });
+
+    it("gives up as not available when the model stays LOADING past the timeout", async () => {
+        const { url } = await serve({ loadingPolls: Infinity });
+        const started = Date.now();
+        const report = await run(url, { timeoutMs: 300 });
+        assert.strictEqual(report.outcome, "not-available");
+        assert.strictEqual(report.exitCode, 4);
+        assert.match(report.message, /did not become AVAILABLE within 0\.3 s: version 123 LOADING/);
+        assert.ok(report.attempts >= 2, `polled ${report.attempts} times`);
+        assert.ok(Date.now() - started < 1500, "stopped near the timeout");
+        assert.strictEqual(report.answer, undefined);
+    });
+
+    it("reports a failed load with its error", async () => {
+        const { url } = await serve({ loadError: "Failed to load servable version 123: NOT_FOUND" });
+        const report = await run(url, { timeoutMs: 200 });
+        assert.strictEqual(report.outcome, "not-available");
+        assert.match(report.message, /version 123 END \(UNKNOWN: Failed to load servable version 123: NOT_FOUND\)/);
+    });
+
+    it("stops at once as not available for an unknown model", async () => {
+        const { url } = await serve();
+        const report = await run(url, { model: "half_plus_too" });
+        assert.strictEqual(report.outcome, "not-available");
+        assert.strictEqual(report.attempts, 1);
+        assert.match(report.message, /model "half_plus_too" is not served .*HTTP 404: Could not find any versions of model half_plus_too.*check the model name/);
+    });
+
+    it("is unreachable when nothing listens, after retrying until the timeout", async () => {
+        const port = await unusedPort();
+        const report = await run(`http://127.0.0.1:${port}`, { timeoutMs: 300 });
+        assert.strictEqual(report.outcome, "unreachable");
+        assert.strictEqual(report.exitCode, 3);
+        assert.match(report.message, /nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1\/models\/half_plus_two within 0\.3 s: connection refused/);
+        assert.ok(report.attempts >= 2);
+        assert.match(progress[0], /waiting for model "half_plus_two" at .*: connection refused \(attempt 1, /);
+    });
+
+    it("keeps retrying through refused connections until the server comes up", async () => {
+        const port = await unusedPort();
+        const late = new Promise<void>((resolve, reject) => setTimeout(() => {
+            serve({ port }).then(() => resolve(), reject);
+        }, 300));
+        const report = await run(`http://127.0.0.1:${port}`, { timeoutMs: 5000 });
+        await late;
+        assert.strictEqual(report.outcome, "ok", report.message);
+        assert.match(progress[0], /connection refused/);
+    });
+
+    it("reports a predict error with TF Serving's message", async () => {
+        const { url } = await serve({ predictError: { status: 500, message: "Resource exhausted: OOM when allocating tensor" } });
+        const report = await run(url);
+        assert.strictEqual(report.outcome, "predict-error");
+        assert.strictEqual(report.exitCode, 5);
+        assert.strictEqual(report.httpStatus, 500);
+        assert.strictEqual(report.message, "predict failed with HTTP 500: Resource exhausted: OOM when allocating tensor");
+    });
+
+    it("builds the request from the chosen signature", async () => {
+        const { url } = await serve();
+        const report = await run(url, { signature: "regress_x2_to_y3" });
+        assert.deepStrictEqual(report.request, { signature_name: "regress_x2_to_y3", instances: [[1]] });
+        assert.strictEqual(report.outcome, "ok");
+        const refused = await run(url, { signature: "classify_x_to_y" });
+        assert.strictEqual(refused.outcome, "predict-error");
+        assert.match(refused.message, /HTTP 400: Feature: x \(data type: float\) is required/);
+    });
+
+    it("refuses an unknown signature, listing the model's signatures", async () => {
+        const { url } = await serve();
+        await assert.rejects(run(url, { signature: "predict" }), (err: Error) => {
+            assert.ok(err instanceof SmokeUsageError);
+            assert.match(err.message, /has no signature "predict"; its signatures are: classify_x_to_y, regress_x2_to_y3, regress_x_to_y, regress_x_to_y2, serving_default/);
+            return true;
+        });
+    });
+
+    it("sends a supplied request as it is, without reading the metadata", async () => {
+        const { url } = await serve();
+        const report = await run(url, { request: { instances: [1.0, 2.0, 5.0] } });
+        assert.deepStrictEqual(report.answer, { predictions: [2.5, 3.0, 4.5] });
+        assert.ok(!server?.requests.some((r) => r.path.endsWith("/metadata")));
+        const named = await run(url, { request: { inputs: { x: [[4]] } }, signature: "regress_x2_to_y3" });
+        assert.deepStrictEqual(named.request, { signature_name: "regress_x2_to_y3", inputs: { x: [[4]] } });
+    });
+
+    it("sends a scalar per example to a model whose input has unknown rank (half_plus_three)", async () => {
+        server = await startFakeTfServing({ models: [fixtureModel("half_plus_three")] });
+        const report = await run(server.url, { model: "half_plus_three" });
+        assert.deepStrictEqual(report.request, { signature_name: "serving_default", instances: [1] });
+        assert.deepStrictEqual(report.answer, { predictions: [3.5] });
+    });
+
+    it("accepts a REST URL with a trailing slash", async () => {
+        const { url } = await serve();
+        const report = await run(`${url}/`);
+        assert.strictEqual(report.restUrl, url);
+        assert.strictEqual(report.outcome, "ok");
+    });
+});

@@ -1,0 +1,129 @@
+import * as assert from "assert";
+import { execFile } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { FakeTfServing, FakeTfServingOptions, fixtureModel, startFakeTfServing, unusedPort } from "../../support/fakeTfServing";
+
+const TFS = path.resolve(__dirname, "../../../bin/tfs.js");
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+/** Runs `node bin/tfs.js ARGS` as a child process (asynchronously, so the fake server keeps answering). */
+function tfs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+    return new Promise((resolve) => {
+        execFile(process.execPath, [TFS, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+            const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
+            resolve({ code, stdout, stderr });
+        });
+    });
+}
+
+describe("tfs smoke (child process)", function () {
+    // Each run starts node with ts-node: one to three seconds apiece on a small, busy machine.
+    this.timeout(90_000);
+    let server: FakeTfServing | undefined;
+    afterEach(async () => {
+        await server?.close();
+        server = undefined;
+    });
+
+    const serve = async (options: Partial<FakeTfServingOptions> = {}) => {
+        server = await startFakeTfServing({ models: [fixtureModel("half_plus_two_cpu", "half_plus_two")], ...options });
+        return server.url;
+    };
+
+    it("prints the answer on stdout and progress on stderr, exit 0", async () => {
+        const url = await serve({ loadingPolls: 1 });
+        const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--timeout", "10"]);
+        assert.strictEqual(run.code, 0, run.stderr);
+        assert.match(run.stdout, /^ok: model "half_plus_two" \(version 123\) answered in [\d.]+ ms$/m);
+        assert.match(run.stdout, /^request: {3}{"signature_name":"serving_default","instances":\[\[1\]\]}$/m);
+        assert.match(run.stdout, /^answer: {4}{"predictions":\[\[2\.5\]\]}$/m);
+        assert.match(run.stderr, /version 123 LOADING \(attempt 1/);
+        assert.match(run.stderr, /version 123 AVAILABLE \(attempt 2/);
+        assert.doesNotMatch(run.stdout, /LOADING/);
+    });
+
+    it("prints one JSON object with --json", async () => {
+        const url = await serve();
+        const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--json"]);
+        assert.strictEqual(run.code, 0, run.stderr);
+        const report = JSON.parse(run.stdout);
+        assert.strictEqual(report.outcome, "ok");
+        assert.deepStrictEqual(report.answer, { predictions: [[2.5]] });
+        assert.strictEqual(report.httpStatus, 200);
+        assert.strictEqual(typeof report.latencyMs, "number");
+    });
+
+    it("exits 3 when nothing listens at the URL", async () => {
+        const port = await unusedPort();
+        const run = await tfs(["smoke", "--url", `http://127.0.0.1:${port}`, "--model", "m", "--timeout", "0.5", "--json"]);
+        assert.strictEqual(run.code, 3, run.stderr);
+        assert.strictEqual(JSON.parse(run.stdout).outcome, "unreachable");
+        assert.match(run.stderr, /connection refused/);
+    });
+
+    it("exits 4 when the model stays LOADING, and when the model is unknown", async () => {
+        const url = await serve({ loadingPolls: Infinity });
+        const [stuck, unknown] = await Promise.all([
+            tfs(["smoke", "--url", url, "--model", "half_plus_two", "--timeout", "0.5"]),
+            tfs(["smoke", "--url", url, "--model", "resnet"]),
+        ]);
+        assert.strictEqual(stuck.code, 4, stuck.stderr);
+        assert.match(stuck.stderr, /tfs smoke: not-available: model "half_plus_two" did not become AVAILABLE within 0\.5 s: version 123 LOADING/);
+        assert.strictEqual(stuck.stdout, "");
+        assert.strictEqual(unknown.code, 4, unknown.stderr);
+        assert.match(unknown.stderr, /Could not find any versions of model resnet/);
+    });
+
+    it("exits 5 when predict fails, naming TF Serving's error", async () => {
+        const url = await serve({ predictError: { status: 400, message: "Input to reshape is a tensor with 2 values" } });
+        const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two"]);
+        assert.strictEqual(run.code, 5, run.stderr);
+        assert.match(run.stderr, /tfs smoke: predict-error: predict failed with HTTP 400: Input to reshape is a tensor with 2 values/);
+        assert.match(run.stderr, /^request: {"signature_name":"serving_default","instances":\[\[1\]\]}$/m);
+    });
+
+    it("sends the body of --input FILE", async () => {
+        const url = await serve();
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-smoke-"));
+        try {
+            const file = path.join(dir, "request.json");
+            fs.writeFileSync(file, JSON.stringify({ instances: [1.0, 2.0, 5.0] }));
+            const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--input", file, "--json"]);
+            assert.strictEqual(run.code, 0, run.stderr);
+            assert.deepStrictEqual(JSON.parse(run.stdout).answer, { predictions: [2.5, 3.0, 4.5] });
+            fs.writeFileSync(file, "{\"examples\": []}");
+            const bad = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--input", file]);
+            assert.strictEqual(bad.code, 2);
+            assert.match(bad.stderr, /--input .*request\.json must have exactly one of "instances"/);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    it("exits 2 for bad usage, naming what to fix", async () => {
+        const url = await serve();
+        const runs = await Promise.all([
+            tfs(["smoke", "--model", "m"]),
+            tfs(["smoke", "--url", url]),
+            tfs(["smoke", "--url", "127.0.0.1:8501", "--model", "m"]),
+            tfs(["smoke", "--url", url, "--model", "half_plus_two", "--timeout", "soon"]),
+            tfs(["smoke", "--url", url, "--model", "half_plus_two", "--signature", "predict_images"]),
+        ]);
+        assert.deepStrictEqual(runs.map((r) => r.code), [2, 2, 2, 2, 2], runs.map((r) => r.stderr).join("\n"));
+        assert.match(runs[0].stderr, /give exactly one of --stack NAME .* or --url REST_URL/);
+        assert.match(runs[1].stderr, /--model NAME is required with --url/);
+        assert.match(runs[2].stderr, /--url "127\.0\.0\.1:8501" is not an http\(s\) URL/);
+        assert.match(runs[3].stderr, /"soon" is not a number of seconds/);
+        assert.match(runs[4].stderr, /has no signature "predict_images"; its signatures are: .*serving_default/);
+    });
+
+    it("says clearly that --stack needs the Pulumi CLI when it is not installed", async () => {
+        const withoutPulumi = { ...process.env, PATH: path.dirname(process.execPath) };
+        const run = await tfs(["smoke", "--stack", "dev"], withoutPulumi);
+        assert.strictEqual(run.code, 1, run.stderr);
+        assert.match(run.stderr, /--stack needs the Pulumi CLI, which is not on PATH.*--url REST_URL --model NAME/);
+    });
+});
