@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { UserError } from "./errors";
 import { planCommand } from "./plan";
 import { preflightCommand } from "./preflight";
+import { smokeCommand } from "./smoke";
 
 /** Each subcommand lives in its own module and returns a configured commander `Command`. */
 type CommandFactory = (exit: (code: number) => void) => Command;
@@ -9,6 +10,7 @@ type CommandFactory = (exit: (code: number) => void) => Command;
 const commands: CommandFactory[] = [
     planCommand,
     preflightCommand,
+    smokeCommand,
 ];
 
 /**
