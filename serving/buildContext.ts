@@ -1,0 +1,304 @@
+/**
+ * Stages the build context of a model image: the served version folders and nothing else from
+ * the user's disk, plus the Dockerfile and (when needed) the model config. The same inputs always
+ * give the same bytes, names and modes, so an image builder that hashes the context (as
+ * `@pulumi/docker` does) sees an unchanged model as unchanged and rebuilds nothing.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { DOCKERFILE_HEADER, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
+import { normalizeVersions, renderModelConfig } from "./modelConfig";
+
+export interface StageOptions {
+    /** The model base folder: numeric version folders inside (`00000123` is version 123). */
+    modelBaseDir: string;
+    /** TF Serving model name (a DNS label). */
+    modelName: string;
+    /** Versions to bake and serve; each must have a version folder. */
+    versions: readonly number[];
+    /**
+     * The context folder. Created if missing; if it exists it must be empty or an earlier staging
+     * (its Dockerfile starts with our header): everything in it that this staging does not write is
+     * deleted. Keep it at a stable path so the builder's context hash is stable too.
+     */
+    outDir: string;
+    /** Base image reference, e.g. `defaultBaseImage(gpu)`. */
+    baseImage: string;
+    /** Version labels (`stable: 2`); each must name one of `versions`. Labels imply a model config file. */
+    versionLabels?: Readonly<Record<string, number>>;
+}
+
+/** One file of the staged context. */
+export interface StagedFile {
+    /** Path relative to the context folder, '/'-separated (e.g. `models/m/1/saved_model.pb`). */
+    path: string;
+    bytes: number;
+}
+
+export interface StagedContext {
+    /** Absolute path of the context folder. */
+    outDir: string;
+    /** Absolute path of the Dockerfile inside it. */
+    dockerfile: string;
+    /** Every file of the context, sorted by path. */
+    files: StagedFile[];
+    /** Sum of `files[].bytes`. */
+    totalBytes: number;
+    /** How many files had to be written; 0 when an earlier staging was already identical. */
+    written: number;
+    /** The versions baked in, ascending. */
+    versions: number[];
+}
+
+/** A staging refused for a reason the user can fix (a missing folder, a link out of the model, ...). */
+export class StagingError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "StagingError";
+    }
+}
+
+/** Modes written into the context, whatever the user's umask or the source modes were. */
+const FILE_MODE = 0o644;
+const DIR_MODE = 0o755;
+/**
+ * Every staged file and folder gets this modification time (2000-01-01T00:00:00Z). Builders that
+ * keep source times in COPY layers (BuildKit) then produce the same layer for the same model.
+ */
+const STAGED_MTIME = 946684800;
+const COMPARE_CHUNK = 1 << 20;
+
+type Planned = { kind: "copy"; source: string; bytes: number } | { kind: "write"; content: Buffer; bytes: number };
+
+/** Stages the context (see the module comment). Throws `StagingError` for a problem the user can fix. */
+export function stageBuildContext(options: StageOptions): StagedContext {
+    const { spec, versions, dockerfile, modelConfig } = renderGenerated(options);
+    const modelBase = realFolder(options.modelBaseDir, "model folder");
+    const outDir = path.resolve(options.outDir);
+    refuseOverlap(outDir, path.resolve(options.modelBaseDir), modelBase);
+
+    const files = new Map<string, Planned>();
+    const dirs = new Set<string>(["models", `models/${spec.modelName}`]);
+    const text = (content: string): Planned => {
+        const buffer = Buffer.from(content, "utf8");
+        return { kind: "write", content: buffer, bytes: buffer.length };
+    };
+    files.set("Dockerfile", text(dockerfile));
+    if (modelConfig !== undefined) {
+        files.set("models/models.config", text(modelConfig));
+    }
+    const folders = versionFolders(modelBase);
+    for (const version of versions) {
+        const names = folders.get(version) ?? [];
+        if (names.length !== 1) {
+            const found = [...folders.values()].flat().sort();
+            throw new StagingError(names.length === 0
+                ? `${modelBase} has no folder for version ${version} (version folders found: ${found.join(", ") || "none"}); serve one of those or add the version`
+                : `${modelBase} has several folders for version ${version} (${names.join(", ")}); TF Serving would pick one at random: keep one`);
+        }
+        collect(path.join(modelBase, names[0]), `models/${spec.modelName}/${version}`, modelBase, new Set(), files, dirs);
+    }
+
+    prepareOutDir(outDir);
+    removeStale(outDir, "", files, dirs);
+    let written = 0;
+    for (const dir of [...dirs].sort()) {
+        fs.mkdirSync(path.join(outDir, dir), { recursive: true });
+    }
+    const sorted = [...files.keys()].sort();
+    for (const rel of sorted) {
+        if (writeIfChanged(path.join(outDir, rel), files.get(rel)!)) {
+            written++;
+        }
+    }
+    // Deepest first: writing into a folder changes its time, so folders are stamped after their contents.
+    for (const dir of [...dirs].sort().reverse()) {
+        const full = path.join(outDir, dir);
+        fs.chmodSync(full, DIR_MODE);
+        fs.utimesSync(full, STAGED_MTIME, STAGED_MTIME);
+    }
+    const staged = sorted.map((rel) => ({ path: rel, bytes: files.get(rel)!.bytes }));
+    return {
+        outDir,
+        dockerfile: path.join(outDir, "Dockerfile"),
+        files: staged,
+        totalBytes: staged.reduce((sum, f) => sum + f.bytes, 0),
+        written,
+        versions,
+    };
+}
+
+/** The Dockerfile and model config text; an invalid name, version or label becomes a StagingError. */
+function renderGenerated(options: StageOptions): { spec: ModelImageSpec; versions: number[]; dockerfile: string; modelConfig?: string } {
+    try {
+        const versions = normalizeVersions(options.versions);
+        const spec: ModelImageSpec = {
+            baseImage: options.baseImage, modelName: options.modelName, versions, versionLabels: options.versionLabels,
+        };
+        const modelConfig = usesModelConfig(spec)
+            ? renderModelConfig([{ name: spec.modelName, basePath: modelBasePath(spec.modelName), versions, labels: { ...options.versionLabels } }])
+            : undefined;
+        return { spec, versions, dockerfile: renderDockerfile(spec), modelConfig };
+    } catch (err) {
+        throw new StagingError((err as Error).message);
+    }
+}
+
+/** Numeric version folders of the model, by version number (TF Serving reads `00000123` as 123). */
+function versionFolders(modelBase: string): Map<number, string[]> {
+    const folders = new Map<number, string[]>();
+    for (const name of fs.readdirSync(modelBase).sort()) {
+        const version = Number(name);
+        if (/^\d+$/.test(name) && Number.isSafeInteger(version)) {
+            folders.set(version, [...(folders.get(version) ?? []), name]);
+        }
+    }
+    return folders;
+}
+
+/**
+ * Adds `source` (a file or folder) to the plan under `rel`. Links are followed only to a real path
+ * inside the model; `ancestors` holds the real folders above, so a link back up is a cycle.
+ */
+function collect(source: string, rel: string, modelBase: string, ancestors: Set<string>, files: Map<string, Planned>, dirs: Set<string>): void {
+    let stat = fs.lstatSync(source);
+    if (stat.isSymbolicLink()) {
+        const target = fs.readlinkSync(source);
+        let real: string;
+        try {
+            real = fs.realpathSync(source);
+        } catch {
+            throw new StagingError(`${source} is a link to ${target}, which does not exist: replace the link with the file it should point to`);
+        }
+        if (!isInside(real, modelBase)) {
+            throw new StagingError(`${source} is a link to ${real}, outside the model folder ${modelBase}: the image gets only what is inside the model, so copy that file into the model instead of linking to it`);
+        }
+        stat = fs.statSync(source);
+    }
+    if (stat.isDirectory()) {
+        const real = fs.realpathSync(source);
+        if (ancestors.has(real)) {
+            throw new StagingError(`${source} links back to ${real}, a folder that contains it: remove the link (it would copy the model into itself forever)`);
+        }
+        dirs.add(rel);
+        const below = new Set(ancestors).add(real);
+        for (const name of fs.readdirSync(source).sort()) {
+            collect(path.join(source, name), `${rel}/${name}`, modelBase, below, files, dirs);
+        }
+    } else if (stat.isFile()) {
+        files.set(rel, { kind: "copy", source, bytes: stat.size });
+    } else {
+        throw new StagingError(`${source} is neither a file nor a folder (a socket, pipe or device): remove it from the model`);
+    }
+}
+
+function realFolder(folder: string, what: string): string {
+    let real: string;
+    try {
+        real = fs.realpathSync(folder);
+    } catch {
+        throw new StagingError(`${what} ${path.resolve(folder)} does not exist: pass the folder that holds the numeric version folders`);
+    }
+    if (!fs.statSync(real).isDirectory()) {
+        throw new StagingError(`${what} ${path.resolve(folder)} is a file, not a folder: pass the folder that holds the numeric version folders`);
+    }
+    return real;
+}
+
+/** Refuses an output folder inside the model (it would be copied into itself) or around it (staging would delete the model). */
+function refuseOverlap(outDir: string, modelBase: string, realModelBase: string): void {
+    const realOut = fs.existsSync(outDir) ? fs.realpathSync(outDir) : outDir;
+    for (const out of new Set([outDir, realOut])) {
+        for (const model of new Set([modelBase, realModelBase])) {
+            if (isInside(out, model) || isInside(model, out)) {
+                throw new StagingError(`output folder ${outDir} overlaps the model folder ${modelBase}: choose an output folder outside the model (e.g. ./build/<model-name>)`);
+            }
+        }
+    }
+}
+
+/** Creates the output folder, or checks that an existing one is empty or ours to overwrite. */
+function prepareOutDir(outDir: string): void {
+    if (!fs.existsSync(outDir)) {
+        fs.mkdirSync(outDir, { recursive: true });
+        return;
+    }
+    if (!fs.statSync(outDir).isDirectory()) {
+        throw new StagingError(`output folder ${outDir} is a file: choose a folder path`);
+    }
+    if (fs.readdirSync(outDir).length === 0) {
+        return;
+    }
+    const dockerfile = path.join(outDir, "Dockerfile");
+    const ours = fs.existsSync(dockerfile) && fs.statSync(dockerfile).isFile()
+        && fs.readFileSync(dockerfile, "utf8").startsWith(DOCKERFILE_HEADER);
+    if (!ours) {
+        throw new StagingError(`output folder ${outDir} is not empty and was not written by tfs build-context; choose a new or empty folder (staging deletes whatever it did not write)`);
+    }
+}
+
+/** Deletes everything under `outDir/rel` that the plan does not hold, including files where a folder is planned and links. */
+function removeStale(outDir: string, rel: string, files: Map<string, Planned>, dirs: Set<string>): void {
+    for (const name of fs.readdirSync(path.join(outDir, rel))) {
+        const childRel = rel === "" ? name : `${rel}/${name}`;
+        const full = path.join(outDir, childRel);
+        const stat = fs.lstatSync(full);
+        if (stat.isDirectory() && dirs.has(childRel)) {
+            removeStale(outDir, childRel, files, dirs);
+        } else if (!(stat.isFile() && files.has(childRel))) {
+            fs.rmSync(full, { recursive: true, force: true });
+        }
+    }
+}
+
+/** Writes one planned file unless the same bytes are already there; fixes its mode and time either way. */
+function writeIfChanged(dest: string, planned: Planned): boolean {
+    let changed = false;
+    if (planned.kind === "write") {
+        if (!fs.existsSync(dest) || !fs.readFileSync(dest).equals(planned.content)) {
+            fs.writeFileSync(dest, planned.content);
+            changed = true;
+        }
+    } else if (!fs.existsSync(dest) || fs.statSync(dest).size !== planned.bytes || !sameContent(dest, planned.source)) {
+        try {
+            fs.copyFileSync(planned.source, dest, fs.constants.COPYFILE_FICLONE);
+        } catch (err) {
+            throw new StagingError(`cannot copy ${planned.source} into the build context: ${(err as Error).message}`);
+        }
+        changed = true;
+    }
+    fs.chmodSync(dest, FILE_MODE);
+    fs.utimesSync(dest, STAGED_MTIME, STAGED_MTIME);
+    return changed;
+}
+
+function sameContent(a: string, b: string): boolean {
+    const fa = fs.openSync(a, "r");
+    try {
+        const fb = fs.openSync(b, "r");
+        try {
+            const bufA = Buffer.alloc(COMPARE_CHUNK);
+            const bufB = Buffer.alloc(COMPARE_CHUNK);
+            for (;;) {
+                const readA = fs.readSync(fa, bufA, 0, COMPARE_CHUNK, null);
+                const readB = fs.readSync(fb, bufB, 0, COMPARE_CHUNK, null);
+                if (readA !== readB || !bufA.subarray(0, readA).equals(bufB.subarray(0, readB))) {
+                    return false;
+                }
+                if (readA === 0) {
+                    return true;
+                }
+            }
+        } finally {
+            fs.closeSync(fb);
+        }
+    } finally {
+        fs.closeSync(fa);
+    }
+}
+
+/** True if `candidate` is `folder` or lies beneath it (absolute paths). */
+function isInside(candidate: string, folder: string): boolean {
+    const relative = path.relative(folder, candidate);
+    return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
