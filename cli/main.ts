@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { buildContextCommand } from "./buildContext";
 import { UserError } from "./errors";
 import { planCommand } from "./plan";
 import { preflightCommand } from "./preflight";
@@ -8,6 +9,7 @@ import { smokeCommand } from "./smoke";
 type CommandFactory = (exit: (code: number) => void) => Command;
 
 const commands: CommandFactory[] = [
+    buildContextCommand,
     planCommand,
     preflightCommand,
     smokeCommand,
