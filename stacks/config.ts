@@ -9,6 +9,7 @@ import * as path from "path";
 import { ConfigError, ConfigReader, isCidr } from "./configReader";
 import { AwsConfig, readAwsConfig } from "./awsConfig";
 import { GcpConfig, readGcpConfig } from "./gcpConfig";
+import { imageReferenceProblem } from "../serving/images";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -258,6 +259,11 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         return MANAGED_FLAGS.includes(flag) ? `${flag} is set by this program; use the config key that controls it instead` : undefined;
     }) ?? [];
 
+    const baseImage = src("baseImage").string("baseImage");
+    const imageProblem = baseImage === undefined ? undefined : imageReferenceProblem(baseImage);
+    if (imageProblem) {
+        src("baseImage").fail("baseImage", imageProblem);
+    }
     const batchingFile = src("batchingParametersFile").string("batchingParametersFile");
     return {
         name,
@@ -268,7 +274,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         gpu,
         gpuCount,
         replicas: src("replicas").int("replicas", 2, { min: 1, max: 1000 }),
-        baseImage: src("baseImage").string("baseImage"),
+        baseImage: imageProblem ? undefined : baseImage,
         resources: {
             cpu: src("cpu").quantity("cpu", "cpu"),
             memoryRequest: src("memoryRequest").quantity("memoryRequest", "memory"),

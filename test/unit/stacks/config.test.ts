@@ -138,6 +138,13 @@ describe("readConfig", () => {
         assert.ok(issues.some((i) => i.key === "registry" && /only to cloud "local"/.test(i.expected)), JSON.stringify(issues));
     });
 
+    it("validates a base image override as an image reference", () => {
+        assert.strictEqual(readConfig(cfg({ ...BASE, baseImage: "mirror.example:5000/tensorflow/serving:2.19.1" }), PROJECT, DIR).models[0].baseImage,
+            "mirror.example:5000/tensorflow/serving:2.19.1");
+        const [issue] = issuesOf({ ...BASE, baseImage: "Tensorflow/Serving:latest!" });
+        assert.strictEqual(issue.key, "baseImage");
+    });
+
     it("validates the local registry", () => {
         const issues = issuesOf({ ...BASE, registry: { server: "http://localhost:5000/v2", username: "u" } });
         assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["registry.password", "registry.server"]);
