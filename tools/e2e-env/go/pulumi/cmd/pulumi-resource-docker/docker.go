@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// dockerClient speaks the Docker Engine API (as podman's compatible service
+// serves it) over a unix socket or tcp.
+type dockerClient struct {
+	http *http.Client
+	base string
+}
+
+func newDockerClient(host string) (*dockerClient, error) {
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, fmt.Errorf("DOCKER_HOST %q is not a URL: %w", host, err)
+	}
+	switch u.Scheme {
+	case "unix":
+		sock := u.Path
+		tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		}}
+		return &dockerClient{http: &http.Client{Transport: tr}, base: "http://docker"}, nil
+	case "tcp", "http":
+		return &dockerClient{http: &http.Client{}, base: "http://" + u.Host}, nil
+	default:
+		return nil, fmt.Errorf("DOCKER_HOST %q: only unix:// and tcp:// are supported", host)
+	}
+}
+
+// jsonMessage is one line of the Engine API's streamed progress.
+type jsonMessage struct {
+	Stream      string          `json:"stream"`
+	Status      string          `json:"status"`
+	Error       string          `json:"error"`
+	ErrorDetail *struct{ Message string } `json:"errorDetail"`
+	Aux         json.RawMessage `json:"aux"`
+}
+
+// readStream reads the progress stream; it returns the text lines, the aux
+// payloads and the first error the daemon reported.
+func readStream(r io.Reader, echo io.Writer) ([]string, []json.RawMessage, error) {
+	dec := json.NewDecoder(r)
+	var lines []string
+	var aux []json.RawMessage
+	for {
+		var m jsonMessage
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return lines, aux, nil
+			}
+			return lines, aux, fmt.Errorf("reading the daemon's progress: %w", err)
+		}
+		if m.Error != "" || m.ErrorDetail != nil && m.ErrorDetail.Message != "" {
+			msg := m.Error
+			if msg == "" {
+				msg = m.ErrorDetail.Message
+			}
+			return lines, aux, errors.New(msg)
+		}
+		text := m.Stream
+		if text == "" {
+			text = m.Status
+		}
+		if text != "" {
+			lines = append(lines, strings.TrimRight(text, "\n"))
+			if echo != nil {
+				fmt.Fprint(echo, strings.TrimRight(text, "\n")+"\n")
+			}
+		}
+		if len(m.Aux) > 0 {
+			aux = append(aux, m.Aux)
+		}
+	}
+}
+
+func tail(lines []string, n int) string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (d *dockerClient) build(ctx context.Context, in imageInputs) (string, error) {
+	const outsideName = ".pulumi-standin.Dockerfile"
+	q := url.Values{}
+	q.Set("t", in.imageName)
+	q.Set("rm", "1")
+	q.Set("forcerm", "1")
+	if rel := in.dockerfileInContext(); rel != "" {
+		q.Set("dockerfile", rel)
+	} else {
+		q.Set("dockerfile", outsideName)
+	}
+	if in.platform != "" {
+		q.Set("platform", in.platform)
+	}
+	if in.target != "" {
+		q.Set("target", in.target)
+	}
+	if in.network != "" {
+		q.Set("networkmode", in.network)
+	}
+	if len(in.args) > 0 {
+		b, _ := json.Marshal(in.args)
+		q.Set("buildargs", string(b))
+	}
+	if len(in.cacheFrom) > 0 {
+		b, _ := json.Marshal(in.cacheFrom)
+		q.Set("cachefrom", string(b))
+	}
+	if len(in.addHosts) > 0 {
+		q.Set("extrahosts", strings.Join(in.addHosts, ","))
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeContextTar(pw, in, outsideName)) }()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.base+"/build?"+q.Encode(), pr)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/x-tar")
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("docker build of %s: cannot reach the daemon: %w", in.imageName, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return "", fmt.Errorf("docker build of %s: %s: %s", in.imageName, resp.Status, strings.TrimSpace(string(body)))
+	}
+	lines, aux, err := readStream(resp.Body, os.Stderr)
+	if err != nil {
+		return "", fmt.Errorf("docker build of %s failed: %v\n%s", in.imageName, err, tail(lines, 20))
+	}
+	for _, a := range aux {
+		var id struct{ ID string }
+		if json.Unmarshal(a, &id) == nil && id.ID != "" {
+			return id.ID, nil
+		}
+	}
+	info, err := d.inspect(ctx, in.imageName)
+	if err != nil {
+		return "", fmt.Errorf("docker build of %s: built, but the image cannot be inspected: %w", in.imageName, err)
+	}
+	return info.ID, nil
+}
+
+type imageInfo struct {
+	ID          string   `json:"Id"`
+	RepoDigests []string `json:"RepoDigests"`
+}
+
+func (d *dockerClient) inspect(ctx context.Context, name string) (*imageInfo, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+"/images/"+name+"/json", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("inspect %s: %s", name, resp.Status)
+	}
+	var info imageInfo
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+		return nil, err
+	}
+	return &info, nil
+}
+
+func (d *dockerClient) localRepoDigest(ctx context.Context, name string) (string, error) {
+	info, err := d.inspect(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	repo, _ := splitImageName(name)
+	for _, rd := range info.RepoDigests {
+		if strings.HasPrefix(rd, repo+"@") {
+			return rd, nil
+		}
+	}
+	return "", nil
+}
+
+var digestPattern = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+
+// push pushes imageName and returns REPO@DIGEST of the pushed manifest.
+func (d *dockerClient) push(ctx context.Context, in imageInputs) (string, error) {
+	repo, tag := splitImageName(in.imageName)
+	auth, _ := json.Marshal(map[string]string{
+		"username": in.username, "password": in.password, "serveraddress": in.registryServer(),
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost,
+		d.base+"/images/"+repo+"/push?tag="+url.QueryEscape(tag), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("X-Registry-Auth", base64.URLEncoding.EncodeToString(auth))
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("docker push of %s: cannot reach the daemon: %w", in.imageName, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return "", fmt.Errorf("docker push of %s: %s: %s", in.imageName, resp.Status, strings.TrimSpace(string(body)))
+	}
+	lines, aux, err := readStream(resp.Body, os.Stderr)
+	if err != nil {
+		return "", fmt.Errorf("docker push of %s failed: %v\n%s", in.imageName, err, tail(lines, 20))
+	}
+	// The registry's answer is the truth a kubelet pulls by; the daemon's own
+	// report comes next.
+	if digest, err := registryDigest(ctx, in.registryServer(), repo, tag, in.username, in.password); err == nil {
+		return repo + "@" + digest, nil
+	}
+	for _, a := range aux {
+		var pushed struct{ Digest string }
+		if json.Unmarshal(a, &pushed) == nil && pushed.Digest != "" {
+			return repo + "@" + pushed.Digest, nil
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := digestPattern.FindString(lines[i]); m != "" && strings.Contains(lines[i], "digest") {
+			return repo + "@" + m, nil
+		}
+	}
+	return "", fmt.Errorf("docker push of %s: pushed, but the registry reported no digest", in.imageName)
+}
+
+// registryDigest asks the registry (HTTP API v2) for the manifest digest of
+// repo:tag. Loopback registries are spoken to over http, others over https.
+func registryDigest(ctx context.Context, server, repo, tag, user, password string) (string, error) {
+	path := strings.TrimPrefix(repo, server+"/")
+	scheme := "https"
+	host := server
+	if h, _, err := net.SplitHostPort(server); err == nil {
+		host = h
+	}
+	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+		scheme = "http"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead,
+		fmt.Sprintf("%s://%s/v2/%s/manifests/%s", scheme, server, path, tag), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", strings.Join([]string{
+		"application/vnd.oci.image.manifest.v1+json",
+		"application/vnd.docker.distribution.manifest.v2+json",
+		"application/vnd.oci.image.index.v1+json",
+		"application/vnd.docker.distribution.manifest.list.v2+json",
+	}, ", "))
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	digest := resp.Header.Get("Docker-Content-Digest")
+	if resp.StatusCode != http.StatusOK || digest == "" {
+		return "", fmt.Errorf("registry %s: manifest %s:%s: %s", server, path, tag, resp.Status)
+	}
+	return digest, nil
+}

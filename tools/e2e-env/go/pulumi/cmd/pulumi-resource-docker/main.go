@@ -1,0 +1,344 @@
+// Command pulumi-resource-docker is this environment's stand-in for the
+// Docker resource provider of @pulumi/docker. The real provider's module
+// (github.com/pulumi/pulumi-docker/provider) is not served by the Go module
+// proxy reachable here, so this provider implements the one resource the
+// project uses, docker:index/image:Image, against the Docker Engine API
+// (podman's compatible service on DOCKER_HOST): it builds the context, tags
+// the image as imageName, pushes it unless skipPush, and reports repoDigest.
+// Like the real provider it hashes the build context, so an unchanged
+// context builds nothing, and it never deletes images or tags.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// dockerProviderVersion is set by the build to the @pulumi/docker version it
+// stands in for.
+var dockerProviderVersion = "5.2.0"
+
+const imageType = "docker:index/image:Image"
+
+func main() {
+	p := &provider{}
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterResourceProviderServer(srv, p)
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-resource-docker: could not start the gRPC server: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-resource-docker: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type provider struct {
+	pulumirpc.UnimplementedResourceProviderServer
+	dockerHost string
+}
+
+var unmarshalOpts = plugin.MarshalOptions{KeepUnknowns: true, SkipNulls: true, KeepSecrets: false}
+
+func unmarshal(s *structpb.Struct) (resource.PropertyMap, error) {
+	return plugin.UnmarshalProperties(s, unmarshalOpts)
+}
+
+func marshal(m resource.PropertyMap) (*structpb.Struct, error) {
+	return plugin.MarshalProperties(m, plugin.MarshalOptions{KeepUnknowns: true, SkipNulls: true})
+}
+
+func (p *provider) Handshake(context.Context, *pulumirpc.ProviderHandshakeRequest) (*pulumirpc.ProviderHandshakeResponse, error) {
+	return &pulumirpc.ProviderHandshakeResponse{}, nil
+}
+
+func (p *provider) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: dockerProviderVersion}, nil
+}
+
+func (p *provider) GetSchema(context.Context, *pulumirpc.GetSchemaRequest) (*pulumirpc.GetSchemaResponse, error) {
+	schema := map[string]any{
+		"name":        "docker",
+		"version":     dockerProviderVersion,
+		"description": "Stand-in Docker provider of the tf-serving e2e environment (Image only)",
+		"resources": map[string]any{
+			imageType: map[string]any{
+				"inputProperties": map[string]any{
+					"build":          map[string]any{"type": "object"},
+					"buildOnPreview": map[string]any{"type": "boolean"},
+					"imageName":      map[string]any{"type": "string"},
+					"registry":       map[string]any{"type": "object"},
+					"skipPush":       map[string]any{"type": "boolean"},
+				},
+				"requiredInputs": []string{"imageName"},
+				"properties": map[string]any{
+					"baseImageName":  map[string]any{"type": "string"},
+					"context":        map[string]any{"type": "string"},
+					"dockerfile":     map[string]any{"type": "string"},
+					"imageName":      map[string]any{"type": "string"},
+					"platform":       map[string]any{"type": "string"},
+					"registryServer": map[string]any{"type": "string"},
+					"repoDigest":     map[string]any{"type": "string"},
+				},
+			},
+		},
+	}
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.GetSchemaResponse{Schema: string(data)}, nil
+}
+
+func (p *provider) CheckConfig(_ context.Context, req *pulumirpc.CheckRequest) (*pulumirpc.CheckResponse, error) {
+	return &pulumirpc.CheckResponse{Inputs: req.GetNews()}, nil
+}
+
+func (p *provider) DiffConfig(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
+	olds, err := unmarshal(req.GetOldInputs())
+	if err != nil {
+		return nil, err
+	}
+	news, err := unmarshal(req.GetNews())
+	if err != nil {
+		return nil, err
+	}
+	if olds["host"].DeepEquals(news["host"]) {
+		return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_NONE}, nil
+	}
+	return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, Diffs: []string{"host"}}, nil
+}
+
+func (p *provider) Configure(_ context.Context, req *pulumirpc.ConfigureRequest) (*pulumirpc.ConfigureResponse, error) {
+	host := ""
+	if args := req.GetArgs(); args != nil {
+		if v, ok := args.GetFields()["host"]; ok {
+			host = v.GetStringValue()
+		}
+	}
+	if host == "" {
+		host = req.GetVariables()["docker:config:host"]
+	}
+	if host == "" {
+		host = os.Getenv("DOCKER_HOST")
+	}
+	if host == "" {
+		host = "unix:///var/run/docker.sock"
+	}
+	p.dockerHost = host
+	return &pulumirpc.ConfigureResponse{SupportsPreview: true}, nil
+}
+
+func onlyImage(t, urn string) error {
+	if t == "" {
+		t = string(resource.URN(urn).Type())
+	}
+	if t != imageType {
+		return status.Errorf(codes.Unimplemented,
+			"the e2e environment's stand-in docker provider implements only %s, not %s", imageType, t)
+	}
+	return nil
+}
+
+func (p *provider) Invoke(_ context.Context, req *pulumirpc.InvokeRequest) (*pulumirpc.InvokeResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented,
+		"the e2e environment's stand-in docker provider implements no functions (called %s)", req.GetTok())
+}
+
+func (p *provider) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pulumirpc.CheckResponse, error) {
+	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
+		return nil, err
+	}
+	news, err := unmarshal(req.GetNews())
+	if err != nil {
+		return nil, err
+	}
+	in, failures := readImageInputs(news)
+	if len(failures) == 0 && in.contextKnown {
+		digest, err := contextDigest(in)
+		if err != nil {
+			failures = append(failures, &pulumirpc.CheckFailure{Property: "build.context", Reason: err.Error()})
+		} else {
+			build := resource.PropertyMap{}
+			if b, ok := news["build"]; ok && b.IsObject() {
+				build = b.ObjectValue().Copy()
+			}
+			build["contextDigest"] = resource.NewStringProperty(digest)
+			news["build"] = resource.NewObjectProperty(build)
+		}
+	}
+	if len(failures) > 0 {
+		return &pulumirpc.CheckResponse{Inputs: req.GetNews(), Failures: failures}, nil
+	}
+	inputs, err := plugin.MarshalProperties(news, plugin.MarshalOptions{KeepUnknowns: true, SkipNulls: true})
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.CheckResponse{Inputs: inputs}, nil
+}
+
+func (p *provider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
+	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
+		return nil, err
+	}
+	olds, err := unmarshal(req.GetOldInputs())
+	if err != nil {
+		return nil, err
+	}
+	news, err := unmarshal(req.GetNews())
+	if err != nil {
+		return nil, err
+	}
+	ignored := map[string]bool{}
+	for _, k := range req.GetIgnoreChanges() {
+		ignored[k] = true
+	}
+	var diffs []string
+	keys := map[resource.PropertyKey]bool{}
+	for k := range olds {
+		keys[k] = true
+	}
+	for k := range news {
+		keys[k] = true
+	}
+	for k := range keys {
+		if ignored[string(k)] {
+			continue
+		}
+		o, n := olds[k], news[k]
+		if n.ContainsUnknowns() || !o.DeepEquals(n) {
+			diffs = append(diffs, string(k))
+		}
+	}
+	sort.Strings(diffs)
+	if len(diffs) == 0 {
+		return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_NONE}, nil
+	}
+	return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, Diffs: diffs}, nil
+}
+
+func (p *provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
+	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
+		return nil, err
+	}
+	props, err := unmarshal(req.GetProperties())
+	if err != nil {
+		return nil, err
+	}
+	id, outs, err := p.buildAndPush(ctx, props, req.GetPreview())
+	if err != nil {
+		return nil, err
+	}
+	s, err := marshal(outs)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.CreateResponse{Id: id, Properties: s}, nil
+}
+
+func (p *provider) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*pulumirpc.UpdateResponse, error) {
+	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
+		return nil, err
+	}
+	news, err := unmarshal(req.GetNews())
+	if err != nil {
+		return nil, err
+	}
+	_, outs, err := p.buildAndPush(ctx, news, req.GetPreview())
+	if err != nil {
+		return nil, err
+	}
+	s, err := marshal(outs)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.UpdateResponse{Properties: s}, nil
+}
+
+// Read returns the recorded state: the image is not looked up again.
+func (p *provider) Read(_ context.Context, req *pulumirpc.ReadRequest) (*pulumirpc.ReadResponse, error) {
+	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
+		return nil, err
+	}
+	return &pulumirpc.ReadResponse{Id: req.GetId(), Properties: req.GetProperties(), Inputs: req.GetInputs()}, nil
+}
+
+// Delete leaves the image and its tags alone, as the real provider does.
+func (p *provider) Delete(context.Context, *pulumirpc.DeleteRequest) (*emptypb.Empty, error) {
+	return &emptypb.Empty{}, nil
+}
+
+func (p *provider) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
+	return &emptypb.Empty{}, nil
+}
+
+func (p *provider) buildAndPush(ctx context.Context, props resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
+	in, failures := readImageInputs(props)
+	if len(failures) > 0 {
+		msgs := make([]string, 0, len(failures))
+		for _, f := range failures {
+			msgs = append(msgs, f.GetProperty()+": "+f.GetReason())
+		}
+		return "", nil, fmt.Errorf("invalid Image inputs: %s", strings.Join(msgs, "; "))
+	}
+	outs := resource.PropertyMap{}
+	for k, v := range props {
+		outs[k] = v
+	}
+	unknown := resource.MakeComputed(resource.NewStringProperty(""))
+	outs["baseImageName"] = resource.NewStringProperty(in.imageName)
+	outs["imageName"] = resource.NewStringProperty(in.imageName)
+	outs["registryServer"] = resource.NewStringProperty(in.registryServer())
+	outs["context"] = resource.NewStringProperty(in.context)
+	outs["dockerfile"] = resource.NewStringProperty(in.dockerfile)
+	if in.platform != "" {
+		outs["platform"] = resource.NewStringProperty(in.platform)
+	}
+	if preview {
+		outs["repoDigest"] = unknown
+		if !in.contextKnown {
+			outs["context"] = unknown
+			outs["dockerfile"] = unknown
+		}
+		return "", outs, nil
+	}
+	d, err := newDockerClient(p.dockerHost)
+	if err != nil {
+		return "", nil, err
+	}
+	imageID, err := d.build(ctx, in)
+	if err != nil {
+		return "", nil, err
+	}
+	repoDigest := ""
+	if in.skipPush {
+		repoDigest, _ = d.localRepoDigest(ctx, in.imageName)
+	} else {
+		repoDigest, err = d.push(ctx, in)
+		if err != nil {
+			return "", nil, err
+		}
+	}
+	outs["repoDigest"] = resource.NewStringProperty(repoDigest)
+	return imageID, outs, nil
+}
