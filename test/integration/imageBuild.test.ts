@@ -34,7 +34,12 @@ class Buildah {
         fs.writeFileSync(this.policy, JSON.stringify({ default: [{ type: "insecureAcceptAnything" }] }));
         const registries = path.join(root, "registries.conf");
         fs.writeFileSync(registries, "unqualified-search-registries = []\n");
-        this.env = { ...process.env, CONTAINERS_REGISTRIES_CONF: registries, BUILDAH_ISOLATION: "chroot" };
+        // Keeps the network backend's lock file out of /etc/containers.
+        const containersConf = path.join(root, "containers.conf");
+        fs.writeFileSync(containersConf, `[network]\nnetwork_config_dir = ${JSON.stringify(path.join(root, "networks"))}\n`);
+        this.env = {
+            ...process.env, CONTAINERS_REGISTRIES_CONF: registries, CONTAINERS_CONF: containersConf, BUILDAH_ISOLATION: "chroot",
+        };
     }
 
     /** Builds `context` and returns the image ID. `fresh` ignores cached layers. */
