@@ -1,8 +1,10 @@
 import * as fs from "fs";
 import * as path from "path";
 import { BadLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
-import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText, SignatureSpec } from "./tfProto";
+import { plural } from "./preflightText";
+import { decodeSavedModel, isInternalSignature, isRefDtype, MetaGraphSpec, parseSavedModelText, SignatureSpec } from "./tfProto";
 
+export { formatReport } from "./preflightText";
 export type { SignatureSpec, TensorSpec } from "./tfProto";
 
 /** One numeric version folder, as TF Serving would find it. */
@@ -66,11 +68,11 @@ const GRAPH_FILES = ["saved_model.pb", "saved_model.pbtxt"] as const;
 const SAVED_MODEL_PARTS = [...GRAPH_FILES, "variables", "assets", "assets.extra", "fingerprint.pb", "keras_metadata.pb"];
 const WARMUP_FILE = path.join("assets.extra", "tf_serving_warmup_requests");
 const INT64_MAX = 9223372036854775807n;
+/** A serialized protobuf message cannot exceed 2 GiB; TensorFlow refuses a larger saved_model.pb. */
+const PROTOBUF_MAX_BYTES = 2 ** 31 - 1;
 /** A folder name TF Serving's strtoll-style parser would still read as a number ("+5", " 5", "-1"). */
 const LOOSE_NUMBER = /^\s*[+-]?\d+\s*$/;
 const SHARD = /^variables\.data-(\d+)-of-(\d+)$/;
-/** Signatures TensorFlow writes for itself; not something a client calls. */
-const INTERNAL_SIGNATURE = /^__saved_model_/;
 const EXAMPLES_SHOWN = 3;
 
 interface VersionEntry { name: string; version: bigint }
@@ -294,6 +296,10 @@ function graphFileHint(dir: string): string {
 }
 
 function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note }: VersionSinks): void {
+    if ((statOrNull(file)?.size ?? 0) > PROTOBUF_MAX_BYTES) {
+        fail("UNDECODABLE_GRAPH", `${file} is larger than 2 GiB, the protobuf size limit, so TensorFlow cannot read it either: keep large constants in variables/ (tf.Variable) rather than in the graph, and export again.`, file);
+        return;
+    }
     let bytes: Buffer;
     try {
         bytes = fs.readFileSync(file);
@@ -335,7 +341,7 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     result.tags = chosen.tags;
     result.signatures = chosen.signatures;
     if (!(report.signature in chosen.signatures)) {
-        const callable = Object.keys(chosen.signatures).filter((name) => !INTERNAL_SIGNATURE.test(name));
+        const callable = Object.keys(chosen.signatures).filter((name) => !isInternalSignature(name));
         fail("SIGNATURE_MISSING", `${file} has no signature "${report.signature}" (${callable.length > 0 ? `it has ${callable.join(", ")}` : "it has no signature at all"}): `
             + (callable.length > 0 ? `pass --signature ${callable[0]} (and send signature_name with each request), or re-export with a "${report.signature}" signature.` : "re-export the model with a serving signature."), file);
     }
@@ -401,59 +407,8 @@ function reportModes(base: string, scans: TreeScan[], warn: Sink): void {
     }
 }
 
-/** Human-readable text for the CLI: versions, sizes, tags, served signatures, findings, then a one-line verdict. */
-export function formatReport(report: PreflightReport): string {
-    const lines = [`Model ${report.baseDir}`];
-    for (const v of report.versions) {
-        const tags = v.tags.length > 0 ? `tags ${v.tags.join(",")}` : "no matching tags";
-        lines.push(`  version ${v.version}  ${(v.served ? "served" : "not served").padEnd(10)}  ${v.graphFile ?? "no graph file"}  ${formatBytes(v.sizeBytes)}  ${tags}`);
-        if (v.served) {
-            lines.push(...formatSignatures(v.signatures, report.signature).map((line) => `    ${line}`));
-        }
-    }
-    for (const e of report.errors) {
-        lines.push(`error ${e.code}: ${e.message}`);
-    }
-    for (const w of report.warnings) {
-        lines.push(`warning ${w.code}: ${w.message}`);
-    }
-    const counts = `${plural(report.errors.length, "error")}, ${plural(report.warnings.length, "warning")}`;
-    lines.push(report.ok
-        ? `OK: TF Serving would serve version${report.servedVersions.length === 1 ? "" : "s"} ${report.servedVersions.join(", ")} with signature ${report.signature} (${counts}).`
-        : `FAILED: TF Serving would not serve this model as asked (${counts}); fix the errors above.`);
-    return lines.join("\n");
-}
-
-/** `name  method  x: DT_FLOAT[-1,1] -> y: DT_FLOAT[-1,1]`, the checked signature first, TensorFlow's internal ones left out. */
-function formatSignatures(signatures: Record<string, SignatureSpec>, first: string): string[] {
-    const names = Object.keys(signatures).filter((name) => !INTERNAL_SIGNATURE.test(name))
-        .sort((a, b) => Number(b === first) - Number(a === first) || a.localeCompare(b));
-    const width = Math.max(0, ...names.map((name) => name.length));
-    const tensors = (specs: SignatureSpec["inputs"]): string =>
-        Object.entries(specs).map(([name, t]) => `${name}: ${t.dtype}${t.shape === null ? "[unknown rank]" : `[${t.shape.join(",")}]`}`).join(", ") || "(none)";
-    return names.map((name) => {
-        const sig = signatures[name];
-        return `${name.padEnd(width)}  ${sig.method.replace(/^tensorflow\/serving\//, "").padEnd(8)}  ${tensors(sig.inputs)} -> ${tensors(sig.outputs)}`;
-    });
-}
-
-function formatBytes(bytes: number): string {
-    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let value = bytes;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
 function finding(code: string, message: string, where?: string): Finding {
     return where === undefined ? { code, message } : { code, message, path: where };
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-    return `${count} ${count === 1 ? one : many}`;
 }
 
 function compareBig(a: bigint, b: bigint): number {

@@ -173,6 +173,11 @@ export function isRefDtype(name: string): boolean {
     return value !== undefined && value > REF_DTYPE_OFFSET;
 }
 
+/** Signatures TensorFlow writes for itself (`__saved_model_init_op`), not something a client calls. */
+export function isInternalSignature(name: string): boolean {
+    return name.startsWith("__saved_model_");
+}
+
 function fromMessage(message: protobuf.Message): MetaGraphSpec[] {
     const raw = savedModelType.toObject(message, { enums: Number, longs: Number, arrays: true, objects: true }) as RawSavedModel;
     return (raw.meta_graphs ?? []).map((graph) => ({
