@@ -118,7 +118,9 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
             scans.push(scan);
             report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
         }
-        for (const name of others) {
+        // Everything else under the base goes into the image too (ignored entries, a shadowed duplicate version).
+        const versionNames = new Set(versions.map((v) => v.name));
+        for (const name of names.filter((n) => !versionNames.has(n))) {
             const scan = scanTree(path.join(base, name), realBase);
             reportLinks(scan.badLinks, warn, error);
             scans.push(scan);
@@ -151,7 +153,7 @@ function readBase(base: string, error: Sink): string[] | null {
         return null;
     }
     if (!stat.isDirectory()) {
-        const hint = (GRAPH_FILES as readonly string[]).includes(path.basename(base))
+        const hint = isGraphFile(path.basename(base))
             ? ` Pass the base folder above the version folder instead: ${path.dirname(path.dirname(base))} if this file sits in a version folder, otherwise move it into a new version folder (${path.join(path.dirname(base), "1")}/).`
             : "";
         error("BASE_NOT_A_FOLDER", `${base} is a file, not a folder: pass the model's base folder, the one that holds numbered version folders such as 1/.${hint}`, base);
@@ -190,7 +192,8 @@ function findVersions(base: string, names: string[], error: Sink, warn: Sink): {
 }
 
 function chooseServed(base: string, versions: VersionEntry[], requested: number[] | undefined, error: Sink): Set<bigint> {
-    if (!requested || requested.length === 0) {
+    if (!requested || requested.length === 0 || versions.length === 0) {
+        // With no version at all, NO_VERSIONS or FLAT_LAYOUT already says what is wrong.
         return new Set(versions.length > 0 ? [versions[versions.length - 1].version] : []);
     }
     const present = new Set(versions.map((v) => v.version));
@@ -200,15 +203,14 @@ function chooseServed(base: string, versions: VersionEntry[], requested: number[
         if (version !== null && present.has(version)) {
             served.add(version);
         } else {
-            const found = versions.length > 0 ? `it has ${versions.map((v) => v.version).join(", ")}` : "it has no version folder";
-            error("VERSION_NOT_FOUND", `Version ${wanted} was requested but ${base} has no folder for it (${found}): add ${path.join(base, String(wanted))}/ or request a version that exists.`, base);
+            error("VERSION_NOT_FOUND", `Version ${wanted} was requested but ${base} has no folder for it (it has ${versions.map((v) => v.version).join(", ")}): add ${path.join(base, String(wanted))}/ or request a version that exists.`, base);
         }
     }
     return served;
 }
 
 function explainNoVersions(base: string, names: string[], error: Sink): void {
-    const flat = names.filter((name) => (GRAPH_FILES as readonly string[]).includes(name) || name === "variables");
+    const flat = names.filter(isTopOfExport);
     if (flat.length > 0) {
         const target = path.join(base, "1");
         const parts = names.filter((name) => SAVED_MODEL_PARTS.includes(name)).map((name) => path.join(base, name));
@@ -231,7 +233,7 @@ function explainNoVersions(base: string, names: string[], error: Sink): void {
 }
 
 function warnAboutOthers(base: string, names: string[], others: string[], warn: Sink): void {
-    const stray = names.filter((name) => (GRAPH_FILES as readonly string[]).includes(name) || name === "variables");
+    const stray = names.filter(isTopOfExport);
     if (stray.length > 0) {
         warn("STRAY_MODEL_FILES", `${stray.map((n) => path.join(base, n)).join(" and ")} sit${stray.length === 1 ? "s" : ""} outside any version folder; TF Serving ignores ${stray.length === 1 ? "it" : "them"}: move into a version folder or delete.`, base);
     }
@@ -405,6 +407,15 @@ function reportModes(base: string, scans: TreeScan[], warn: Sink): void {
         warn("NOT_WORLD_READABLE", `${plural(closed.length, "file or folder", "files or folders")} under ${base} cannot be read by other users (${closed.slice(0, EXAMPLES_SHOWN).join(", ")}${closed.length > EXAMPLES_SHOWN ? ", ..." : ""}); `
             + `the server runs as a non-root user: chmod -R o+rX ${base}.`, closed[0]);
     }
+}
+
+function isGraphFile(name: string): boolean {
+    return (GRAPH_FILES as readonly string[]).includes(name);
+}
+
+/** The entries that show a SavedModel export sits right here rather than in a version folder. */
+function isTopOfExport(name: string): boolean {
+    return isGraphFile(name) || name === "variables";
 }
 
 function finding(code: string, message: string, where?: string): Finding {

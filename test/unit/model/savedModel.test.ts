@@ -260,6 +260,11 @@ describe("preflight", () => {
             assert.match(only(report.errors, "NO_VERSIONS").message, /No numeric version folder .*it is empty.*wait forever/);
         });
 
+        it("NO_VERSIONS alone when versions were requested from a folder without any", () => {
+            const report = preflight(tempDir(), { versions: [3] });
+            assert.deepStrictEqual(codes(report.errors), ["NO_VERSIONS"]);
+        });
+
         it("NO_VERSIONS with a hint when the SavedModel sits in a named folder", () => {
             const base = tempDir();
             fs.cpSync(path.join(fixture("half_plus_two_cpu"), V123), path.join(base, "export"), { recursive: true });
@@ -505,6 +510,13 @@ describe("preflight", () => {
             assert.strictEqual(report.versions.length, 1);
             assert.strictEqual(report.versions[0].path, path.join(base, "123"));
             assert.match(only(report.warnings, "DUPLICATE_VERSION").message, /TF Serving loads 123 and ignores 00000123/);
+        });
+
+        it("still checks links in the duplicate TF Serving ignores, since the image copies it", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.mkdirSync(path.join(base, "123"));
+            fs.symlinkSync("/etc/hostname", path.join(base, V123, "assets", "host"));
+            assert.strictEqual(only(preflight(base).errors, "LINK_OUTSIDE_MODEL").path, path.join(base, V123, "assets", "host"));
         });
 
         it("turns what breaks an unserved version into a warning", () => {
