@@ -24,7 +24,7 @@ export function preflightCommand(exit: (code: number) => void): Command {
                 versions: flags.version,
                 tags: flags.tags.split(",").map((tag) => tag.trim()).filter((tag) => tag !== ""),
             });
-            console.log(flags.json ? JSON.stringify(report, null, 2) : formatReport(report));
+            console.log(flags.json ? JSON.stringify(report) : formatReport(report));
             exit(report.ok ? 0 : 1);
         });
 }
