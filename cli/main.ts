@@ -1,19 +1,22 @@
 import { Command, CommanderError } from "commander";
-import { buildContextCommand } from "./buildContext";
 import { UserError } from "./errors";
-import { planCommand } from "./plan";
-import { preflightCommand } from "./preflight";
-import { smokeCommand } from "./smoke";
 
 /** Each subcommand lives in its own module and returns a configured commander `Command`. */
-type CommandFactory = (exit: (code: number) => void) => Command;
+export type CommandFactory = (exit: (code: number) => void) => Command;
 
-const commands: CommandFactory[] = [
-    buildContextCommand,
-    planCommand,
-    preflightCommand,
-    smokeCommand,
-];
+/*
+ * Subcommand modules load only when their command runs (all of them for `tfs --help`): `plan` and
+ * `deploy` pull in the Pulumi SDK, which `tfs preflight` has no need to wait for.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const commands: Record<string, () => CommandFactory> = {
+    "build-context": () => require("./buildContext").buildContextCommand,
+    "deploy": () => require("./deploy").deployCommand,
+    "plan": () => require("./plan").planCommand,
+    "preflight": () => require("./preflight").preflightCommand,
+    "smoke": () => require("./smoke").smokeCommand,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * Runs `tfs` with the given argv and resolves to the process exit code.
@@ -25,8 +28,13 @@ export async function main(argv: string[]): Promise<number> {
         .description("Take a TensorFlow SavedModel to a TensorFlow Serving endpoint on Kubernetes")
         .exitOverride()
         .showHelpAfterError();
-    for (const factory of commands) {
-        program.addCommand(factory((code) => { exitCode = code; }));
+    const requested = argv[2];
+    const names = requested in commands ? [requested] : Object.keys(commands);
+    for (const name of names) {
+        const command = commands[name]()((code) => { exitCode = code; });
+        // Subcommands do not inherit the parent's settings: without this a bad flag would exit the process directly.
+        command.copyInheritedSettings(program);
+        program.addCommand(command);
     }
     try {
         await program.parseAsync(argv);

@@ -10,6 +10,7 @@ import { ConfigError, ConfigReader, isCidr } from "./configReader";
 import { AwsConfig, readAwsConfig } from "./awsConfig";
 import { GcpConfig, readGcpConfig } from "./gcpConfig";
 import { imageReferenceProblem } from "../serving/images";
+import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -180,7 +181,7 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
         const modelPath = top.required("modelPath", "the model base folder, e.g. `pulumi config set modelPath ./models/half_plus_two`");
         const fallbackName = path.basename(modelPath || "model").toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
         const name = top.dnsLabel("modelName", top.has("modelName") ? "model" : fallbackName || "model");
-        if (!top.has("modelName") && !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name)) {
+        if (!top.has("modelName") && modelNameProblem(name)) {
             top.fail("modelName", `not set, and the folder name "${path.basename(modelPath)}" does not make a DNS label; set modelName (e.g. "my-model")`, undefined);
         }
         return [readModel(top, top, name, path.resolve(projectDir, modelPath))];
@@ -227,8 +228,9 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     const labels: Record<string, number> = {};
     for (const [label, v] of Object.entries(src("versionLabels").stringMap("versionLabels") ?? {})) {
         const key = src("versionLabels").key(`versionLabels.${label}`);
-        if (!/^[a-zA-Z0-9_]+$/.test(label)) {
-            r.issues.push({ key, value: label, expected: "label names may contain only letters, digits and '_'" });
+        const labelProblem = versionLabelProblem(label);
+        if (labelProblem) {
+            r.issues.push({ key, value: label, expected: labelProblem });
         } else if (!/^[0-9]+$/.test(v) || (servedVersions !== undefined && !servedVersions.includes(Number(v)))) {
             r.issues.push({ key, value: v, expected: `must be a served version number${servedVersions ? ` (one of ${servedVersions.join(", ")})` : "; labels need an explicit versions list"}` });
         } else {

@@ -36,7 +36,6 @@ export class ConfigError extends Error {
 
 type Raw = Record<string, unknown>;
 
-const DNS_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** Kubernetes quantity grammar (resource.Quantity): a decimal number with an optional suffix. */
 const QUANTITY = /^([+]?[0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
@@ -206,7 +205,7 @@ export class ConfigReader {
         if (v === undefined) {
             return fallback;
         }
-        if (!DNS_LABEL.test(v)) {
+        if (!/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v)) {
             this.fail(name, "must be a DNS label: lowercase letters, digits and '-', starting with a letter, at most 63 characters (e.g. \"half-plus-two\")");
             return fallback;
         }

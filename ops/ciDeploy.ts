@@ -1,0 +1,157 @@
+/**
+ * Stack updates from CI, through the Automation API: preflight, preview with the policy pack,
+ * update, smoke test. Each step is timed and named; the first failure stops the run and is the
+ * one the summary (and the exit code) reports.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import { ConfigError } from "../stacks/configReader";
+import { readConfig } from "../stacks/config";
+import { PreparationError, prepareModels } from "../stacks/prepare";
+import { PlanError, stackConfig } from "./plan";
+import { endpointFromStackOutputs, smoke, SmokeReport } from "./smoke";
+
+export type StepName = "preflight" | "preview" | "update" | "smoke";
+
+export interface StepResult {
+    step: StepName;
+    ok: boolean;
+    seconds: number;
+    /** One line: what happened, or why it failed. */
+    detail: string;
+}
+
+export interface DeploySummary {
+    stack: string;
+    ok: boolean;
+    /** The step that failed, if any. */
+    failedStep?: StepName;
+    steps: StepResult[];
+    /** Resource changes the preview (or update) reported, by operation. */
+    changes?: Record<string, number>;
+    outputs?: Record<string, unknown>;
+    smoke?: Pick<SmokeReport, "outcome" | "message" | "latencyMs" | "answer">;
+}
+
+export interface DeployOptions {
+    projectDir: string;
+    stack: string;
+    previewOnly: boolean;
+    /** Policy pack folder run with preview and update; default `<project>/policy`. */
+    policyPack?: string;
+    /** Seconds the smoke test waits for AVAILABLE. */
+    smokeTimeoutSeconds?: number;
+    /** Engine output lines (the preview diff, the update's progress). */
+    onOutput?: (line: string) => void;
+    /** One line per step as it starts and ends. */
+    onStep?: (line: string) => void;
+}
+
+/** A failed step's message; the step name travels with it. */
+class StepFailure extends Error {}
+
+async function timed(results: StepResult[], step: StepName, onStep: (l: string) => void, body: () => Promise<string>): Promise<void> {
+    onStep(`▶ ${step}`);
+    const start = Date.now();
+    try {
+        const detail = await body();
+        results.push({ step, ok: true, seconds: (Date.now() - start) / 1000, detail });
+        onStep(`✔ ${step} (${((Date.now() - start) / 1000).toFixed(1)} s): ${detail}`);
+    } catch (err) {
+        const detail = err instanceof Error ? err.message : String(err);
+        results.push({ step, ok: false, seconds: (Date.now() - start) / 1000, detail });
+        onStep(`✘ ${step}: ${detail}`);
+        throw new StepFailure(detail);
+    }
+}
+
+/** Checks the stack's config and models offline, exactly as the program will at preview. */
+export function preflightStack(projectDir: string, stack: string): string {
+    try {
+        const { project, config } = stackConfig(projectDir, stack);
+        const parsed = readConfig(config, project, projectDir);
+        const { models, warnings } = prepareModels(parsed, project);
+        const names = models.map((m) => `${m.settings.name} v${m.report.servedVersions.join(",")}`).join("; ");
+        return `${models.length} model(s) servable (${names})${warnings.length ? `, ${warnings.length} warning(s)` : ""}`;
+    } catch (err) {
+        if (err instanceof ConfigError || err instanceof PreparationError || err instanceof PlanError) {
+            throw new Error(err.message);
+        }
+        throw err;
+    }
+}
+
+export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
+    const steps: StepResult[] = [];
+    const onStep = options.onStep ?? (() => undefined);
+    const onOutput = options.onOutput ?? (() => undefined);
+    const policyPack = options.policyPack ?? path.join(options.projectDir, "policy");
+    const policyPacks = fs.existsSync(path.join(policyPack, "PulumiPolicy.yaml")) ? [policyPack] : [];
+    const summary: DeploySummary = { stack: options.stack, ok: false, steps };
+    let stack: Stack | undefined;
+    try {
+        await timed(steps, "preflight", onStep, async () => preflightStack(options.projectDir, options.stack));
+        await timed(steps, "preview", onStep, async () => {
+            stack = await LocalWorkspace.selectStack({ stackName: options.stack, workDir: options.projectDir });
+            const preview = await stack.preview({ policyPacks, diff: true, onOutput });
+            summary.changes = preview.changeSummary;
+            return describeChanges(preview.changeSummary);
+        });
+        if (options.previewOnly) {
+            summary.ok = true;
+            return summary;
+        }
+        await timed(steps, "update", onStep, async () => {
+            const up = await stack!.up({ policyPacks, onOutput });
+            summary.changes = up.summary.resourceChanges;
+            summary.outputs = Object.fromEntries(Object.entries(up.outputs).map(([k, v]) => [k, v.secret ? "[secret]" : v.value]));
+            if (up.summary.result !== "succeeded") {
+                throw new Error(`update ${up.summary.result}`);
+            }
+            return describeChanges(up.summary.resourceChanges);
+        });
+        await timed(steps, "smoke", onStep, async () => {
+            const outputs = await stack!.outputs();
+            const endpoint = endpointFromStackOutputs(outputs, options.stack);
+            const report = await smoke({
+                restUrl: endpoint.restUrl,
+                model: endpoint.model ?? "",
+                timeoutMs: (options.smokeTimeoutSeconds ?? 300) * 1000,
+                onProgress: onOutput,
+            });
+            summary.smoke = { outcome: report.outcome, message: report.message, latencyMs: report.latencyMs, answer: report.answer };
+            if (report.outcome !== "ok") {
+                throw new Error(`${report.outcome}: ${report.message}`);
+            }
+            return `${report.message}${report.latencyMs !== undefined ? ` (${report.latencyMs} ms)` : ""}`;
+        });
+        summary.ok = true;
+    } catch (err) {
+        if (!(err instanceof StepFailure)) {
+            throw err;
+        }
+        summary.failedStep = steps.find((s) => !s.ok)?.step;
+    }
+    return summary;
+}
+
+function describeChanges(changes: Record<string, number> | undefined): string {
+    const parts = Object.entries(changes ?? {}).filter(([, n]) => n > 0).map(([op, n]) => `${n} ${op}`);
+    return parts.length ? parts.join(", ") : "no changes";
+}
+
+/** The summary as Markdown, for a CI job summary (`$GITHUB_STEP_SUMMARY`). */
+export function summaryMarkdown(summary: DeploySummary, diff?: string): string {
+    const lines = [
+        `### tf-serving: stack \`${summary.stack}\` ${summary.ok ? "✅" : `❌ failed at **${summary.failedStep}**`}`,
+        "",
+        "| step | result | seconds | detail |",
+        "| --- | --- | ---: | --- |",
+        ...summary.steps.map((s) => `| ${s.step} | ${s.ok ? "ok" : "failed"} | ${s.seconds.toFixed(1)} | ${s.detail.replace(/\|/g, "\\|").replace(/\n/g, "<br>")} |`),
+    ];
+    if (diff) {
+        lines.push("", "<details><summary>Preview diff</summary>", "", "```diff", diff.trimEnd(), "```", "", "</details>");
+    }
+    return lines.join("\n") + "\n";
+}

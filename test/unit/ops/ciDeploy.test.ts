@@ -1,0 +1,45 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { ciDeploy, preflightStack, summaryMarkdown } from "../../../ops/ciDeploy";
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+function projectWithStack(stackYaml: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-ci-"));
+    fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+    fs.writeFileSync(path.join(dir, "Pulumi.ci.yaml"), stackYaml);
+    return dir;
+}
+
+describe("CI deploy", () => {
+    it("preflights the dev stack offline: config and model", () => {
+        assert.match(preflightStack(ROOT, "dev"), /1 model\(s\) servable \(half-plus-two v123\)/);
+    });
+
+    it("stops at preflight, naming the step, before any engine call", async () => {
+        const dir = projectWithStack("config:\n  tf-serving:modelPath: /nonexistent/model\n  tf-serving:publicEndpoint: true\n");
+        const lines: string[] = [];
+        const summary = await ciDeploy({ projectDir: dir, stack: "ci", previewOnly: false, onStep: (l) => lines.push(l) });
+        assert.strictEqual(summary.ok, false);
+        assert.strictEqual(summary.failedStep, "preflight");
+        assert.deepStrictEqual(summary.steps.map((s) => s.step), ["preflight"], "nothing after the failed step runs");
+        assert.match(summary.steps[0].detail, /tf-serving:modelPath \(\/nonexistent\/model\)/);
+        assert.ok(lines.some((l) => l.startsWith("✘ preflight")));
+    });
+
+    it("names a missing stack file", () => {
+        assert.throws(() => preflightStack(ROOT, "no-such-stack"), /no stack file .*Pulumi\.no-such-stack\.yaml; stacks with a file here: .*dev/);
+    });
+
+    it("renders a job summary with the failed step and the diff", () => {
+        const md = summaryMarkdown({
+            stack: "prod", ok: false, failedStep: "smoke",
+            steps: [{ step: "preflight", ok: true, seconds: 0.2, detail: "1 model(s) servable" }, { step: "smoke", ok: false, seconds: 30, detail: "not-available: a|b" }],
+        }, "+ kubernetes:apps/v1:Deployment\n");
+        assert.match(md, /❌ failed at \*\*smoke\*\*/);
+        assert.match(md, /\| smoke \| failed \| 30\.0 \| not-available: a\\\|b \|/);
+        assert.match(md, /```diff\n\+ kubernetes:apps\/v1:Deployment\n```/);
+    });
+});
