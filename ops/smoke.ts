@@ -180,7 +180,8 @@ async function waitUntilAvailable(
     let answered = false;
     let versions: VersionStatus[] = [];
     for (let attempts = 1; ; attempts++) {
-        const pollTimeout = Math.max(250, Math.min(options.pollTimeoutMs ?? 5000, deadline - Date.now()));
+        // Even a last look near the deadline gets a second: a remote load balancer can take that long to answer.
+        const pollTimeout = Math.max(1000, Math.min(options.pollTimeoutMs ?? 5000, deadline - Date.now()));
         const poll = await pollStatus(modelUrl, pollTimeout);
         const waitedMs = Date.now() - started;
         const when = `(attempt ${attempts}, ${(waitedMs / 1000).toFixed(1)} s)`;

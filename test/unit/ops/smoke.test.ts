@@ -1,4 +1,5 @@
 import * as assert from "assert";
+import * as net from "net";
 import { smoke, SmokeOptions, SmokeUsageError } from "../../../ops/smoke";
 import {
     FakeTfServing,
@@ -95,6 +96,21 @@ describe("smoke", () => {
         assert.match(report.message, /nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1\/models\/half_plus_two within 0\.3 s: connection refused/);
         assert.ok(report.attempts >= 2);
         assert.match(progress[0], /waiting for model "half_plus_two" at .*: connection refused \(attempt 1, /);
+    });
+
+    it("is unreachable when the server accepts connections but never answers", async () => {
+        const sockets: net.Socket[] = [];
+        const silent = net.createServer((socket) => sockets.push(socket));
+        await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", () => resolve()));
+        try {
+            const port = (silent.address() as net.AddressInfo).port;
+            const report = await run(`http://127.0.0.1:${port}`, { timeoutMs: 200, pollTimeoutMs: 200 });
+            assert.strictEqual(report.outcome, "unreachable");
+            assert.match(report.message, /timed out waiting for an answer/);
+        } finally {
+            sockets.forEach((s) => s.destroy());
+            await new Promise<void>((resolve) => silent.close(() => resolve()));
+        }
     });
 
     it("keeps retrying through refused connections until the server comes up", async () => {
