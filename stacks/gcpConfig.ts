@@ -1,19 +1,154 @@
 /**
- * The `gke` configuration section (cloud: gcp). Minimal first cut; the GKE work extends it.
+ * The `gke` configuration section (cloud: gcp): the GKE cluster, its node pools and the Artifact
+ * Registry repository. Set keys with `pulumi config set --path gke.region us-central1`. Every value
+ * is checked here, before anything is registered; README "GKE" lists the keys.
  */
+import { GKE_RELEASE_CHANNELS, GkeClusterArgs } from "../components/gke/cluster";
+import { checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../components/gke/machines";
+import { GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
+import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "../components/registry/artifactRegistry";
+import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigReader } from "./configReader";
 
-export interface GcpConfig {
-    project: string;
-    region: string;
-    /** Set when the cluster has a GPU node pool. */
-    gpuPool?: { acceleratorType: string; acceleratorCount: number };
+export interface GcpConfig extends GkeClusterArgs {
+    /** Where the model images go. */
+    registry: ArtifactRegistrySettings;
 }
 
+const GKE_KEYS = [
+    "project", "region", "zones", "clusterName", "releaseChannel", "deletionProtection", "privateNodes",
+    "subnetCidr", "masterCidr", "apiAccessCidrs", "cpuPool", "gpuPool", "registry",
+];
+const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "spot"];
+const GPU_POOL_KEYS = [...POOL_KEYS, "acceleratorType", "acceleratorCount", "driverVersion"];
+
+const PROJECT_ID = /^([a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
+const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
+const CLUSTER_NAME = /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/;
+const MACHINE_TYPE = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
+const REPOSITORY_ID = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
 export function readGcpConfig(top: ConfigReader): GcpConfig {
-    const r = top.nested("gke") ?? new ConfigReader({}, top.issues, "gke.");
+    const r = section(top, "gke");
+    r.rejectUnknown(GKE_KEYS);
+
+    const project = r.required("project", "the Google Cloud project id, e.g. `pulumi config set --path gke.project my-project`");
+    if (project && !PROJECT_ID.test(project)) {
+        r.fail("project", "must be a project id (6-30 lowercase letters, digits and '-', starting with a letter), not the project name or number");
+    }
+    const region = r.required("region", "the region, e.g. `pulumi config set --path gke.region us-central1`");
+    if (region && !REGION.test(region)) {
+        r.fail("region", "must be a Compute Engine region such as \"us-central1\" (a region, not a zone like \"us-central1-a\")");
+    }
+    const zones = readZones(r, "zones", region, new RegExp(`^${escapeRegExp(region)}-[a-z]$`), `${region || "us-central1"}-a`);
+
+    const clusterName = r.string("clusterName", "tf-serving");
+    if (!CLUSTER_NAME.test(clusterName)) {
+        r.fail("clusterName", "must be 1-40 lowercase letters, digits and '-', starting with a letter and not ending with '-'");
+    }
+
+    const privateNodes = r.bool("privateNodes", false);
+    if (r.has("masterCidr") && !privateNodes) {
+        r.fail("masterCidr", "applies only with gke.privateNodes: true");
+    }
+    const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs");
+    if (apiAccessCidrs?.length === 0) {
+        r.fail("apiAccessCidrs", "is empty, which would lock everyone out of the Kubernetes API; list your CIDRs, or remove the key to allow any address");
+    }
+
+    const gpuPool = readGpuPool(r);
+    if (gpuPool && zones === undefined) {
+        r.fail("zones", `required with gke.gpuPool: GPUs are zonal and not every zone of ${region || "the region"} has ${gpuPool.acceleratorType}; ` +
+            `list zones that do (\`gcloud compute accelerator-types list --filter=name=${gpuPool.acceleratorType}\`), e.g. [${region || "us-central1"}-a]`, undefined);
+    }
+
     return {
-        project: r.required("project", "the Google Cloud project id"),
-        region: r.required("region", "the region, e.g. us-central1"),
+        project,
+        region,
+        zones,
+        clusterName,
+        releaseChannel: r.oneOf("releaseChannel", GKE_RELEASE_CHANNELS, "REGULAR"),
+        deletionProtection: r.bool("deletionProtection", true),
+        privateNodes,
+        subnetCidr: readIpv4Block(r, "subnetCidr", "10.0.0.0/20", 8, 29),
+        masterCidr: readIpv4Block(r, "masterCidr", "172.16.0.0/28", 28, 28),
+        apiAccessCidrs,
+        cpuPool: readCpuPool(section(r, "cpuPool")),
+        gpuPool,
+        registry: readRegistry(section(r, "registry"), region),
     };
+}
+
+function readMachineType(r: ConfigReader, fallback: string | undefined): string | undefined {
+    const machineType = r.string("machineType") ?? fallback;
+    if (machineType === undefined || !r.has("machineType")) {
+        return machineType;
+    }
+    if (!MACHINE_TYPE.test(machineType)) {
+        r.fail("machineType", "must be a Compute Engine machine type such as \"e2-standard-4\"");
+    } else if (isArmMachineType(machineType)) {
+        r.fail("machineType", `${NO_ARM64} such as "e2-standard-4"`);
+    }
+    return machineType;
+}
+
+function readPool(r: ConfigReader, machineType: string, bounds: { minNodes: number; maxNodes: number }, floor: number): GkeNodePoolSettings {
+    return {
+        machineType,
+        ...readNodeBounds(r, bounds, floor),
+        diskSizeGb: r.int("diskSizeGb", 100, { min: 10, max: 65536 }),
+        spot: r.bool("spot", false),
+    };
+}
+
+function readCpuPool(r: ConfigReader): GkeNodePoolSettings {
+    r.rejectUnknown(POOL_KEYS);
+    return readPool(r, readMachineType(r, "e2-standard-4") ?? "e2-standard-4", { minNodes: 2, maxNodes: 4 }, 1);
+}
+
+function readGpuPool(gke: ConfigReader): GkeGpuPoolSettings | undefined {
+    const r = gke.nested("gpuPool");
+    if (r === undefined) {
+        return undefined;
+    }
+    r.rejectUnknown(GPU_POOL_KEYS);
+    const acceleratorType = r.required("acceleratorType", "the GPU type, e.g. nvidia-l4 or nvidia-tesla-t4 (`gcloud compute accelerator-types list`)");
+    const acceleratorCount = r.int("acceleratorCount", 1);
+    if (acceleratorCount < 1) {
+        r.fail("acceleratorCount", "must be at least 1 GPU per node; to run without GPUs, remove gke.gpuPool");
+    }
+    const explicitMachine = readMachineType(r, undefined);
+    if (acceleratorType && acceleratorCount >= 1) {
+        for (const { field, problem } of checkGpuMachine(acceleratorType, acceleratorCount, explicitMachine)) {
+            r.fail(field, problem, field === "acceleratorType" ? acceleratorType : field === "acceleratorCount" ? acceleratorCount : explicitMachine);
+        }
+    }
+    const machineType = explicitMachine ?? defaultGpuMachineType(acceleratorType, acceleratorCount) ?? "";
+    return {
+        ...readPool(r, machineType, { minNodes: 0, maxNodes: 2 }, 0),
+        acceleratorType,
+        acceleratorCount,
+        driverVersion: r.oneOf("driverVersion", ["DEFAULT", "LATEST"] as const, "DEFAULT"),
+    };
+}
+
+function readRegistry(r: ConfigReader, region: string): ArtifactRegistrySettings {
+    r.rejectUnknown(["host", "location", "repository", "keepImages"]);
+    const host = r.oneOf("host", ARTIFACT_REGISTRY_HOSTS, "docker.pkg.dev");
+    if (host !== "docker.pkg.dev") {
+        for (const key of ["location", "repository"]) {
+            if (r.has(key)) {
+                r.fail(key, `does not apply with host "${host}": the repository is named "${host}" in its fixed multi-region`);
+            }
+        }
+    }
+    const repository = r.string("repository", "tf-serving");
+    if (!REPOSITORY_ID.test(repository)) {
+        r.fail("repository", "must be a repository id: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
+    }
+    const location = r.string("location", region);
+    if (location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
+        r.fail("location", "must be a region such as \"us-central1\" or a multi-region \"us\", \"europe\", \"asia\"");
+    }
+    return { host, location, repository, keepImages: r.int("keepImages", 10, { min: 1, max: 1000 }) };
 }

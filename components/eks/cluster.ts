@@ -1,0 +1,169 @@
+/**
+ * An EKS cluster for TF Serving: its network (or existing subnets), the control plane with API
+ * access entries (no aws-auth ConfigMap), a CPU and an optional GPU managed node group, NVIDIA's
+ * device plugin when there are GPU nodes, and a Kubernetes provider built from a deterministic
+ * kubeconfig that gets its token from `aws eks get-token`.
+ */
+import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { kubeconfigOutput } from "../kubeconfig";
+import { NodePlacement } from "../modelServer";
+import { poolLabels, poolPlacement } from "../nodePlacement";
+import { NvidiaDevicePlugin } from "./devicePlugin";
+import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
+import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
+import { EksVpc, NatGatewayMode } from "./vpc";
+
+/** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
+export type EksNetworkSettings =
+    | {
+        kind: "create";
+        /** VPC range, e.g. `10.0.0.0/16`. */
+        cidr: string;
+        /** Availability zones (at least two), e.g. `us-west-2a`, `us-west-2b`. */
+        zones: string[];
+        natGateways: NatGatewayMode;
+    }
+    | {
+        kind: "existing";
+        /** Subnets for the nodes (with a route to a NAT or ECR endpoints), in at least two zones. */
+        privateSubnetIds: string[];
+        /** Subnets for internet-facing load balancers (tagged `kubernetes.io/role/elb=1`). */
+        publicSubnetIds: string[];
+    };
+
+export interface EksClusterArgs {
+    /** AWS region, e.g. `us-west-2`; also written into the kubeconfig's `aws eks get-token`. */
+    region: string;
+    /** AWS CLI profile for `aws eks get-token`; undefined means the ambient credentials. */
+    profile?: string;
+    /** EKS cluster name (also used in subnet tags and resource names). */
+    clusterName: string;
+    /** Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for new clusters. */
+    kubernetesVersion?: string;
+    /** When true, EKS refuses to delete the cluster until it is set to false and applied. */
+    deletionProtection: boolean;
+    network: EksNetworkSettings;
+    /** CIDRs allowed to reach the public Kubernetes API endpoint. */
+    apiAccessCidrs: string[];
+    /** IAM role or user ARNs given cluster-admin access entries; undefined means the identity running Pulumi (its role ARN, not the STS session ARN). */
+    adminPrincipalArns?: string[];
+    /** The node group every CPU model and cluster add-on runs on. */
+    cpuNodeGroup: EksNodeGroupSettings;
+    /** Optional GPU node group, for models with `gpu: true`; brings NVIDIA's device plugin. */
+    gpuNodeGroup?: EksNodeGroupSettings;
+    /** Device plugin image override (e.g. a mirror); default the pinned NVIDIA release. */
+    devicePluginImage?: string;
+}
+
+/** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
+export function principalSuffix(arn: string): string {
+    return arn.split(":").slice(4).join("-").replace(/[^A-Za-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+export class EksCluster extends pulumi.ComponentResource {
+    readonly clusterName: pulumi.Output<string>;
+    /** Kubeconfig using `aws eks get-token` (secret). */
+    readonly kubeconfig: pulumi.Output<string>;
+    /** Kubernetes provider for this cluster. */
+    readonly provider: k8s.Provider;
+    readonly nodeGroups: aws.eks.NodeGroup[];
+    /** Present only with a GPU node group. */
+    readonly devicePlugin?: NvidiaDevicePlugin;
+    /** Where CPU and GPU model pods go on this cluster. */
+    readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
+
+    constructor(name: string, args: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("tf-serving:index:EksCluster", name, {}, opts);
+        const partition = awsPartition(args.region);
+
+        let privateSubnetIds: pulumi.Input<string>[];
+        let publicSubnetIds: pulumi.Input<string>[];
+        if (args.network.kind === "create") {
+            const vpc = new EksVpc(`${name}-vpc`, {
+                clusterName: args.clusterName,
+                cidr: args.network.cidr,
+                zones: args.network.zones,
+                natGateways: args.network.natGateways,
+            }, { parent: this });
+            privateSubnetIds = vpc.privateSubnetIds;
+            publicSubnetIds = vpc.publicSubnetIds;
+        } else {
+            privateSubnetIds = args.network.privateSubnetIds;
+            publicSubnetIds = args.network.publicSubnetIds;
+        }
+
+        const clusterRole = serviceRole(`${name}-cluster`, "eks.amazonaws.com", EKS_CLUSTER_POLICIES, partition, this);
+        const cluster = new aws.eks.Cluster(`${name}-cluster`, {
+            name: args.clusterName,
+            roleArn: clusterRole.role.arn,
+            version: args.kubernetesVersion,
+            vpcConfig: {
+                subnetIds: [...privateSubnetIds, ...publicSubnetIds],
+                endpointPublicAccess: true,
+                endpointPrivateAccess: true,
+                publicAccessCidrs: args.apiAccessCidrs,
+            },
+            // Access entries only; the creator gets no implicit admin (the explicit entry below is the one that counts).
+            accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false },
+            deletionProtection: args.deletionProtection,
+        }, { parent: this, dependsOn: clusterRole.attachments });
+
+        const admins = this.adminAccess(name, cluster, args.adminPrincipalArns, partition);
+
+        const nodeRole = serviceRole(`${name}-nodes`, "ec2.amazonaws.com", EKS_NODE_POLICIES, partition, this);
+        const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds };
+        const groupOpts = { parent: this, dependsOn: nodeRole.attachments };
+        this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
+        if (args.gpuNodeGroup) {
+            this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, at), groupOpts));
+        }
+
+        this.clusterName = cluster.name;
+        this.kubeconfig = kubeconfigOutput({
+            contextName: cluster.arn,
+            server: cluster.endpoint,
+            certificateAuthorityData: cluster.certificateAuthority.data,
+        }, { kind: "eks", clusterName: args.clusterName, region: args.region, profile: args.profile });
+        // The provider (not the kubeconfig text) waits for the access entries, so a change to them never replaces it.
+        this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig }, { parent: this, dependsOn: admins });
+
+        if (args.gpuNodeGroup) {
+            this.devicePlugin = new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, {
+                provider: this.provider,
+                nodeSelector: poolLabels("gpu"),
+                image: args.devicePluginImage,
+            }, { parent: this });
+        }
+        this.placement = poolPlacement();
+
+        this.registerOutputs({ clusterName: this.clusterName, kubeconfig: this.kubeconfig });
+    }
+
+    /** Cluster-admin access entries for the configured principals, or for whoever runs Pulumi. */
+    private adminAccess(name: string, cluster: aws.eks.Cluster, principals: string[] | undefined, partition: string): aws.eks.AccessPolicyAssociation[] {
+        const entries: { suffix: string; arn: pulumi.Input<string> }[] = principals
+            ? principals.map((arn) => ({ suffix: principalSuffix(arn), arn }))
+            : [{ suffix: "deployer", arn: this.deployerArn() }];
+        return entries.map(({ suffix, arn }) => {
+            const entry = new aws.eks.AccessEntry(`${name}-admin-${suffix}`, {
+                clusterName: cluster.name,
+                principalArn: arn,
+                type: "STANDARD",
+            }, { parent: this });
+            return new aws.eks.AccessPolicyAssociation(`${name}-admin-${suffix}`, {
+                clusterName: cluster.name,
+                principalArn: entry.principalArn,
+                policyArn: `arn:${partition}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`,
+                accessScope: { type: "cluster" },
+            }, { parent: this });
+        });
+    }
+
+    /** The IAM role (or user) behind the current credentials: access entries take the role ARN, not the STS session ARN. */
+    private deployerArn(): pulumi.Output<string> {
+        const caller = aws.getCallerIdentityOutput({}, { parent: this });
+        return aws.iam.getSessionContextOutput({ arn: caller.arn }, { parent: this }).issuerArn;
+    }
+}

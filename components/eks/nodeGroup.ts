@@ -1,0 +1,56 @@
+/**
+ * EKS managed node group settings and the `aws.eks.NodeGroup` arguments they turn into (pure:
+ * tested without Pulumi mocks). Both groups run Amazon Linux 2023 on x86; the GPU group uses the
+ * NVIDIA AMI (driver and container toolkit, but not the device plugin) and is tainted so that only
+ * pods tolerating `nvidia.com/gpu` land there.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { GPU_TAINT_KEY, PoolKind, poolLabels } from "../nodePlacement";
+
+export const CAPACITY_TYPES = ["ON_DEMAND", "SPOT"] as const;
+export type CapacityType = (typeof CAPACITY_TYPES)[number];
+
+export interface EksNodeGroupSettings {
+    /** EC2 instance type, e.g. `m6i.xlarge` (CPU) or `g5.xlarge` (GPU). x86 only: TF Serving has no arm64 image. */
+    instanceType: string;
+    /** Nodes EKS keeps running. Nothing in this stack autoscales nodes, so this is the group's size. */
+    desiredNodes: number;
+    /** Lower bound of the group (for a cluster autoscaler you add, or manual scaling). */
+    minNodes: number;
+    /** Upper bound of the group. */
+    maxNodes: number;
+    /** Root volume in GiB; the serving image (model included) is pulled onto it. */
+    diskSizeGb: number;
+    /** `ON_DEMAND` or `SPOT` (cheaper, reclaimable). */
+    capacityType: CapacityType;
+}
+
+export const AMI_TYPES: Record<PoolKind, string> = {
+    cpu: "AL2023_x86_64_STANDARD",
+    gpu: "AL2023_x86_64_NVIDIA",
+};
+
+export interface NodeGroupPlacement {
+    clusterName: pulumi.Input<string>;
+    nodeRoleArn: pulumi.Input<string>;
+    /** Private subnets the nodes run in. */
+    subnetIds: pulumi.Input<string>[];
+}
+
+/** Arguments for the CPU or GPU managed node group. */
+export function nodeGroupArgs(kind: PoolKind, settings: EksNodeGroupSettings, at: NodeGroupPlacement): aws.eks.NodeGroupArgs {
+    return {
+        clusterName: at.clusterName,
+        nodeRoleArn: at.nodeRoleArn,
+        subnetIds: at.subnetIds,
+        amiType: AMI_TYPES[kind],
+        instanceTypes: [settings.instanceType],
+        capacityType: settings.capacityType,
+        diskSize: settings.diskSizeGb,
+        scalingConfig: { desiredSize: settings.desiredNodes, minSize: settings.minNodes, maxSize: settings.maxNodes },
+        updateConfig: { maxUnavailable: 1 },
+        labels: poolLabels(kind),
+        taints: kind === "gpu" ? [{ key: GPU_TAINT_KEY, value: "true", effect: "NO_SCHEDULE" }] : undefined,
+    };
+}

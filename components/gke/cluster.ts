@@ -1,0 +1,152 @@
+/**
+ * A regional GKE Standard cluster for TF Serving: its own VPC network, the cluster without its
+ * default node pool, a dedicated node service account with minimal roles, a CPU node pool and an
+ * optional GPU node pool, and a Kubernetes provider built from a deterministic kubeconfig.
+ */
+import * as gcp from "@pulumi/gcp";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { kubeconfigOutput } from "../kubeconfig";
+import { NodePlacement } from "../modelServer";
+import { poolPlacement } from "../nodePlacement";
+import { GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
+
+export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
+export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
+
+/** Project roles of the node service account: write logs and metrics, nothing else. Pulling images is granted on the repository itself. */
+export const GKE_NODE_PROJECT_ROLES = ["roles/logging.logWriter", "roles/monitoring.metricWriter"] as const;
+
+export interface GkeClusterArgs {
+    /** Google Cloud project id. */
+    project: string;
+    /** Region of the regional cluster (control plane replicated across its zones), e.g. `us-central1`. */
+    region: string;
+    /** Zones of the region the node pools use; undefined lets GKE pick. GPU pools need zones that have the accelerator. */
+    zones?: string[];
+    /** GKE cluster name (1-40 characters: lowercase letters, digits, '-'). */
+    clusterName: string;
+    /** Release channel; GKE upgrades the control plane and nodes within it. */
+    releaseChannel: GkeReleaseChannel;
+    /** When true, GKE refuses to delete the cluster (`pulumi destroy` fails until it is set to false and applied). */
+    deletionProtection: boolean;
+    /** Nodes get no external IP; egress goes through Cloud NAT, Google APIs through Private Google Access. */
+    privateNodes: boolean;
+    /** Primary range of the node subnetwork, e.g. `10.0.0.0/20`; pod and service ranges are picked by GKE. */
+    subnetCidr: string;
+    /** The control plane's /28 range, used only with `privateNodes`. */
+    masterCidr: string;
+    /** CIDRs allowed to reach the Kubernetes API; undefined leaves the public endpoint open to any address (still authenticated). */
+    apiAccessCidrs?: string[];
+    /** The pool every CPU model and cluster add-on runs on. */
+    cpuPool: GkeNodePoolSettings;
+    /** Optional GPU pool, for models with `gpu: true`. */
+    gpuPool?: GkeGpuPoolSettings;
+}
+
+/** Node service account id (6-30 characters) derived from the cluster name. */
+export function nodeServiceAccountId(clusterName: string): string {
+    return `${clusterName.slice(0, 24).replace(/-+$/, "")}-nodes`;
+}
+
+/** The kubeconfig context name gcloud would write for this cluster. */
+export function gkeContextName(project: string, location: string, clusterName: string): string {
+    return `gke_${project}_${location}_${clusterName}`;
+}
+
+export class GkeCluster extends pulumi.ComponentResource {
+    readonly clusterName: pulumi.Output<string>;
+    /** Kubeconfig using `gke-gcloud-auth-plugin` (secret). */
+    readonly kubeconfig: pulumi.Output<string>;
+    /** Kubernetes provider for this cluster. */
+    readonly provider: k8s.Provider;
+    /** Email of the nodes' service account: grant it read access to the image repository. */
+    readonly nodeServiceAccountEmail: pulumi.Output<string>;
+    readonly nodePools: gcp.container.NodePool[];
+    /** Where CPU and GPU model pods go on this cluster. */
+    readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
+
+    constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("tf-serving:index:GkeCluster", name, {}, opts);
+        const { project, region } = args;
+
+        const network = new gcp.compute.Network(`${name}-network`, {
+            project,
+            autoCreateSubnetworks: false,
+            description: `Network of GKE cluster ${args.clusterName}`,
+        }, { parent: this });
+        const subnetwork = new gcp.compute.Subnetwork(`${name}-nodes`, {
+            project,
+            region,
+            network: network.id,
+            ipCidrRange: args.subnetCidr,
+            privateIpGoogleAccess: true,
+        }, { parent: this });
+        if (args.privateNodes) {
+            const router = new gcp.compute.Router(`${name}-router`, { project, region, network: network.id }, { parent: this });
+            new gcp.compute.RouterNat(`${name}-nat`, {
+                project,
+                region,
+                router: router.name,
+                natIpAllocateOption: "AUTO_ONLY",
+                sourceSubnetworkIpRangesToNat: "ALL_SUBNETWORKS_ALL_IP_RANGES",
+            }, { parent: this });
+        }
+
+        const nodeAccount = new gcp.serviceaccount.Account(`${name}-nodes`, {
+            project,
+            accountId: nodeServiceAccountId(args.clusterName),
+            displayName: `Nodes of GKE cluster ${args.clusterName}`,
+        }, { parent: this });
+        const roles = GKE_NODE_PROJECT_ROLES.map((role) => new gcp.projects.IAMMember(`${name}-nodes-${role.split("/")[1]}`, {
+            project,
+            role,
+            member: pulumi.interpolate`serviceAccount:${nodeAccount.email}`,
+        }, { parent: this }));
+
+        const cluster = new gcp.container.Cluster(`${name}-cluster`, {
+            project,
+            name: args.clusterName,
+            location: region,
+            network: network.id,
+            subnetwork: subnetwork.id,
+            networkingMode: "VPC_NATIVE",
+            ipAllocationPolicy: { clusterIpv4CidrBlock: "/14", servicesIpv4CidrBlock: "/20" },
+            // Node pools are managed separately, so changing one never touches the cluster.
+            removeDefaultNodePool: true,
+            initialNodeCount: 1,
+            releaseChannel: { channel: args.releaseChannel },
+            workloadIdentityConfig: { workloadPool: `${project}.svc.id.goog` },
+            deletionProtection: args.deletionProtection,
+            privateClusterConfig: args.privateNodes
+                ? { enablePrivateNodes: true, enablePrivateEndpoint: false, masterIpv4CidrBlock: args.masterCidr }
+                : undefined,
+            masterAuthorizedNetworksConfig: args.apiAccessCidrs && {
+                cidrBlocks: args.apiAccessCidrs.map((cidrBlock) => ({ cidrBlock, displayName: `allowed ${cidrBlock}` })),
+            },
+        }, { parent: this });
+
+        const at = { cluster: cluster.name, location: region, project, serviceAccount: nodeAccount.email, zones: args.zones };
+        const poolOpts = { parent: this, dependsOn: roles, ignoreChanges: ["initialNodeCount"] };
+        this.nodePools = [new gcp.container.NodePool(`${name}-cpu`, nodePoolArgs("cpu", args.cpuPool, at), poolOpts)];
+        if (args.gpuPool) {
+            this.nodePools.push(new gcp.container.NodePool(`${name}-gpu`, nodePoolArgs("gpu", args.gpuPool, at), poolOpts));
+        }
+
+        this.clusterName = cluster.name;
+        this.nodeServiceAccountEmail = nodeAccount.email;
+        this.kubeconfig = kubeconfigOutput({
+            contextName: gkeContextName(project, region, args.clusterName),
+            server: cluster.endpoint,
+            certificateAuthorityData: cluster.masterAuth.clusterCaCertificate,
+        }, { kind: "gke" });
+        this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig }, { parent: this });
+        this.placement = poolPlacement(args.gpuPool ? { "cloud.google.com/gke-accelerator": args.gpuPool.acceleratorType } : {});
+
+        this.registerOutputs({
+            clusterName: this.clusterName,
+            kubeconfig: this.kubeconfig,
+            nodeServiceAccountEmail: this.nodeServiceAccountEmail,
+        });
+    }
+}

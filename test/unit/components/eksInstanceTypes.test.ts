@@ -1,0 +1,30 @@
+import * as assert from "assert";
+import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType } from "../../../components/eks/instanceTypes";
+
+describe("EKS instance types", () => {
+    it("recognises Graviton (arm64) types", () => {
+        for (const arm of ["m6g.large", "m7gd.xlarge", "c7gn.2xlarge", "r8g.large", "t4g.medium", "im4gn.large", "is4gen.xlarge", "x2gd.large", "g5g.xlarge", "hpc7g.4xlarge", "a1.large"]) {
+            assert.ok(isArm64InstanceType(arm), arm);
+        }
+        for (const x86 of ["m6i.xlarge", "m7i-flex.large", "c6a.large", "g5.xlarge", "g4dn.xlarge", "p4d.24xlarge", "t3.medium", "inf2.xlarge", "r7iz.large", "g6e.xlarge"]) {
+            assert.ok(!isArm64InstanceType(x86), x86);
+        }
+    });
+
+    it("recognises x86 NVIDIA GPU types, and not AMD or Graviton GPUs", () => {
+        for (const gpu of ["g4dn.xlarge", "g5.12xlarge", "g6.xlarge", "g6e.2xlarge", "p3.2xlarge", "p4d.24xlarge", "p5.48xlarge"]) {
+            assert.ok(isNvidiaGpuInstanceType(gpu), gpu);
+        }
+        for (const other of ["g4ad.xlarge", "g5g.xlarge", "m6i.xlarge", "inf2.xlarge"]) {
+            assert.ok(!isNvidiaGpuInstanceType(other), other);
+        }
+    });
+
+    it("flags accelerated types that do not belong in the CPU group", () => {
+        assert.ok(isAcceleratedInstanceType("g4ad.xlarge"));
+        assert.ok(isAcceleratedInstanceType("inf2.xlarge"));
+        assert.ok(isAcceleratedInstanceType("p3.2xlarge"));
+        assert.ok(!isAcceleratedInstanceType("m6i.xlarge"));
+        assert.ok(!isAcceleratedInstanceType("c7i.large"));
+    });
+});

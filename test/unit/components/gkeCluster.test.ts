@@ -1,0 +1,143 @@
+import * as assert from "assert";
+import { parse } from "yaml";
+import { GKE_NODE_PROJECT_ROLES, GkeCluster, GkeClusterArgs } from "../../../components/gke/cluster";
+import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { cloudMockState } from "../../support/cloudMockState";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+function args(overrides: Partial<GkeClusterArgs> = {}): GkeClusterArgs {
+    return {
+        project: "my-project",
+        region: "us-central1",
+        clusterName: "tf-serving",
+        releaseChannel: "REGULAR",
+        deletionProtection: true,
+        privateNodes: false,
+        subnetCidr: "10.0.0.0/20",
+        masterCidr: "172.16.0.0/28",
+        cpuPool: { machineType: "e2-standard-4", minNodes: 2, maxNodes: 4, diskSizeGb: 100, spot: false },
+        ...overrides,
+    };
+}
+
+const GPU_POOL = {
+    machineType: "g2-standard-8", minNodes: 0, maxNodes: 2, diskSizeGb: 100, spot: false,
+    acceleratorType: "nvidia-l4", acceleratorCount: 1, driverVersion: "LATEST" as const,
+};
+
+async function build(a: GkeClusterArgs) {
+    const recorder = await startMockRuntime({ state: cloudMockState });
+    const cluster = new GkeCluster("gke", a);
+    const kubeconfig = await settleOutput(cluster.kubeconfig);
+    await recorder.settle();
+    return { recorder, cluster, kubeconfig };
+}
+
+describe("GkeCluster", () => {
+    it("creates the cluster without its default pool, on a release channel, with workload identity", async () => {
+        const { recorder } = await build(args());
+        const c = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.strictEqual(c.name, "tf-serving");
+        assert.strictEqual(c.location, "us-central1");
+        assert.strictEqual(c.removeDefaultNodePool, true);
+        assert.strictEqual(c.initialNodeCount, 1);
+        assert.deepStrictEqual(c.releaseChannel, { channel: "REGULAR" });
+        assert.deepStrictEqual(c.workloadIdentityConfig, { workloadPool: "my-project.svc.id.goog" });
+        assert.strictEqual(c.deletionProtection, true);
+        assert.strictEqual(c.networkingMode, "VPC_NATIVE");
+        assert.strictEqual(c.privateClusterConfig, undefined);
+        assert.strictEqual(c.masterAuthorizedNetworksConfig, undefined);
+        assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 0);
+    });
+
+    it("takes deletionProtection from its arguments", async () => {
+        const { recorder } = await build(args({ deletionProtection: false }));
+        assert.strictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).deletionProtection, false);
+    });
+
+    it("CPU pool: autoscaled, auto-repaired and upgraded, GKE metadata server, labelled cpu, no accelerator", async () => {
+        const { recorder } = await build(args());
+        const pools = recorder.ofType("gcp:container/nodePool:NodePool");
+        assert.deepStrictEqual(pools.map((p) => p.name), ["gke-cpu"]);
+        const pool = pools[0].inputs as any;
+        assert.deepStrictEqual(pool.autoscaling, { totalMinNodeCount: 2, totalMaxNodeCount: 4, locationPolicy: "BALANCED" });
+        assert.deepStrictEqual(pool.management, { autoRepair: true, autoUpgrade: true });
+        assert.strictEqual(pool.nodeConfig.machineType, "e2-standard-4");
+        assert.deepStrictEqual(pool.nodeConfig.workloadMetadataConfig, { mode: "GKE_METADATA" });
+        assert.deepStrictEqual(pool.nodeConfig.labels, { "tf-serving/pool": "cpu" });
+        assert.strictEqual(pool.nodeConfig.guestAccelerators, undefined);
+        assert.strictEqual(pool.nodeConfig.serviceAccount, "tf-serving-nodes@my-project.iam.gserviceaccount.com");
+    });
+
+    it("GPU pool: accelerator, count and driver; may scale to zero; GKE's own taint and device plugin (none added)", async () => {
+        const { recorder, cluster } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
+        const gpu = recorder.one("gcp:container/nodePool:NodePool", "gpu").inputs as any;
+        assert.deepStrictEqual(gpu.nodeConfig.guestAccelerators, [{ type: "nvidia-l4", count: 1, gpuDriverInstallationConfig: { gpuDriverVersion: "LATEST" } }]);
+        assert.strictEqual(gpu.nodeConfig.machineType, "g2-standard-8");
+        assert.deepStrictEqual(gpu.autoscaling, { totalMinNodeCount: 0, totalMaxNodeCount: 2, locationPolicy: "ANY" });
+        assert.strictEqual(gpu.initialNodeCount, 0);
+        assert.deepStrictEqual(gpu.nodeLocations, ["us-central1-a"]);
+        assert.deepStrictEqual(gpu.nodeConfig.labels, { "tf-serving/pool": "gpu" });
+        assert.strictEqual(gpu.nodeConfig.taints, undefined, "GKE taints GPU nodes nvidia.com/gpu itself");
+        assert.deepStrictEqual(gpu.nodeConfig.workloadMetadataConfig, { mode: "GKE_METADATA" });
+        assert.strictEqual(recorder.ofType("kubernetes:apps/v1:DaemonSet").length, 0, "no NVIDIA device plugin on GKE");
+        assert.deepStrictEqual(cluster.placement.gpu, {
+            nodeSelector: { "tf-serving/pool": "gpu", "cloud.google.com/gke-accelerator": "nvidia-l4" },
+            tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
+        });
+        assert.deepStrictEqual(cluster.placement.cpu, { nodeSelector: { "tf-serving/pool": "cpu" } });
+    });
+
+    it("node service account: its own, with log and metric writer roles only", async () => {
+        const { recorder } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
+        const account = recorder.one("gcp:serviceaccount/account:Account").inputs as any;
+        assert.strictEqual(account.accountId, "tf-serving-nodes");
+        const members = recorder.ofType("gcp:projects/iAMMember:IAMMember").map((m) => m.inputs as any);
+        assert.deepStrictEqual(members.map((m) => m.role).sort(), [...GKE_NODE_PROJECT_ROLES].sort());
+        assert.deepStrictEqual(GKE_NODE_PROJECT_ROLES, ["roles/logging.logWriter", "roles/monitoring.metricWriter"]);
+        assert.ok(members.every((m) => m.member === "serviceAccount:tf-serving-nodes@my-project.iam.gserviceaccount.com"));
+        for (const pool of recorder.ofType("gcp:container/nodePool:NodePool")) {
+            assert.deepStrictEqual((pool.inputs as any).nodeConfig.oauthScopes, ["https://www.googleapis.com/auth/cloud-platform"]);
+        }
+    });
+
+    it("private nodes: private cluster config, Cloud NAT for egress; API restricted to the given CIDRs", async () => {
+        const { recorder } = await build(args({ privateNodes: true, apiAccessCidrs: ["203.0.113.0/24"] }));
+        const c = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.deepStrictEqual(c.privateClusterConfig, { enablePrivateNodes: true, enablePrivateEndpoint: false, masterIpv4CidrBlock: "172.16.0.0/28" });
+        assert.deepStrictEqual(c.masterAuthorizedNetworksConfig.cidrBlocks.map((b: any) => b.cidrBlock), ["203.0.113.0/24"]);
+        assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 1);
+        assert.strictEqual((recorder.one("gcp:compute/subnetwork:Subnetwork").inputs as any).privateIpGoogleAccess, true);
+    });
+
+    it("parents every child to the component", async () => {
+        const { recorder } = await build(args({ privateNodes: true, zones: ["us-central1-a"], gpuPool: GPU_POOL }));
+        const children = recorder.resources.filter((r) => r.type !== "tf-serving:index:GkeCluster" && !r.type.startsWith("pulumi:providers:gcp"));
+        assert.ok(children.length >= 10);
+        for (const child of children) {
+            assert.strictEqual(child.parent, "tf-serving:index:GkeCluster::gke", `${child.type} ${child.name}`);
+        }
+    });
+
+    it("kubeconfig: a secret with gke-gcloud-auth-plugin, identical when pools change, different for another cluster", async () => {
+        const first = await build(args());
+        const provider = first.recorder.one("pulumi:providers:kubernetes");
+        assert.deepStrictEqual(provider.secretPaths, ["kubeconfig"]);
+        const kc = parse(first.kubeconfig!);
+        assert.strictEqual(kc["current-context"], "gke_my-project_us-central1_tf-serving");
+        assert.strictEqual(kc.users[0].user.exec.command, "gke-gcloud-auth-plugin");
+        assert.strictEqual(kc.clusters[0].cluster.server, "https://198.51.100.1");
+
+        const resized = await build(args({
+            cpuPool: { machineType: "n2-standard-8", minNodes: 3, maxNodes: 9, diskSizeGb: 200, spot: true },
+            zones: ["us-central1-b"],
+            gpuPool: GPU_POOL,
+            releaseChannel: "STABLE",
+        }));
+        assert.strictEqual(resized.kubeconfig, first.kubeconfig);
+        assert.deepStrictEqual(resized.recorder.one("pulumi:providers:kubernetes").rawInputs, provider.rawInputs);
+
+        const other = await build(args({ clusterName: "other" }));
+        assert.notStrictEqual(other.kubeconfig, first.kubeconfig);
+    });
+});

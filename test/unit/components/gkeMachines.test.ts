@@ -1,0 +1,49 @@
+import * as assert from "assert";
+import { builtInGpus, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../../../components/gke/machines";
+
+describe("GKE machine types", () => {
+    it("recognises Arm machine families", () => {
+        for (const arm of ["t2a-standard-4", "c4a-standard-8", "n4a-standard-2", "a4x-highgpu-4g"]) {
+            assert.ok(isArmMachineType(arm), arm);
+        }
+        for (const x86 of ["e2-standard-4", "n2-standard-8", "g2-standard-8", "a2-highgpu-1g", "n1-standard-8", "c3-standard-4", "t2d-standard-4"]) {
+            assert.ok(!isArmMachineType(x86), x86);
+        }
+    });
+
+    it("picks a machine type that carries the accelerator", () => {
+        assert.strictEqual(defaultGpuMachineType("nvidia-l4", 1), "g2-standard-8");
+        assert.strictEqual(defaultGpuMachineType("nvidia-l4", 4), "g2-standard-48");
+        assert.strictEqual(defaultGpuMachineType("nvidia-tesla-t4", 2), "n1-standard-8");
+        assert.strictEqual(defaultGpuMachineType("nvidia-tesla-a100", 2), "a2-highgpu-2g");
+        assert.strictEqual(defaultGpuMachineType("nvidia-tesla-t4", 3), undefined);
+        assert.strictEqual(defaultGpuMachineType("nvidia-unknown", 1), undefined);
+    });
+
+    it("knows the GPUs built into g2 and a2/a3 machine types", () => {
+        assert.strictEqual(builtInGpus("g2-standard-24"), 2);
+        assert.strictEqual(builtInGpus("a3-highgpu-8g"), 8);
+        assert.strictEqual(builtInGpus("n1-standard-8"), undefined);
+    });
+
+    it("accepts valid combinations", () => {
+        assert.deepStrictEqual(checkGpuMachine("nvidia-tesla-t4", 1), []);
+        assert.deepStrictEqual(checkGpuMachine("nvidia-tesla-t4", 4, "n1-highmem-16"), []);
+        assert.deepStrictEqual(checkGpuMachine("nvidia-l4", 2, "g2-standard-24"), []);
+    });
+
+    it("names the field to fix for each mismatch", () => {
+        assert.deepStrictEqual(checkGpuMachine("nvidia-tesla-t4", 3).map((p) => p.field), ["acceleratorCount"]);
+        const family = checkGpuMachine("nvidia-l4", 1, "n1-standard-8");
+        assert.deepStrictEqual(family.map((p) => p.field), ["machineType"]);
+        assert.match(family[0].problem, /only to g2 machine types, e\.g\. "g2-standard-8"/);
+        const count = checkGpuMachine("nvidia-l4", 1, "g2-standard-48");
+        assert.match(count[0].problem, /g2-standard-48 has 4 GPU\(s\) built in but acceleratorCount is 1; use "g2-standard-8"/);
+        assert.deepStrictEqual(checkGpuMachine("tesla-t4", 1).map((p) => p.field), ["acceleratorType"]);
+    });
+
+    it("accepts an NVIDIA type it does not know only with an explicit machine type", () => {
+        assert.deepStrictEqual(checkGpuMachine("nvidia-b200", 8).map((p) => p.field), ["machineType"]);
+        assert.deepStrictEqual(checkGpuMachine("nvidia-b200", 8, "a4-highgpu-8g"), []);
+    });
+});
