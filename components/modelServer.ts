@@ -48,6 +48,8 @@ export interface ModelServerArgs {
     placement?: NodePlacement;
     /** Server-side batching; `parametersText` overrides the default batching parameters (text proto). */
     batching?: { enabled: boolean; parametersText?: string };
+    /** Bytes on disk of the served versions; recorded on the pods so `tfs doctor` can set an OOM beside the model's size. */
+    modelBytes?: number;
     /** Replay the model's warmup requests before reporting ready. Default false. */
     enableWarmup?: boolean;
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
@@ -161,6 +163,10 @@ export class ModelServer extends pulumi.ComponentResource {
     }
 }
 
+/** Pod annotations recording the model's size and the memory it peaks at during a reload (bytes). */
+export const MODEL_BYTES_ANNOTATION = "tf-serving.dev/model-bytes";
+export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
+
 /** Annotation that marks a deliberately open load balancer; the policy pack reads it. */
 export const PUBLIC_ANNOTATION = "tf-serving.dev/public";
 
@@ -202,6 +208,8 @@ export function deploymentSpec(
             metadata: {
                 labels,
                 annotations: {
+                    ...(args.modelBytes !== undefined ? { [MODEL_BYTES_ANNOTATION]: String(args.modelBytes) } : {}),
+                    [MEMORY_PEAK_ANNOTATION]: String(Math.round(sizing.peakBytes)),
                     "prometheus.io/scrape": "true",
                     "prometheus.io/port": String(REST_PORT),
                     "prometheus.io/path": METRICS_PATH,

@@ -98,6 +98,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             namespace,
             image: image.imageRef,
             sizing,
+            modelBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).reduce((sum, v) => sum + v.sizeBytes, 0),
             replicas: settings.replicas,
             autoscaling: settings.autoscaling,
             gpuCount: settings.gpu ? settings.gpuCount : 0,

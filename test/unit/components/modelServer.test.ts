@@ -102,6 +102,13 @@ describe("ModelServer", () => {
         assert.strictEqual(tpl.metadata.annotations["prometheus.io/port"], "8501");
     });
 
+    it("records the model's size and the reload peak on the pods, for diagnosis", async () => {
+        const { rec } = await serve({ modelBytes: 300 * 2 ** 20 });
+        const annotations = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.metadata.annotations;
+        assert.strictEqual(annotations["tf-serving.dev/model-bytes"], String(300 * 2 ** 20));
+        assert.strictEqual(annotations["tf-serving.dev/memory-peak-bytes"], String(Math.round(SIZING.peakBytes)));
+    });
+
     it("requests GPUs with the GPU toleration and memory growth on GPU nodes", async () => {
         const toleration = { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" };
         const { rec } = await serve({ gpuCount: 1, placement: { nodeSelector: { "cloud.google.com/gke-accelerator": "nvidia-l4" }, tolerations: [toleration] } });
