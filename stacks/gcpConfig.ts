@@ -143,11 +143,11 @@ function readRegistry(r: ConfigReader, region: string): ArtifactRegistrySettings
         }
     }
     const repository = r.string("repository", "tf-serving");
-    if (!REPOSITORY_ID.test(repository)) {
+    if (host === "docker.pkg.dev" && !REPOSITORY_ID.test(repository)) {
         r.fail("repository", "must be a repository id: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
     }
     const location = r.string("location", region);
-    if (location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
+    if (host === "docker.pkg.dev" && location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
         r.fail("location", "must be a region such as \"us-central1\" or a multi-region \"us\", \"europe\", \"asia\"");
     }
     return { host, location, repository, keepImages: r.int("keepImages", 10, { min: 1, max: 1000 }) };

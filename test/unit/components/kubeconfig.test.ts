@@ -2,7 +2,6 @@ import * as assert from "assert";
 import { parse } from "yaml";
 import { KubeconfigCluster, renderKubeconfig } from "../../../components/kubeconfig";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const cluster: KubeconfigCluster = {
     contextName: "gke_my-project_us-central1_tf-serving",
     server: "198.51.100.1",

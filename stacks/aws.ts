@@ -1,0 +1,52 @@
+/**
+ * cloud: aws. An EKS cluster with a CPU and an optional GPU node group (and NVIDIA's device plugin
+ * with it), one ECR repository per model, then the models through the cloud-agnostic
+ * `deployModels`, exposed through a Network Load Balancer. The AWS provider is explicit, built from
+ * `eks.region` (and `eks.profile`), so the `eks` section is the only place these are set.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { EksCluster } from "../components/eks/cluster";
+import { Ecr } from "../components/registry/ecr";
+import { ServingConfig } from "./config";
+import { PreparedModel, StackOutputs, deployModels } from "./deploy";
+
+/**
+ * Service annotations for the load balancer EKS's built-in controller creates: an NLB (TCP, so
+ * gRPC's HTTP/2 passes through) spread across zones. `serviceAnnotations` in config override them.
+ */
+export const AWS_LOAD_BALANCER_ANNOTATIONS: Record<string, string> = {
+    "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+    "service.beta.kubernetes.io/aws-load-balancer-cross-zone-load-balancing-enabled": "true",
+};
+
+export function deployAws(config: ServingConfig, models: PreparedModel[]): StackOutputs {
+    const eks = config.aws;
+    if (eks === undefined) {
+        throw new Error("deployAws needs the eks configuration section (readConfig sets it for cloud: aws)");
+    }
+    const { registry: registrySettings, ...clusterArgs } = eks;
+    const provider = new aws.Provider("aws", {
+        region: eks.region as aws.Region,
+        profile: eks.profile,
+        defaultTags: { tags: { "tf-serving:stack": `${pulumi.getProject()}/${pulumi.getStack()}` } },
+    });
+
+    const cluster = new EksCluster("eks", clusterArgs, { providers: [provider] });
+    const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
+
+    return {
+        ...deployModels({
+            config,
+            models,
+            provider: cluster.provider,
+            registry,
+            placement: cluster.placement,
+            serviceAnnotations: AWS_LOAD_BALANCER_ANNOTATIONS,
+            // Pods need their node group, and on GPU nodes the device plugin, before they can be scheduled.
+            dependsOn: [cluster, registry],
+        }),
+        kubeconfig: cluster.kubeconfig,
+        clusterName: cluster.clusterName,
+    };
+}

@@ -1,0 +1,42 @@
+/**
+ * cloud: gcp. A GKE cluster with a CPU and an optional GPU node pool, an Artifact Registry
+ * repository its nodes can pull from, then the models through the cloud-agnostic `deployModels`.
+ * The Google provider is explicit, built from `gke.project` and `gke.region`, so the `gke` section is
+ * the only place these are set (credentials stay ambient: `gcloud auth application-default login`).
+ */
+import * as gcp from "@pulumi/gcp";
+import * as pulumi from "@pulumi/pulumi";
+import { GkeCluster } from "../components/gke/cluster";
+import { ArtifactRegistry } from "../components/registry/artifactRegistry";
+import { ServingConfig } from "./config";
+import { PreparedModel, StackOutputs, deployModels } from "./deploy";
+
+export function deployGcp(config: ServingConfig, models: PreparedModel[]): StackOutputs {
+    const gke = config.gcp;
+    if (gke === undefined) {
+        throw new Error("deployGcp needs the gke configuration section (readConfig sets it for cloud: gcp)");
+    }
+    const { registry: registrySettings, ...clusterArgs } = gke;
+    const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
+
+    const cluster = new GkeCluster("gke", clusterArgs, { providers: [provider] });
+    const registry = new ArtifactRegistry("images", {
+        project: gke.project,
+        settings: registrySettings,
+        readers: [pulumi.interpolate`serviceAccount:${cluster.nodeServiceAccountEmail}`],
+    }, { providers: [provider] });
+
+    return {
+        ...deployModels({
+            config,
+            models,
+            provider: cluster.provider,
+            registry,
+            placement: cluster.placement,
+            // Pods need their node pool, and the nodes' read access to the repository, before they can start.
+            dependsOn: [cluster, registry],
+        }),
+        kubeconfig: cluster.kubeconfig,
+        clusterName: cluster.clusterName,
+    };
+}

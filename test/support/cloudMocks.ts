@@ -1,0 +1,73 @@
+/**
+ * Mock-runtime helpers for the GKE and EKS stacks: output state the clouds compute for resources
+ * the components read back (service account emails, role ARNs, repository names), and a runner
+ * that takes a stack's config through `readConfig`, `prepareModels` and `deployGcp`/`deployAws`.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { Recorder, settleOutput, startMockRuntime } from "../../ops/mockRuntime";
+import { ServingConfig, readConfig } from "../../stacks/config";
+import { PreparedModel, StackOutputs } from "../../stacks/deploy";
+import { prepareModels } from "../../stacks/prepare";
+
+export const MOCK_ACCOUNT = "123456789012";
+export const ROOT = path.resolve(__dirname, "../..");
+
+export function cloudMockState(r: { type: string; name: string; inputs: Record<string, unknown> }): Record<string, unknown> | undefined {
+    switch (r.type) {
+        case "gcp:serviceaccount/account:Account":
+            return { email: `${r.inputs.accountId}@${r.inputs.project}.iam.gserviceaccount.com` };
+        case "gcp:artifactregistry/repository:Repository":
+            return { name: r.inputs.repositoryId };
+        case "aws:iam/role:Role":
+            return { name: r.name, arn: `arn:aws:iam::${MOCK_ACCOUNT}:role/${r.name}` };
+        default:
+            return undefined;
+    }
+}
+
+export interface StackRun {
+    recorder: Recorder;
+    /** Every output resolved (undefined where unknown). */
+    outputs: Record<string, unknown>;
+    /** Dockerfile text per model, read from the staged build contexts. */
+    dockerfiles: Record<string, string>;
+}
+
+/**
+ * Runs `deploy` for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
+ * under the mock runtime, the load balancer answering with `loadBalancer`.
+ */
+export async function runCloudStack(
+    deploy: (config: ServingConfig, models: PreparedModel[]) => StackOutputs,
+    all: Record<string, string>,
+    loadBalancer: { ip?: string; hostname?: string },
+): Promise<StackRun> {
+    const recorder = await startMockRuntime({ config: all, state: cloudMockState, loadBalancer });
+    const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-cloud-"));
+    const previous = process.env.TFS_STAGING_DIR;
+    process.env.TFS_STAGING_DIR = staging;
+    try {
+        const config = readConfig(all, "tf-serving", ROOT);
+        const { models } = prepareModels(config, "tf-serving");
+        const result = deploy(config, models);
+        const outputs: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(result)) {
+            outputs[key] = value === undefined ? undefined : await settleOutput(value);
+        }
+        await recorder.settle();
+        const dockerfiles: Record<string, string> = {};
+        for (const image of recorder.ofType("docker:index/image:Image")) {
+            const build = image.inputs.build as { context: string; dockerfile: string };
+            dockerfiles[image.name] = fs.readFileSync(path.resolve(build.context, build.dockerfile), "utf8");
+        }
+        return { recorder, outputs, dockerfiles };
+    } finally {
+        process.env.TFS_STAGING_DIR = previous;
+        if (previous === undefined) {
+            delete process.env.TFS_STAGING_DIR;
+        }
+        fs.rmSync(staging, { recursive: true, force: true });
+    }
+}

@@ -1,0 +1,192 @@
+import * as assert from "assert";
+import { parse } from "yaml";
+import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
+import { NVIDIA_DEVICE_PLUGIN_IMAGE } from "../../../components/eks/devicePlugin";
+import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { cloudMockState } from "../../support/cloudMocks";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+function args(overrides: Partial<EksClusterArgs> = {}): EksClusterArgs {
+    return {
+        region: "us-west-2",
+        clusterName: "tf-serving",
+        deletionProtection: false,
+        network: { kind: "create", cidr: "10.0.0.0/16", zones: ["us-west-2a", "us-west-2b"], natGateways: "single" },
+        apiAccessCidrs: ["203.0.113.0/24"],
+        cpuNodeGroup: { instanceType: "m6i.xlarge", desiredNodes: 2, minNodes: 1, maxNodes: 4, diskSizeGb: 50, capacityType: "ON_DEMAND" },
+        ...overrides,
+    };
+}
+
+const GPU_GROUP = { instanceType: "g5.xlarge", desiredNodes: 1, minNodes: 0, maxNodes: 2, diskSizeGb: 100, capacityType: "ON_DEMAND" as const };
+
+async function build(a: EksClusterArgs) {
+    const recorder = await startMockRuntime({ state: cloudMockState });
+    const cluster = new EksCluster("eks", a);
+    const kubeconfig = await settleOutput(cluster.kubeconfig);
+    await recorder.settle();
+    return { recorder, cluster, kubeconfig };
+}
+
+const policiesOf = (recorder: Awaited<ReturnType<typeof build>>["recorder"], roleName: string) =>
+    recorder.ofType("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        .filter((a) => (a.inputs as any).role === roleName)
+        .map((a) => (a.inputs as any).policyArn)
+        .sort();
+
+describe("EksCluster", () => {
+    it("VPC: a public and a private subnet per zone, tagged for load balancers, one NAT", async () => {
+        const { recorder } = await build(args());
+        assert.strictEqual(recorder.ofType("aws:ec2/vpc:Vpc").length, 1);
+        const subnets = recorder.ofType("aws:ec2/subnet:Subnet").map((s) => s.inputs as any);
+        const publics = subnets.filter((s) => s.tags["kubernetes.io/role/elb"] === "1");
+        const privates = subnets.filter((s) => s.tags["kubernetes.io/role/internal-elb"] === "1");
+        assert.deepStrictEqual(publics.map((s) => s.availabilityZone), ["us-west-2a", "us-west-2b"]);
+        assert.deepStrictEqual(privates.map((s) => s.availabilityZone), ["us-west-2a", "us-west-2b"]);
+        assert.ok(subnets.every((s) => s.tags["kubernetes.io/cluster/tf-serving"] === "shared"));
+        assert.ok(publics.every((s) => s.mapPublicIpOnLaunch === true));
+        assert.strictEqual(recorder.ofType("aws:ec2/natGateway:NatGateway").length, 1);
+        assert.strictEqual(recorder.ofType("aws:ec2/internetGateway:InternetGateway").length, 1);
+        assert.strictEqual(recorder.ofType("aws:ec2/routeTableAssociation:RouteTableAssociation").length, 4);
+    });
+
+    it("VPC: one NAT gateway per zone when asked", async () => {
+        const { recorder } = await build(args({ network: { kind: "create", cidr: "10.0.0.0/16", zones: ["us-west-2a", "us-west-2b", "us-west-2c"], natGateways: "perZone" } }));
+        assert.strictEqual(recorder.ofType("aws:ec2/natGateway:NatGateway").length, 3);
+        assert.strictEqual(recorder.ofType("aws:ec2/eip:Eip").length, 3);
+    });
+
+    it("existing subnets: no VPC, the given subnets for cluster and nodes", async () => {
+        const network = { kind: "existing" as const, privateSubnetIds: ["subnet-0aaaaaaaaaaaaaaa1", "subnet-0aaaaaaaaaaaaaaa2"], publicSubnetIds: ["subnet-0bbbbbbbbbbbbbbb1"] };
+        const { recorder } = await build(args({ network }));
+        assert.strictEqual(recorder.ofType("aws:ec2/vpc:Vpc").length, 0);
+        const cluster = recorder.one("aws:eks/cluster:Cluster").inputs as any;
+        assert.deepStrictEqual(cluster.vpcConfig.subnetIds, [...network.privateSubnetIds, ...network.publicSubnetIds]);
+        assert.deepStrictEqual((recorder.one("aws:eks/nodeGroup:NodeGroup").inputs as any).subnetIds, network.privateSubnetIds);
+    });
+
+    it("cluster: API authentication mode, no implicit creator admin, its role with the cluster policy only", async () => {
+        const { recorder } = await build(args());
+        const c = recorder.one("aws:eks/cluster:Cluster").inputs as any;
+        assert.strictEqual(c.name, "tf-serving");
+        assert.deepStrictEqual(c.accessConfig, { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false });
+        assert.deepStrictEqual(c.vpcConfig.publicAccessCidrs, ["203.0.113.0/24"]);
+        assert.strictEqual(c.roleArn, "arn:aws:iam::123456789012:role/eks-cluster");
+        assert.deepStrictEqual(policiesOf(recorder, "eks-cluster"), ["arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"]);
+        const trust = JSON.parse((recorder.one("aws:iam/role:Role", "cluster").inputs as any).assumeRolePolicy);
+        assert.deepStrictEqual(trust.Statement[0].Principal, { Service: "eks.amazonaws.com" });
+    });
+
+    it("access: the deploying identity's role ARN (not the STS session) is cluster admin", async () => {
+        const { recorder } = await build(args());
+        const entry = recorder.one("aws:eks/accessEntry:AccessEntry").inputs as any;
+        assert.strictEqual(entry.principalArn, "arn:aws:iam::123456789012:role/deployer");
+        assert.strictEqual(entry.type, "STANDARD");
+        const association = recorder.one("aws:eks/accessPolicyAssociation:AccessPolicyAssociation").inputs as any;
+        assert.strictEqual(association.policyArn, "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy");
+        assert.deepStrictEqual(association.accessScope, { type: "cluster" });
+        assert.strictEqual(association.principalArn, entry.principalArn);
+    });
+
+    it("access: configured admin principals instead of the deploying identity", async () => {
+        const admins = ["arn:aws:iam::123456789012:role/ci", "arn:aws:iam::123456789012:user/alice"];
+        const { recorder } = await build(args({ adminPrincipalArns: admins }));
+        assert.deepStrictEqual(recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => (e.inputs as any).principalArn), admins);
+        assert.deepStrictEqual(recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => e.name), ["eks-admin-123456789012-role-ci", "eks-admin-123456789012-user-alice"]);
+        assert.strictEqual(principalSuffix("arn:aws:iam::123456789012:role/team/ci"), "123456789012-role-team-ci");
+    });
+
+    it("node role: exactly the three worker policies, nothing broader", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        assert.deepStrictEqual(policiesOf(recorder, "eks-nodes"), [
+            "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+            "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+            "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+        ]);
+        assert.strictEqual(recorder.ofType("aws:iam/rolePolicyAttachment:RolePolicyAttachment").length, 4, "3 node + 1 cluster");
+        assert.strictEqual(recorder.ofType("aws:iam/rolePolicy:RolePolicy").length, 0, "no inline policies");
+        assert.strictEqual(recorder.ofType("aws:iam/policy:Policy").length, 0, "no custom policies");
+        const trust = JSON.parse((recorder.one("aws:iam/role:Role", "nodes").inputs as any).assumeRolePolicy);
+        assert.deepStrictEqual(trust.Statement[0].Principal, { Service: "ec2.amazonaws.com" });
+    });
+
+    it("GovCloud regions use their partition in policy ARNs", async () => {
+        const { recorder } = await build(args({ region: "us-gov-west-1", network: { kind: "create", cidr: "10.0.0.0/16", zones: ["us-gov-west-1a", "us-gov-west-1b"], natGateways: "single" } }));
+        assert.ok(policiesOf(recorder, "eks-nodes").every((arn: string) => arn.startsWith("arn:aws-us-gov:iam::aws:policy/")));
+    });
+
+    it("CPU node group: AL2023 x86, labelled cpu, untainted, in the private subnets", async () => {
+        const { recorder } = await build(args());
+        const groups = recorder.ofType("aws:eks/nodeGroup:NodeGroup");
+        assert.strictEqual(groups.length, 1);
+        const cpu = groups[0].inputs as any;
+        assert.strictEqual(cpu.amiType, "AL2023_x86_64_STANDARD");
+        assert.deepStrictEqual(cpu.instanceTypes, ["m6i.xlarge"]);
+        assert.deepStrictEqual(cpu.scalingConfig, { desiredSize: 2, minSize: 1, maxSize: 4 });
+        assert.deepStrictEqual(cpu.labels, { "tf-serving/pool": "cpu" });
+        assert.strictEqual(cpu.taints, undefined);
+        assert.strictEqual(cpu.nodeRoleArn, "arn:aws:iam::123456789012:role/eks-nodes");
+        assert.deepStrictEqual(cpu.subnetIds, ["eks-vpc-private-us-west-2a-id", "eks-vpc-private-us-west-2b-id"]);
+        assert.strictEqual(recorder.ofType("kubernetes:apps/v1:DaemonSet").length, 0, "no device plugin without GPU nodes");
+    });
+
+    it("GPU node group: the NVIDIA AMI, tainted nvidia.com/gpu NoSchedule, labelled gpu", async () => {
+        const { recorder, cluster } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const gpu = recorder.one("aws:eks/nodeGroup:NodeGroup", "gpu").inputs as any;
+        assert.strictEqual(gpu.amiType, "AL2023_x86_64_NVIDIA");
+        assert.deepStrictEqual(gpu.instanceTypes, ["g5.xlarge"]);
+        assert.deepStrictEqual(gpu.taints, [{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
+        assert.deepStrictEqual(gpu.labels, { "tf-serving/pool": "gpu" });
+        assert.deepStrictEqual(gpu.scalingConfig, { desiredSize: 1, minSize: 0, maxSize: 2 });
+        assert.deepStrictEqual(cluster.placement, {
+            cpu: { nodeSelector: { "tf-serving/pool": "cpu" } },
+            gpu: { nodeSelector: { "tf-serving/pool": "gpu" }, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }] },
+        });
+    });
+
+    it("GPU: NVIDIA's device plugin on the GPU nodes only, tolerating their taint, node-critical", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const ds = recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any;
+        assert.strictEqual(ds.metadata.namespace, "kube-system");
+        const pod = ds.spec.template.spec;
+        assert.deepStrictEqual(pod.nodeSelector, { "tf-serving/pool": "gpu" });
+        assert.deepStrictEqual(pod.tolerations, [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
+        assert.strictEqual(pod.priorityClassName, "system-node-critical");
+        assert.match(pod.containers[0].image, /^nvcr\.io\/nvidia\/k8s-device-plugin:v0\.17\.[0-9]+$/);
+        assert.strictEqual(pod.containers[0].image, NVIDIA_DEVICE_PLUGIN_IMAGE);
+        assert.deepStrictEqual(pod.volumes, [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }]);
+        assert.deepStrictEqual(pod.containers[0].volumeMounts, [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }]);
+        assert.deepStrictEqual(pod.containers[0].securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+        assert.deepStrictEqual(ds.spec.selector.matchLabels, ds.spec.template.metadata.labels);
+    });
+
+    it("GPU: the device plugin image can be overridden (a mirror)", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: "mirror.example/k8s-device-plugin:v0.17.1" }));
+        assert.strictEqual((recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any).spec.template.spec.containers[0].image, "mirror.example/k8s-device-plugin:v0.17.1");
+    });
+
+    it("kubeconfig: a secret with `aws eks get-token`, identical when node groups change", async () => {
+        const first = await build(args());
+        assert.deepStrictEqual(first.recorder.one("pulumi:providers:kubernetes").secretPaths, ["kubeconfig"]);
+        const kc = parse(first.kubeconfig!);
+        assert.strictEqual(kc["current-context"], "arn:aws:eks:us-west-2:123456789012:cluster/eks-cluster");
+        assert.deepStrictEqual(kc.users[0].user.exec.args, ["eks", "get-token", "--cluster-name", "tf-serving", "--region", "us-west-2", "--output", "json"]);
+
+        const resized = await build(args({
+            cpuNodeGroup: { instanceType: "c6i.2xlarge", desiredNodes: 5, minNodes: 3, maxNodes: 10, diskSizeGb: 80, capacityType: "SPOT" },
+            gpuNodeGroup: GPU_GROUP,
+            adminPrincipalArns: ["arn:aws:iam::123456789012:role/ci"],
+        }));
+        assert.strictEqual(resized.kubeconfig, first.kubeconfig);
+        assert.deepStrictEqual(resized.recorder.one("pulumi:providers:kubernetes").rawInputs, first.recorder.one("pulumi:providers:kubernetes").rawInputs);
+
+        const profiled = await build(args({ profile: "prod" }));
+        assert.notStrictEqual(profiled.kubeconfig, first.kubeconfig);
+    });
+
+    it("parents every child to the component", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const direct = recorder.resources.filter((r) => r.parent === undefined).map((r) => r.type);
+        assert.deepStrictEqual(direct.filter((t) => !t.startsWith("pulumi:providers:")), ["tf-serving:index:EksCluster"]);
+    });
+});

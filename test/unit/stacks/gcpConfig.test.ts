@@ -1,0 +1,138 @@
+import * as assert from "assert";
+import { ConfigReader } from "../../../stacks/configReader";
+import { readGcpConfig } from "../../../stacks/gcpConfig";
+
+function read(gke: Record<string, unknown> | undefined) {
+    const r = new ConfigReader(gke === undefined ? {} : { gke: JSON.stringify(gke) });
+    const config = readGcpConfig(r);
+    return { config, issues: r.issues };
+}
+
+const BASE = { project: "my-project", region: "us-central1" };
+
+/** The issue for `key`, failing with every issue listed if there is none. */
+function issue(issues: { key: string; value: unknown; expected: string }[], key: string) {
+    const found = issues.find((i) => i.key === key);
+    assert.ok(found, `no issue for ${key}; issues: ${JSON.stringify(issues)}`);
+    return found;
+}
+
+describe("gke config", () => {
+    it("needs only project and region; everything else has a default", () => {
+        const { config, issues } = read(BASE);
+        assert.deepStrictEqual(issues, []);
+        assert.deepStrictEqual(config, {
+            project: "my-project",
+            region: "us-central1",
+            zones: undefined,
+            clusterName: "tf-serving",
+            releaseChannel: "REGULAR",
+            deletionProtection: true,
+            privateNodes: false,
+            subnetCidr: "10.0.0.0/20",
+            masterCidr: "172.16.0.0/28",
+            apiAccessCidrs: undefined,
+            cpuPool: { machineType: "e2-standard-4", minNodes: 2, maxNodes: 4, diskSizeGb: 100, spot: false },
+            gpuPool: undefined,
+            registry: { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 },
+        });
+    });
+
+    it("reports a missing section's required keys under gke.", () => {
+        const { issues } = read(undefined);
+        assert.deepStrictEqual(issues.map((i) => i.key), ["gke.project", "gke.region"]);
+        assert.match(issue(issues, "gke.region").expected, /pulumi config set --path gke.region us-central1/);
+    });
+
+    it("rejects a zone given as the region, and a project name instead of an id", () => {
+        const { issues } = read({ project: "My Project", region: "us-central1-a" });
+        assert.match(issue(issues, "gke.region").expected, /a region, not a zone/);
+        assert.match(issue(issues, "gke.project").expected, /project id/);
+    });
+
+    it("GPU pool: accelerator with sensible defaults, in the configured zones", () => {
+        const { config, issues } = read({ ...BASE, zones: ["us-central1-a", "us-central1-b"], gpuPool: { acceleratorType: "nvidia-l4" } });
+        assert.deepStrictEqual(issues, []);
+        assert.deepStrictEqual(config.gpuPool, {
+            machineType: "g2-standard-8", minNodes: 0, maxNodes: 2, diskSizeGb: 100, spot: false,
+            acceleratorType: "nvidia-l4", acceleratorCount: 1, driverVersion: "DEFAULT",
+        });
+        assert.deepStrictEqual(config.zones, ["us-central1-a", "us-central1-b"]);
+    });
+
+    it("GPU pool: an accelerator with count 0 is an error naming the key", () => {
+        const { issues } = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-tesla-t4", acceleratorCount: 0 } });
+        const i = issue(issues, "gke.gpuPool.acceleratorCount");
+        assert.strictEqual(i.value, 0);
+        assert.match(i.expected, /at least 1 GPU per node; to run without GPUs, remove gke.gpuPool/);
+        assert.strictEqual(issues.length, 1, JSON.stringify(issues));
+    });
+
+    it("GPU pool: zones are required (GPUs are zonal)", () => {
+        const { issues } = read({ ...BASE, gpuPool: { acceleratorType: "nvidia-tesla-t4" } });
+        const i = issue(issues, "gke.zones");
+        assert.strictEqual(i.value, undefined);
+        assert.match(i.expected, /required with gke.gpuPool.*nvidia-tesla-t4.*us-central1-a/);
+    });
+
+    it("GPU pool: accelerator and machine type must go together", () => {
+        const { issues } = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", machineType: "n1-standard-8" } });
+        const i = issue(issues, "gke.gpuPool.machineType");
+        assert.strictEqual(i.value, "n1-standard-8");
+        assert.match(i.expected, /g2 machine types/);
+        const missing = read({ ...BASE, zones: ["us-central1-a"], gpuPool: {} }).issues;
+        assert.match(issue(missing, "gke.gpuPool.acceleratorType").expected, /required/);
+        const typo = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "tesla-t4" } }).issues;
+        assert.match(issue(typo, "gke.gpuPool.acceleratorType").expected, /nvidia-tesla-t4/);
+    });
+
+    it("rejects Arm machine types: TF Serving has no arm64 image", () => {
+        const { issues } = read({ ...BASE, cpuPool: { machineType: "t2a-standard-4" } });
+        const i = issue(issues, "gke.cpuPool.machineType");
+        assert.strictEqual(i.value, "t2a-standard-4");
+        assert.match(i.expected, /arm64.*amd64 images only.*e2-standard-4/);
+    });
+
+    it("rejects zones outside the region and repeated zones", () => {
+        const { issues } = read({ ...BASE, zones: ["us-east1-b", "us-central1-a", "us-central1-a"] });
+        assert.match(issue(issues, "gke.zones[0]").expected, /zone of region us-central1, e\.g\. "us-central1-a"/);
+        assert.match(issue(issues, "gke.zones").expected, /twice/);
+    });
+
+    it("rejects malformed CIDRs, naming each key", () => {
+        const { issues } = read({ ...BASE, subnetCidr: "10.0.0.1/20", privateNodes: true, masterCidr: "172.16.0.0/24", apiAccessCidrs: ["203.0.113.0/24", "not-a-cidr"] });
+        assert.match(issue(issues, "gke.subnetCidr").expected, /host bits set; the block is 10.0.0.0\/20/);
+        assert.match(issue(issues, "gke.masterCidr").expected, /must be a \/28/);
+        assert.match(issue(issues, "gke.apiAccessCidrs[1]").expected, /IPv4 CIDR/);
+        assert.strictEqual(issues.length, 3, JSON.stringify(issues));
+    });
+
+    it("masterCidr only with private nodes; an empty API allow-list is refused", () => {
+        const { issues } = read({ ...BASE, masterCidr: "172.16.0.0/28", apiAccessCidrs: [] });
+        assert.match(issue(issues, "gke.masterCidr").expected, /only with gke.privateNodes/);
+        assert.match(issue(issues, "gke.apiAccessCidrs").expected, /lock everyone out/);
+    });
+
+    it("node bounds: CPU pool needs a node, max >= min", () => {
+        const { issues } = read({ ...BASE, cpuPool: { minNodes: 0, maxNodes: 3 }, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", minNodes: 3, maxNodes: 1 } });
+        assert.match(issue(issues, "gke.cpuPool.minNodes").expected, /from 1 to 1000/);
+        assert.match(issue(issues, "gke.gpuPool.maxNodes").expected, /must be >= gke.gpuPool.minNodes \(3\)/);
+    });
+
+    it("registry: gcr.io naming fixes location and repository", () => {
+        const ok = read({ ...BASE, registry: { host: "eu.gcr.io", keepImages: 3 } });
+        assert.deepStrictEqual(ok.issues, []);
+        assert.strictEqual(ok.config.registry.host, "eu.gcr.io");
+        assert.strictEqual(ok.config.registry.keepImages, 3);
+        const { issues } = read({ ...BASE, registry: { host: "gcr.io", location: "europe-west4" } });
+        assert.match(issue(issues, "gke.registry.location").expected, /does not apply with host "gcr.io"/);
+        assert.match(issue(read({ ...BASE, registry: { repository: "Models" } }).issues, "gke.registry.repository").expected, /repository id/);
+        assert.match(issue(read({ ...BASE, registry: { location: "mars" } }).issues, "gke.registry.location").expected, /multi-region/);
+        assert.match(issue(read({ ...BASE, registry: { host: "quay.io" } }).issues, "gke.registry.host").expected, /docker.pkg.dev/);
+    });
+
+    it("suggests the right key for a typo", () => {
+        const { issues } = read({ ...BASE, cpupool: { machineType: "e2-standard-4" }, gpuPool: undefined });
+        assert.match(issue(issues, "gke.cpupool").expected, /did you mean 'gke.cpuPool'/);
+    });
+});
