@@ -12,12 +12,12 @@ import { ServingConfig } from "./config";
 import { PreparedModel, StackOutputs, deployModels } from "./deploy";
 
 /**
- * Service annotations for the load balancer EKS's built-in controller creates: an NLB (TCP, so
- * gRPC's HTTP/2 passes through) spread across zones. `serviceAnnotations` in config override them.
+ * Service annotations for the load balancer EKS's built-in cloud controller creates: a Network Load
+ * Balancer (TCP, so gRPC's HTTP/2 passes through untouched) rather than a Classic ELB.
+ * `serviceAnnotations` in config override them (e.g. for the AWS Load Balancer Controller).
  */
 export const AWS_LOAD_BALANCER_ANNOTATIONS: Record<string, string> = {
     "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
-    "service.beta.kubernetes.io/aws-load-balancer-cross-zone-load-balancing-enabled": "true",
 };
 
 export function deployAws(config: ServingConfig, models: PreparedModel[]): StackOutputs {
