@@ -6,7 +6,6 @@ import (
 
 	"go.etcd.io/etcd/server/v3/etcdmain"
 	"k8s.io/component-base/cli"
-	"k8s.io/component-base/logs"
 	_ "k8s.io/component-base/logs/json/register"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version"
@@ -29,7 +28,6 @@ func runControllerManager() int { return cli.Run(controllermanager.NewController
 func runScheduler() int { return cli.Run(scheduler.NewSchedulerCommand()) }
 
 func runKubectl() int {
-	_ = logs.GlogSetter(kubectlcmd.GetLogVerbosity(os.Args))
 	if err := cli.RunNoErrOutput(kubectlcmd.NewDefaultKubectlCommand()); err != nil {
 		kubectlutil.CheckErr(err)
 		return 1

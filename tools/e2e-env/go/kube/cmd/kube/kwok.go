@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -11,6 +12,11 @@ import (
 )
 
 func runKwok() int {
+	// The control-plane packages linked into this binary register flags such
+	// as --version on the global flag sets at init; kwok's cobra command would
+	// merge them and trip over them, so it gets clean ones.
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
+	pflag.CommandLine = pflag.NewFlagSet(os.Args[0], pflag.ExitOnError)
 	flags := pflag.NewFlagSet("global", pflag.ContinueOnError)
 	flags.ParseErrorsWhitelist.UnknownFlags = true
 	flags.Usage = func() {}
