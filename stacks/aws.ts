@@ -9,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { EksCluster } from "../components/eks/cluster";
 import { Ecr } from "../components/registry/ecr";
 import { ServingConfig } from "./config";
-import { PreparedModel, StackOutputs, deployModels } from "./deploy";
+import { deployToCluster } from "./cloudStack";
+import { PreparedModel, StackOutputs } from "./deploy";
 
 /**
  * Service annotations for the load balancer EKS's built-in cloud controller creates: a Network Load
@@ -35,18 +36,5 @@ export function deployAws(config: ServingConfig, models: PreparedModel[]): Stack
     const cluster = new EksCluster("eks", clusterArgs, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
-    return {
-        ...deployModels({
-            config,
-            models,
-            provider: cluster.provider,
-            registry,
-            placement: cluster.placement,
-            serviceAnnotations: AWS_LOAD_BALANCER_ANNOTATIONS,
-            // Pods need their node group, and on GPU nodes the device plugin, before they can be scheduled.
-            dependsOn: [cluster, registry],
-        }),
-        kubeconfig: cluster.kubeconfig,
-        clusterName: cluster.clusterName,
-    };
+    return deployToCluster(config, models, cluster, registry, AWS_LOAD_BALANCER_ANNOTATIONS);
 }

@@ -9,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { GkeCluster } from "../components/gke/cluster";
 import { ArtifactRegistry } from "../components/registry/artifactRegistry";
 import { ServingConfig } from "./config";
-import { PreparedModel, StackOutputs, deployModels } from "./deploy";
+import { deployToCluster } from "./cloudStack";
+import { PreparedModel, StackOutputs } from "./deploy";
 
 export function deployGcp(config: ServingConfig, models: PreparedModel[]): StackOutputs {
     const gke = config.gcp;
@@ -26,17 +27,5 @@ export function deployGcp(config: ServingConfig, models: PreparedModel[]): Stack
         readers: [pulumi.interpolate`serviceAccount:${cluster.nodeServiceAccountEmail}`],
     }, { providers: [provider] });
 
-    return {
-        ...deployModels({
-            config,
-            models,
-            provider: cluster.provider,
-            registry,
-            placement: cluster.placement,
-            // Pods need their node pool, and the nodes' read access to the repository, before they can start.
-            dependsOn: [cluster, registry],
-        }),
-        kubeconfig: cluster.kubeconfig,
-        clusterName: cluster.clusterName,
-    };
+    return deployToCluster(config, models, cluster, registry);
 }

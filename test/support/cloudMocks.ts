@@ -1,13 +1,17 @@
 /**
- * Mock-runtime helpers for the GKE and EKS stacks: output state the clouds compute for resources
- * the components read back (service account emails, role ARNs, repository names), and a runner
- * that takes a stack's config through `readConfig`, `prepareModels` and `deployGcp`/`deployAws`.
+ * Test helpers for the GKE and EKS stacks: output state the clouds compute for resources the
+ * components read back (service account emails, role ARNs, repository names), a runner that takes a
+ * stack's config through `readConfig`, `prepareModels` and `deployGcp`/`deployAws` under the mock
+ * runtime, the example stacks' config, and config issue lookup.
  */
+import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { Recorder, settleOutput, startMockRuntime } from "../../ops/mockRuntime";
+import { stackConfig } from "../../ops/plan";
 import { ServingConfig, readConfig } from "../../stacks/config";
+import { ConfigIssue } from "../../stacks/configReader";
 import { PreparedModel, StackOutputs } from "../../stacks/deploy";
 import { prepareModels } from "../../stacks/prepare";
 
@@ -70,4 +74,27 @@ export async function runCloudStack(
         }
         fs.rmSync(staging, { recursive: true, force: true });
     }
+}
+
+/**
+ * A shipped example stack's config (`Pulumi.<stack>.yaml` over Pulumi.yaml's defaults), with `edit`
+ * applied to its cloud section (`gke` or `eks`) and `extra` top-level keys set.
+ */
+export function exampleConfig(
+    stack: "gcp-example" | "aws-example",
+    edit: (section: Record<string, unknown>) => void = () => undefined,
+    extra: Record<string, string> = {},
+): Record<string, string> {
+    const { config } = stackConfig(ROOT, stack);
+    const key = `tf-serving:${stack === "gcp-example" ? "gke" : "eks"}`;
+    const section = JSON.parse(config[key]) as Record<string, unknown>;
+    edit(section);
+    return { ...config, [key]: JSON.stringify(section), ...extra };
+}
+
+/** The config issue for `key`; fails listing every issue when there is none. */
+export function issueFor(issues: ConfigIssue[], key: string): ConfigIssue {
+    const found = issues.find((i) => i.key === key);
+    assert.ok(found, `no issue for ${key}; issues: ${JSON.stringify(issues)}`);
+    return found;
 }

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { readAwsConfig } from "../../../stacks/awsConfig";
 import { ConfigReader } from "../../../stacks/configReader";
+import { issueFor } from "../../support/cloudMocks";
 
 function read(eks: Record<string, unknown> | undefined) {
     const r = new ConfigReader(eks === undefined ? {} : { eks: JSON.stringify(eks) });
@@ -9,12 +10,6 @@ function read(eks: Record<string, unknown> | undefined) {
 }
 
 const BASE = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"] };
-
-function issue(issues: { key: string; value: unknown; expected: string }[], key: string) {
-    const found = issues.find((i) => i.key === key);
-    assert.ok(found, `no issue for ${key}; issues: ${JSON.stringify(issues)}`);
-    return found;
-}
 
 describe("eks config", () => {
     it("needs only region and zones; everything else has a default", () => {
@@ -38,30 +33,30 @@ describe("eks config", () => {
 
     it("a region without zones is an error when the stack creates the VPC", () => {
         const { issues } = read({ region: "us-west-2" });
-        const i = issue(issues, "eks.zones");
+        const i = issueFor(issues, "eks.zones");
         assert.strictEqual(i.value, undefined);
         assert.match(i.expected, /required: the availability zones.*eks.zones\[0\]' us-west-2a.*or existing subnets in eks.privateSubnetIds/);
     });
 
     it("zones: in the region, at least two", () => {
-        assert.match(issue(read({ region: "us-west-2", zones: ["us-west-2a"] }).issues, "eks.zones").expected, /2 to 6/);
-        assert.match(issue(read({ region: "us-west-2", zones: ["us-east-1a", "us-west-2b"] }).issues, "eks.zones[0]").expected, /zone of region us-west-2, e\.g\. "us-west-2a"/);
-        assert.match(issue(read({ region: "us-west-2a", zones: ["us-west-2a", "us-west-2b"] }).issues, "eks.region").expected, /a region, not a zone/);
+        assert.match(issueFor(read({ region: "us-west-2", zones: ["us-west-2a"] }).issues, "eks.zones").expected, /2 to 6/);
+        assert.match(issueFor(read({ region: "us-west-2", zones: ["us-east-1a", "us-west-2b"] }).issues, "eks.zones[0]").expected, /zone of region us-west-2, e\.g\. "us-west-2a"/);
+        assert.match(issueFor(read({ region: "us-west-2a", zones: ["us-west-2a", "us-west-2b"] }).issues, "eks.region").expected, /a region, not a zone/);
     });
 
     it("rejects Graviton (arm64) instance types with a clear message", () => {
         const { issues } = read({ ...BASE, cpuNodeGroup: { instanceType: "m7g.xlarge" }, gpuNodeGroup: { instanceType: "g5g.xlarge" } });
-        const cpu = issue(issues, "eks.cpuNodeGroup.instanceType");
+        const cpu = issueFor(issues, "eks.cpuNodeGroup.instanceType");
         assert.strictEqual(cpu.value, "m7g.xlarge");
         assert.match(cpu.expected, /Arm \(arm64\).*TensorFlow Serving publishes amd64 images only.*m6i\.xlarge/);
-        assert.match(issue(issues, "eks.gpuNodeGroup.instanceType").expected, /arm64/);
+        assert.match(issueFor(issues, "eks.gpuNodeGroup.instanceType").expected, /arm64/);
         assert.strictEqual(issues.length, 2, JSON.stringify(issues));
     });
 
     it("GPU node group: NVIDIA types only; GPUs stay out of the CPU group", () => {
-        assert.match(issue(read({ ...BASE, gpuNodeGroup: { instanceType: "g4ad.xlarge" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /NVIDIA GPU instance type/);
-        assert.match(issue(read({ ...BASE, gpuNodeGroup: { instanceType: "m6i.xlarge" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /NVIDIA GPU instance type/);
-        assert.match(issue(read({ ...BASE, cpuNodeGroup: { instanceType: "g5.xlarge" } }).issues, "eks.cpuNodeGroup.instanceType").expected, /gpuNodeGroup/);
+        assert.match(issueFor(read({ ...BASE, gpuNodeGroup: { instanceType: "g4ad.xlarge" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /NVIDIA GPU instance type/);
+        assert.match(issueFor(read({ ...BASE, gpuNodeGroup: { instanceType: "m6i.xlarge" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /NVIDIA GPU instance type/);
+        assert.match(issueFor(read({ ...BASE, cpuNodeGroup: { instanceType: "g5.xlarge" } }).issues, "eks.cpuNodeGroup.instanceType").expected, /gpuNodeGroup/);
         const ok = read({ ...BASE, gpuNodeGroup: { instanceType: "g5.2xlarge", desiredNodes: 2, maxNodes: 3 } });
         assert.deepStrictEqual(ok.issues, []);
         assert.deepStrictEqual(ok.config.gpuNodeGroup, { instanceType: "g5.2xlarge", desiredNodes: 2, minNodes: 0, maxNodes: 3, diskSizeGb: 100, capacityType: "ON_DEMAND" });
@@ -74,8 +69,8 @@ describe("eks config", () => {
 
     it("node bounds: desired between min and max", () => {
         const { issues } = read({ ...BASE, cpuNodeGroup: { desiredNodes: 9, minNodes: 1, maxNodes: 4 } });
-        assert.match(issue(issues, "eks.cpuNodeGroup.desiredNodes").expected, /between eks.cpuNodeGroup.minNodes \(1\) and eks.cpuNodeGroup.maxNodes \(4\)/);
-        assert.match(issue(read({ ...BASE, cpuNodeGroup: { capacityType: "spot" } }).issues, "eks.cpuNodeGroup.capacityType").expected, /"ON_DEMAND", "SPOT"/);
+        assert.match(issueFor(issues, "eks.cpuNodeGroup.desiredNodes").expected, /between eks.cpuNodeGroup.minNodes \(1\) and eks.cpuNodeGroup.maxNodes \(4\)/);
+        assert.match(issueFor(read({ ...BASE, cpuNodeGroup: { capacityType: "spot" } }).issues, "eks.cpuNodeGroup.capacityType").expected, /"ON_DEMAND", "SPOT"/);
     });
 
     it("existing subnets instead of a VPC", () => {
@@ -84,38 +79,38 @@ describe("eks config", () => {
         assert.deepStrictEqual(ok.issues, []);
         assert.deepStrictEqual(ok.config.network, { kind: "existing", ...subnets });
         const mixed = read({ ...BASE, vpcCidr: "10.1.0.0/16", privateSubnetIds: ["subnet-0123456789abcdef0", "subnet-bad"] }).issues;
-        assert.match(issue(mixed, "eks.zones").expected, /does not apply with eks.privateSubnetIds/);
-        assert.match(issue(mixed, "eks.vpcCidr").expected, /does not apply/);
-        assert.match(issue(mixed, "eks.privateSubnetIds[1]").expected, /subnet id such as subnet-0123456789abcdef0/);
-        assert.match(issue(read({ region: "us-west-2", privateSubnetIds: ["subnet-0123456789abcdef0"] }).issues, "eks.privateSubnetIds").expected, /at least two/);
-        assert.match(issue(read({ ...BASE, publicSubnetIds: ["subnet-0123456789abcdef0"] }).issues, "eks.publicSubnetIds").expected, /needs eks.privateSubnetIds/);
+        assert.match(issueFor(mixed, "eks.zones").expected, /does not apply with eks.privateSubnetIds/);
+        assert.match(issueFor(mixed, "eks.vpcCidr").expected, /does not apply/);
+        assert.match(issueFor(mixed, "eks.privateSubnetIds[1]").expected, /subnet id such as subnet-0123456789abcdef0/);
+        assert.match(issueFor(read({ region: "us-west-2", privateSubnetIds: ["subnet-0123456789abcdef0"] }).issues, "eks.privateSubnetIds").expected, /at least two/);
+        assert.match(issueFor(read({ ...BASE, publicSubnetIds: ["subnet-0123456789abcdef0"] }).issues, "eks.publicSubnetIds").expected, /needs eks.privateSubnetIds/);
     });
 
     it("rejects malformed CIDRs, naming each key", () => {
         const { issues } = read({ ...BASE, vpcCidr: "10.0.0.0/33", apiAccessCidrs: ["203.0.113.7/24"] });
-        assert.match(issue(issues, "eks.vpcCidr").expected, /IPv4 CIDR/);
-        assert.match(issue(issues, "eks.apiAccessCidrs[0]").expected, /host bits set; the block is 203.0.113.0\/24/);
-        assert.match(issue(read({ ...BASE, vpcCidr: "10.0.0.0/8" }).issues, "eks.vpcCidr").expected, /\/16 to \/28/);
+        assert.match(issueFor(issues, "eks.vpcCidr").expected, /IPv4 CIDR/);
+        assert.match(issueFor(issues, "eks.apiAccessCidrs[0]").expected, /host bits set; the block is 203.0.113.0\/24/);
+        assert.match(issueFor(read({ ...BASE, vpcCidr: "10.0.0.0/8" }).issues, "eks.vpcCidr").expected, /\/16 to \/28/);
     });
 
     it("admin principals: IAM role or user ARNs; an STS session ARN points at its role", () => {
         const { issues } = read({ ...BASE, adminPrincipalArns: ["arn:aws:sts::123456789012:assumed-role/deployer/alice", "deployer"] });
-        assert.match(issue(issues, "eks.adminPrincipalArns[0]").expected, /use the role ARN arn:aws:iam::123456789012:role\/deployer/);
-        assert.match(issue(issues, "eks.adminPrincipalArns[1]").expected, /IAM role or user ARN/);
-        assert.match(issue(read({ ...BASE, adminPrincipalArns: [] }).issues, "eks.adminPrincipalArns").expected, /without an administrator/);
+        assert.match(issueFor(issues, "eks.adminPrincipalArns[0]").expected, /use the role ARN arn:aws:iam::123456789012:role\/deployer/);
+        assert.match(issueFor(issues, "eks.adminPrincipalArns[1]").expected, /IAM role or user ARN/);
+        assert.match(issueFor(read({ ...BASE, adminPrincipalArns: [] }).issues, "eks.adminPrincipalArns").expected, /without an administrator/);
         assert.deepStrictEqual(read({ ...BASE, adminPrincipalArns: ["arn:aws:iam::123456789012:role/ci"] }).issues, []);
     });
 
     it("kubernetesVersion: a quoted minor version", () => {
         assert.strictEqual(read({ ...BASE, kubernetesVersion: "1.33" }).config.kubernetesVersion, "1.33");
-        const unquoted = issue(read({ ...BASE, kubernetesVersion: 1.3 }).issues, "eks.kubernetesVersion");
+        const unquoted = issueFor(read({ ...BASE, kubernetesVersion: 1.3 }).issues, "eks.kubernetesVersion");
         assert.match(unquoted.expected, /in quotes.*YAML reads 1.30 as the number 1.3/);
-        assert.match(issue(read({ ...BASE, kubernetesVersion: "v1.33.1" }).issues, "eks.kubernetesVersion").expected, /minor version/);
+        assert.match(issueFor(read({ ...BASE, kubernetesVersion: "v1.33.1" }).issues, "eks.kubernetesVersion").expected, /minor version/);
     });
 
     it("registry and device plugin keys", () => {
-        assert.match(issue(read({ ...BASE, registry: { repositoryPrefix: "TF/Serving" } }).issues, "eks.registry.repositoryPrefix").expected, /lowercase ECR repository path/);
-        assert.match(issue(read({ ...BASE, registry: { keepImages: 0 } }).issues, "eks.registry.keepImages").expected, /from 1 to 1000/);
-        assert.match(issue(read({ ...BASE, devicePluginImage: "x/y:1" }).issues, "eks.devicePluginImage").expected, /only with eks.gpuNodeGroup/);
+        assert.match(issueFor(read({ ...BASE, registry: { repositoryPrefix: "TF/Serving" } }).issues, "eks.registry.repositoryPrefix").expected, /lowercase ECR repository path/);
+        assert.match(issueFor(read({ ...BASE, registry: { keepImages: 0 } }).issues, "eks.registry.keepImages").expected, /from 1 to 1000/);
+        assert.match(issueFor(read({ ...BASE, devicePluginImage: "x/y:1" }).issues, "eks.devicePluginImage").expected, /only with eks.gpuNodeGroup/);
     });
 });

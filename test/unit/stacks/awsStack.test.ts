@@ -1,19 +1,10 @@
 import * as assert from "assert";
 import { parse } from "yaml";
-import { stackConfig } from "../../../ops/plan";
 import { deployAws } from "../../../stacks/aws";
-import { ROOT, runCloudStack } from "../../support/cloudMocks";
+import { ROOT, exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const NLB = { hostname: "a1b2c3-0123456789.elb.us-west-2.amazonaws.com" };
-
-/** The shipped aws-example stack's config, with `edit` applied to its `eks` section and top-level keys. */
-function exampleConfig(edit: (eks: any) => void = () => undefined, extra: Record<string, string> = {}): Record<string, string> {
-    const { config } = stackConfig(ROOT, "aws-example");
-    const eks = JSON.parse(config["tf-serving:eks"]);
-    edit(eks);
-    return { ...config, "tf-serving:eks": JSON.stringify(eks), ...extra };
-}
 
 const HALF_PLUS_TWO = `${ROOT}/models/half_plus_two`;
 /** Two models in one stack: one on CPU, one on GPU. */
@@ -28,7 +19,7 @@ const MIXED = {
 
 describe("EKS stack (deployAws under mocks)", () => {
     it("the example stack: VPC, cluster, CPU node group, one ECR repository, model; no device plugin", async () => {
-        const { recorder } = await runCloudStack(deployAws, exampleConfig(), NLB);
+        const { recorder } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
         const counts = recorder.countsByType();
         assert.strictEqual(counts["aws:eks/cluster:Cluster"], 1);
         assert.strictEqual(counts["aws:eks/nodeGroup:NodeGroup"], 1);
@@ -41,7 +32,7 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("exports externalAddress from the load balancer's hostname (AWS gives no ip)", async () => {
-        const { outputs } = await runCloudStack(deployAws, exampleConfig(), NLB);
+        const { outputs } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
         assert.strictEqual(outputs.externalAddress, NLB.hostname);
         assert.strictEqual(outputs.restUrl, `http://${NLB.hostname}:8501`);
         assert.strictEqual(outputs.grpcEndpoint, `${NLB.hostname}:8500`);
@@ -51,14 +42,14 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("asks for an NLB, keeping the configured source ranges", async () => {
-        const { recorder } = await runCloudStack(deployAws, exampleConfig(), NLB);
+        const { recorder } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
         const service = recorder.one("kubernetes:core/v1:Service").inputs as any;
         assert.strictEqual(service.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-type"], "nlb");
         assert.deepStrictEqual(service.spec.loadBalancerSourceRanges, ["203.0.113.0/24"]);
     });
 
     it("pushes to ECR with GetAuthorizationToken credentials as secrets", async () => {
-        const { recorder } = await runCloudStack(deployAws, exampleConfig(), NLB);
+        const { recorder } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
         const image = recorder.one("docker:index/image:Image");
         assert.match((image.inputs as any).imageName, /^123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
         assert.strictEqual((image.inputs as any).registry.server, "123456789012.dkr.ecr.us-west-2.amazonaws.com");
@@ -67,7 +58,7 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("GPU and CPU models together: each on its own nodes, the device plugin on the GPU nodes", async () => {
-        const config = exampleConfig((eks) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge" }; }, MIXED);
+        const config = exampleConfig("aws-example", (eks: any) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge" }; }, MIXED);
         const { recorder, dockerfiles } = await runCloudStack(deployAws, config, NLB);
         const podOf = (name: string) => (recorder.one("kubernetes:apps/v1:Deployment", name).inputs as any).spec.template.spec;
 
@@ -92,12 +83,12 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("GPU serving without a GPU node group stops at config, naming the key", async () => {
-        await assert.rejects(runCloudStack(deployAws, exampleConfig(() => undefined, { "tf-serving:gpu": "true" }), NLB),
+        await assert.rejects(runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, { "tf-serving:gpu": "true" }), NLB),
             /tf-serving:eks\S* .*model "half-plus-two" sets gpu: true but the cluster has no GPU node group/);
     });
 
     it("an arm64 node group stops at config with the reason", async () => {
-        const config = exampleConfig((eks) => { eks.cpuNodeGroup.instanceType = "c7g.xlarge"; });
+        const config = exampleConfig("aws-example", (eks: any) => { eks.cpuNodeGroup.instanceType = "c7g.xlarge"; });
         await assert.rejects(runCloudStack(deployAws, config, NLB), /tf-serving:eks\.cpuNodeGroup\.instanceType = "c7g\.xlarge": is an Arm \(arm64\) type/);
     });
 });

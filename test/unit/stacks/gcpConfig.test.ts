@@ -1,5 +1,6 @@
 import * as assert from "assert";
 import { ConfigReader } from "../../../stacks/configReader";
+import { issueFor } from "../../support/cloudMocks";
 import { readGcpConfig } from "../../../stacks/gcpConfig";
 
 function read(gke: Record<string, unknown> | undefined) {
@@ -9,13 +10,6 @@ function read(gke: Record<string, unknown> | undefined) {
 }
 
 const BASE = { project: "my-project", region: "us-central1" };
-
-/** The issue for `key`, failing with every issue listed if there is none. */
-function issue(issues: { key: string; value: unknown; expected: string }[], key: string) {
-    const found = issues.find((i) => i.key === key);
-    assert.ok(found, `no issue for ${key}; issues: ${JSON.stringify(issues)}`);
-    return found;
-}
 
 describe("gke config", () => {
     it("needs only project and region; everything else has a default", () => {
@@ -41,13 +35,13 @@ describe("gke config", () => {
     it("reports a missing section's required keys under gke.", () => {
         const { issues } = read(undefined);
         assert.deepStrictEqual(issues.map((i) => i.key), ["gke.project", "gke.region"]);
-        assert.match(issue(issues, "gke.region").expected, /pulumi config set --path gke.region us-central1/);
+        assert.match(issueFor(issues, "gke.region").expected, /pulumi config set --path gke.region us-central1/);
     });
 
     it("rejects a zone given as the region, and a project name instead of an id", () => {
         const { issues } = read({ project: "My Project", region: "us-central1-a" });
-        assert.match(issue(issues, "gke.region").expected, /a region, not a zone/);
-        assert.match(issue(issues, "gke.project").expected, /project id/);
+        assert.match(issueFor(issues, "gke.region").expected, /a region, not a zone/);
+        assert.match(issueFor(issues, "gke.project").expected, /project id/);
     });
 
     it("GPU pool: accelerator with sensible defaults, in the configured zones", () => {
@@ -62,7 +56,7 @@ describe("gke config", () => {
 
     it("GPU pool: an accelerator with count 0 is an error naming the key", () => {
         const { issues } = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-tesla-t4", acceleratorCount: 0 } });
-        const i = issue(issues, "gke.gpuPool.acceleratorCount");
+        const i = issueFor(issues, "gke.gpuPool.acceleratorCount");
         assert.strictEqual(i.value, 0);
         assert.match(i.expected, /at least 1 GPU per node; to run without GPUs, remove gke.gpuPool/);
         assert.strictEqual(issues.length, 1, JSON.stringify(issues));
@@ -70,53 +64,53 @@ describe("gke config", () => {
 
     it("GPU pool: zones are required (GPUs are zonal)", () => {
         const { issues } = read({ ...BASE, gpuPool: { acceleratorType: "nvidia-tesla-t4" } });
-        const i = issue(issues, "gke.zones");
+        const i = issueFor(issues, "gke.zones");
         assert.strictEqual(i.value, undefined);
         assert.match(i.expected, /required with gke.gpuPool.*nvidia-tesla-t4.*us-central1-a/);
     });
 
     it("GPU pool: accelerator and machine type must go together", () => {
         const { issues } = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", machineType: "n1-standard-8" } });
-        const i = issue(issues, "gke.gpuPool.machineType");
+        const i = issueFor(issues, "gke.gpuPool.machineType");
         assert.strictEqual(i.value, "n1-standard-8");
         assert.match(i.expected, /g2 machine types/);
         const missing = read({ ...BASE, zones: ["us-central1-a"], gpuPool: {} }).issues;
-        assert.match(issue(missing, "gke.gpuPool.acceleratorType").expected, /required/);
+        assert.match(issueFor(missing, "gke.gpuPool.acceleratorType").expected, /required/);
         const typo = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "tesla-t4" } }).issues;
-        assert.match(issue(typo, "gke.gpuPool.acceleratorType").expected, /nvidia-tesla-t4/);
+        assert.match(issueFor(typo, "gke.gpuPool.acceleratorType").expected, /nvidia-tesla-t4/);
     });
 
     it("rejects Arm machine types: TF Serving has no arm64 image", () => {
         const { issues } = read({ ...BASE, cpuPool: { machineType: "t2a-standard-4" } });
-        const i = issue(issues, "gke.cpuPool.machineType");
+        const i = issueFor(issues, "gke.cpuPool.machineType");
         assert.strictEqual(i.value, "t2a-standard-4");
         assert.match(i.expected, /arm64.*amd64 images only.*e2-standard-4/);
     });
 
     it("rejects zones outside the region and repeated zones", () => {
         const { issues } = read({ ...BASE, zones: ["us-east1-b", "us-central1-a", "us-central1-a"] });
-        assert.match(issue(issues, "gke.zones[0]").expected, /zone of region us-central1, e\.g\. "us-central1-a"/);
-        assert.match(issue(issues, "gke.zones").expected, /twice/);
+        assert.match(issueFor(issues, "gke.zones[0]").expected, /zone of region us-central1, e\.g\. "us-central1-a"/);
+        assert.match(issueFor(issues, "gke.zones").expected, /twice/);
     });
 
     it("rejects malformed CIDRs, naming each key", () => {
         const { issues } = read({ ...BASE, subnetCidr: "10.0.0.1/20", privateNodes: true, masterCidr: "172.16.0.0/24", apiAccessCidrs: ["203.0.113.0/24", "not-a-cidr"] });
-        assert.match(issue(issues, "gke.subnetCidr").expected, /host bits set; the block is 10.0.0.0\/20/);
-        assert.match(issue(issues, "gke.masterCidr").expected, /must be a \/28/);
-        assert.match(issue(issues, "gke.apiAccessCidrs[1]").expected, /IPv4 CIDR/);
+        assert.match(issueFor(issues, "gke.subnetCidr").expected, /host bits set; the block is 10.0.0.0\/20/);
+        assert.match(issueFor(issues, "gke.masterCidr").expected, /must be a \/28/);
+        assert.match(issueFor(issues, "gke.apiAccessCidrs[1]").expected, /IPv4 CIDR/);
         assert.strictEqual(issues.length, 3, JSON.stringify(issues));
     });
 
     it("masterCidr only with private nodes; an empty API allow-list is refused", () => {
         const { issues } = read({ ...BASE, masterCidr: "172.16.0.0/28", apiAccessCidrs: [] });
-        assert.match(issue(issues, "gke.masterCidr").expected, /only with gke.privateNodes/);
-        assert.match(issue(issues, "gke.apiAccessCidrs").expected, /lock everyone out/);
+        assert.match(issueFor(issues, "gke.masterCidr").expected, /only with gke.privateNodes/);
+        assert.match(issueFor(issues, "gke.apiAccessCidrs").expected, /lock everyone out/);
     });
 
     it("node bounds: CPU pool needs a node, max >= min", () => {
         const { issues } = read({ ...BASE, cpuPool: { minNodes: 0, maxNodes: 3 }, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", minNodes: 3, maxNodes: 1 } });
-        assert.match(issue(issues, "gke.cpuPool.minNodes").expected, /from 1 to 1000/);
-        assert.match(issue(issues, "gke.gpuPool.maxNodes").expected, /must be >= gke.gpuPool.minNodes \(3\)/);
+        assert.match(issueFor(issues, "gke.cpuPool.minNodes").expected, /from 1 to 1000/);
+        assert.match(issueFor(issues, "gke.gpuPool.maxNodes").expected, /must be >= gke.gpuPool.minNodes \(3\)/);
     });
 
     it("registry: gcr.io naming fixes location and repository", () => {
@@ -125,14 +119,14 @@ describe("gke config", () => {
         assert.strictEqual(ok.config.registry.host, "eu.gcr.io");
         assert.strictEqual(ok.config.registry.keepImages, 3);
         const { issues } = read({ ...BASE, registry: { host: "gcr.io", location: "europe-west4" } });
-        assert.match(issue(issues, "gke.registry.location").expected, /does not apply with host "gcr.io"/);
-        assert.match(issue(read({ ...BASE, registry: { repository: "Models" } }).issues, "gke.registry.repository").expected, /repository id/);
-        assert.match(issue(read({ ...BASE, registry: { location: "mars" } }).issues, "gke.registry.location").expected, /multi-region/);
-        assert.match(issue(read({ ...BASE, registry: { host: "quay.io" } }).issues, "gke.registry.host").expected, /docker.pkg.dev/);
+        assert.match(issueFor(issues, "gke.registry.location").expected, /does not apply with host "gcr.io"/);
+        assert.match(issueFor(read({ ...BASE, registry: { repository: "Models" } }).issues, "gke.registry.repository").expected, /repository id/);
+        assert.match(issueFor(read({ ...BASE, registry: { location: "mars" } }).issues, "gke.registry.location").expected, /multi-region/);
+        assert.match(issueFor(read({ ...BASE, registry: { host: "quay.io" } }).issues, "gke.registry.host").expected, /docker.pkg.dev/);
     });
 
     it("suggests the right key for a typo", () => {
         const { issues } = read({ ...BASE, cpupool: { machineType: "e2-standard-4" }, gpuPool: undefined });
-        assert.match(issue(issues, "gke.cpupool").expected, /did you mean 'gke.cpuPool'/);
+        assert.match(issueFor(issues, "gke.cpupool").expected, /did you mean 'gke.cpuPool'/);
     });
 });

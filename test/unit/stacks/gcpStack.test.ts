@@ -1,23 +1,15 @@
 import * as assert from "assert";
 import { parse } from "yaml";
-import { stackConfig } from "../../../ops/plan";
 import { deployGcp } from "../../../stacks/gcp";
-import { ROOT, runCloudStack } from "../../support/cloudMocks";
+import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-/** The shipped gcp-example stack's config, with `edit` applied to its `gke` section and top-level keys. */
-function exampleConfig(edit: (gke: any) => void = () => undefined, extra: Record<string, string> = {}): Record<string, string> {
-    const { config } = stackConfig(ROOT, "gcp-example");
-    const gke = JSON.parse(config["tf-serving:gke"]);
-    edit(gke);
-    return { ...config, "tf-serving:gke": JSON.stringify(gke), ...extra };
-}
 
 const GPU_POOL = { acceleratorType: "nvidia-l4", minNodes: 0, maxNodes: 2 };
 
 describe("GKE stack (deployGcp under mocks)", () => {
     it("the example stack: cluster, CPU pool, registry, model; nothing GPU", async () => {
-        const { recorder } = await runCloudStack(deployGcp, exampleConfig(), { ip: "203.0.113.10" });
+        const { recorder } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const counts = recorder.countsByType();
         assert.strictEqual(counts["gcp:container/cluster:Cluster"], 1);
         assert.strictEqual(counts["gcp:container/nodePool:NodePool"], 1);
@@ -29,7 +21,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("exports externalAddress from the load balancer's ip, the URLs, the cluster name and a secret kubeconfig", async () => {
-        const { outputs } = await runCloudStack(deployGcp, exampleConfig(), { ip: "203.0.113.10" });
+        const { outputs } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         assert.strictEqual(outputs.externalAddress, "203.0.113.10");
         assert.strictEqual(outputs.externalIp, "203.0.113.10");
         assert.strictEqual(outputs.restUrl, "http://203.0.113.10:8501");
@@ -40,7 +32,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("pushes to Artifact Registry with the access token as a secret, and pods run the pushed digest", async () => {
-        const { recorder, outputs } = await runCloudStack(deployGcp, exampleConfig(), { ip: "203.0.113.10" });
+        const { recorder, outputs } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image");
         assert.match((image.inputs as any).imageName, /^us-central1-docker\.pkg\.dev\/my-gcp-project\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
         assert.strictEqual((image.inputs as any).registry.username, "oauth2accesstoken");
@@ -52,7 +44,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("a CPU model selects the CPU pool and does not tolerate GPU nodes", async () => {
-        const { recorder } = await runCloudStack(deployGcp, exampleConfig((gke) => { gke.gpuPool = GPU_POOL; }), { ip: "203.0.113.10" });
+        const { recorder } = await runCloudStack(deployGcp, exampleConfig("gcp-example", (gke: any) => { gke.gpuPool = GPU_POOL; }), { ip: "203.0.113.10" });
         assert.strictEqual(recorder.ofType("gcp:container/nodePool:NodePool").length, 2);
         const pod = (recorder.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
         assert.strictEqual(pod.nodeSelector["tf-serving/pool"], "cpu");
@@ -62,7 +54,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("a GPU model lands on the GPU pool: accelerator selector, GPU toleration, GPU limit, -gpu base image", async () => {
-        const config = exampleConfig((gke) => { gke.gpuPool = GPU_POOL; }, { "tf-serving:gpu": "true" });
+        const config = exampleConfig("gcp-example", (gke: any) => { gke.gpuPool = GPU_POOL; }, { "tf-serving:gpu": "true" });
         const { recorder, dockerfiles } = await runCloudStack(deployGcp, config, { ip: "203.0.113.10" });
         const pod = (recorder.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
         assert.strictEqual(pod.nodeSelector["cloud.google.com/gke-accelerator"], "nvidia-l4");
@@ -74,7 +66,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("GPU serving without a GPU pool stops at config, naming the key", async () => {
-        await assert.rejects(runCloudStack(deployGcp, exampleConfig(() => undefined, { "tf-serving:gpu": "true" }), { ip: "203.0.113.10" }),
+        await assert.rejects(runCloudStack(deployGcp, exampleConfig("gcp-example", () => undefined, { "tf-serving:gpu": "true" }), { ip: "203.0.113.10" }),
             /tf-serving:gke\S* .*model "half-plus-two" sets gpu: true but the cluster has no GPU node pool/);
     });
 });

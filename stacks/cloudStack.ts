@@ -1,0 +1,41 @@
+/**
+ * What the GKE and EKS stacks share once their cluster and registry exist: deploy the models onto
+ * the cluster (CPU pods on the CPU pool, GPU pods on the GPU pool) and add the cluster's kubeconfig
+ * and name to the stack outputs.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { NodePlacement } from "../components/modelServer";
+import { ServingConfig } from "./config";
+import { PreparedModel, RegistryTarget, StackOutputs, deployModels } from "./deploy";
+
+/** The parts of a cluster component (GkeCluster, EksCluster) the models need. */
+export interface CreatedCluster extends pulumi.Resource {
+    provider: k8s.Provider;
+    placement: { cpu: NodePlacement; gpu: NodePlacement };
+    kubeconfig: pulumi.Output<string>;
+    clusterName: pulumi.Output<string>;
+}
+
+export function deployToCluster(
+    config: ServingConfig,
+    models: PreparedModel[],
+    cluster: CreatedCluster,
+    registry: RegistryTarget & pulumi.Resource,
+    serviceAnnotations?: Record<string, string>,
+): StackOutputs {
+    return {
+        ...deployModels({
+            config,
+            models,
+            provider: cluster.provider,
+            registry,
+            placement: cluster.placement,
+            serviceAnnotations,
+            // Pods wait for their nodes (and the device plugin, and pull access to the registry).
+            dependsOn: [cluster, registry],
+        }),
+        kubeconfig: cluster.kubeconfig,
+        clusterName: cluster.clusterName,
+    };
+}
