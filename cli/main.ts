@@ -12,6 +12,7 @@ export type CommandFactory = (exit: (code: number) => void) => Command;
 const commands: Record<string, () => CommandFactory> = {
     "build-context": () => require("./buildContext").buildContextCommand,
     "deploy": () => require("./deploy").deployCommand,
+    "doctor": () => require("./doctor").doctorCommand,
     "plan": () => require("./plan").planCommand,
     "preflight": () => require("./preflight").preflightCommand,
     "smoke": () => require("./smoke").smokeCommand,

@@ -1,0 +1,210 @@
+/**
+ * Reads the model server's objects, the namespace's events and the tail of each container's log
+ * from a cluster with `@kubernetes/client-node`, into the plain snapshot the rules read.
+ *
+ * Bounded: each request has a time limit, logs are the last `logLines` lines (and at most
+ * `LOG_BYTES`), events at most `maxEvents`. Logs come through a `LogSource`, so a test can supply
+ * them where no kubelet runs.
+ */
+import type * as K8s from "@kubernetes/client-node";
+import { ClusterInfo } from "./report";
+import { ClusterSnapshot, ContainerStatus, MODEL_SERVER_SELECTOR, Pod, logKey } from "./snapshot";
+
+/** Where to look: a kubeconfig (file, text or the ambient one), its context, and the namespace. */
+export interface ClusterTarget {
+    /** Kubeconfig file; neither this nor `kubeconfigText` means the ambient one (KUBECONFIG or ~/.kube/config). */
+    kubeconfigFile?: string;
+    /** Kubeconfig contents, e.g. a stack's `kubeconfig` output. */
+    kubeconfigText?: string;
+    /** Kubeconfig context; default its current context. */
+    context?: string;
+    namespace: string;
+}
+
+export interface LogRequest {
+    namespace: string;
+    pod: string;
+    container: string;
+    /** The run before the current one (`kubectl logs --previous`). */
+    previous: boolean;
+    tailLines: number;
+}
+
+/** Returns the last lines of one container's log. */
+export type LogSource = (request: LogRequest) => Promise<string>;
+
+export interface CollectOptions {
+    /** Lines of each container log to read. Default 100. */
+    logLines?: number;
+    /** Default: the API server's pod log endpoint (the kubelet's logs). */
+    logSource?: LogSource;
+    /** Limit for each API request, in milliseconds. Default 15000. */
+    requestTimeoutMs?: number;
+    /** Events of the namespace to read at most. Default 1000. */
+    maxEvents?: number;
+}
+
+/** The API server could not be reached, or refused us: nothing can be diagnosed. */
+export class ClusterUnreachableError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "ClusterUnreachableError";
+    }
+}
+
+/** The kubeconfig, its context or the namespace do not exist: a usage mistake. */
+export class TargetError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "TargetError";
+    }
+}
+
+export interface Collected {
+    snapshot: ClusterSnapshot;
+    cluster: ClusterInfo;
+    /** Logs that could not be read, each with the reason. */
+    unreadLogs: string[];
+}
+
+const LOG_BYTES = 256 * 1024;
+
+/** Loaded on first use: the client is large and only `tfs doctor` needs it. */
+function client(): Promise<typeof K8s> {
+    return import("@kubernetes/client-node");
+}
+
+export async function collectSnapshot(target: ClusterTarget, options: CollectOptions = {}): Promise<Collected> {
+    const k8s = await client();
+    const kc = loadKubeConfig(k8s, target);
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) {
+        throw new TargetError(`kubeconfig context "${kc.getCurrentContext()}" names no cluster; \`kubectl config get-contexts\` lists the contexts`);
+    }
+    const info: ClusterInfo = { server: cluster.server, context: kc.getCurrentContext() };
+    const config = k8s.createConfiguration({
+        baseServer: new k8s.ServerConfiguration(cluster.server, {}),
+        authMethods: { default: kc },
+        promiseMiddleware: [{
+            pre: async (request) => {
+                request.setSignal(AbortSignal.timeout(options.requestTimeoutMs ?? 15_000));
+                return request;
+            },
+            post: async (response) => response,
+        }],
+    });
+    const core = new k8s.CoreV1Api(config);
+    const apps = new k8s.AppsV1Api(config);
+    const { namespace } = target;
+    const call = <T>(what: string, request: () => Promise<T>) => request().catch((err) => {
+        throw explain(k8s, err, what, info, namespace);
+    });
+
+    await call(`read namespace ${namespace}`, () => core.readNamespace({ name: namespace })).catch((err) => {
+        // A user allowed only in their namespace may not read it; the lists below still work.
+        if (!(err instanceof ClusterUnreachableError && /HTTP 403/.test(err.message))) {
+            throw err;
+        }
+    });
+    const labelSelector = MODEL_SERVER_SELECTOR;
+    const [pods, services, deployments, replicaSets, events] = await Promise.all([
+        call("list pods", () => core.listNamespacedPod({ namespace, labelSelector })),
+        call("list services", () => core.listNamespacedService({ namespace, labelSelector })),
+        call("list deployments", () => apps.listNamespacedDeployment({ namespace, labelSelector })),
+        call("list replicasets", () => apps.listNamespacedReplicaSet({ namespace, labelSelector })),
+        call("list events", () => core.listNamespacedEvent({ namespace, limit: options.maxEvents ?? 1000 })),
+    ]);
+    const podsJson = toJson<Pod[]>(pods.items);
+    const logSource = options.logSource ?? apiLogSource(core);
+    const logs = await readLogs(podsJson, namespace, logSource, options.logLines ?? 100);
+    return {
+        snapshot: {
+            namespace,
+            pods: podsJson,
+            services: toJson(services.items),
+            deployments: toJson(deployments.items),
+            replicaSets: toJson(replicaSets.items),
+            events: toJson(events.items),
+            logs: logs.current,
+            previousLogs: logs.previous,
+        },
+        cluster: info,
+        unreadLogs: logs.unread,
+    };
+}
+
+function loadKubeConfig(k8s: typeof K8s, target: ClusterTarget): K8s.KubeConfig {
+    const kc = new k8s.KubeConfig();
+    const source = target.kubeconfigText !== undefined ? "the stack's kubeconfig output"
+        : target.kubeconfigFile ?? "the default kubeconfig (KUBECONFIG or ~/.kube/config)";
+    try {
+        if (target.kubeconfigText !== undefined) {
+            kc.loadFromString(target.kubeconfigText);
+        } else if (target.kubeconfigFile !== undefined) {
+            kc.loadFromFile(target.kubeconfigFile);
+        } else {
+            kc.loadFromDefault();
+        }
+    } catch (err) {
+        throw new TargetError(`cannot read ${source}: ${(err as Error).message}`);
+    }
+    if (target.context !== undefined) {
+        if (!kc.getContexts().some((c) => c.name === target.context)) {
+            throw new TargetError(`${source} has no context "${target.context}" (it has: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
+        }
+        kc.setCurrentContext(target.context);
+    }
+    return kc;
+}
+
+/** The API's objects as the API wrote them: plain JSON, timestamps as RFC 3339 strings. */
+function toJson<T>(objects: unknown): T {
+    return JSON.parse(JSON.stringify(objects)) as T;
+}
+
+function apiLogSource(core: K8s.CoreV1Api): LogSource {
+    return ({ namespace, pod, container, previous, tailLines }) =>
+        core.readNamespacedPodLog({ name: pod, namespace, container, previous, tailLines, limitBytes: LOG_BYTES });
+}
+
+/** A container has a log once it has run: running now, terminated, or waiting after a crash. */
+function hasRun(cs: ContainerStatus): boolean {
+    return cs.state?.running !== undefined || cs.state?.terminated !== undefined || cs.lastState?.terminated !== undefined;
+}
+
+async function readLogs(pods: Pod[], namespace: string, source: LogSource, tailLines: number) {
+    const current: Record<string, string> = {};
+    const previous: Record<string, string> = {};
+    const unread: string[] = [];
+    const reads = pods.flatMap((pod) => (pod.status?.containerStatuses ?? []).filter(hasRun).flatMap((cs) => {
+        const podName = pod.metadata?.name ?? "";
+        const read = (prev: boolean, into: Record<string, string>) => source({ namespace, pod: podName, container: cs.name, previous: prev, tailLines })
+            .then((text) => { into[logKey(podName, cs.name)] = text; })
+            .catch((err) => { unread.push(`${prev ? "previous " : ""}log of ${podName}/${cs.name}: ${firstLine(err)}`); });
+        // A crash-looping container's current log is its last run; a restarted running one keeps the crash in the previous run.
+        return (cs.restartCount ?? 0) > 0 && cs.state?.running ? [read(false, current), read(true, previous)] : [read(false, current)];
+    }));
+    await Promise.all(reads);
+    return { current, previous, unread: unread.sort() };
+}
+
+function firstLine(err: unknown): string {
+    const e = err as { code?: number; body?: unknown; message?: string };
+    const body = typeof e.body === "string" ? e.body : "";
+    const status = /"message":\s*"([^"]*)"/.exec(body)?.[1];
+    return status ?? String(e.message ?? err).split("\n")[0];
+}
+
+function explain(k8s: typeof K8s, err: unknown, what: string, cluster: ClusterInfo, namespace: string): Error {
+    const where = `${cluster.server}${cluster.context ? ` (context ${cluster.context})` : ""}`;
+    if (err instanceof k8s.ApiException) {
+        if (err.code === 404 && what.startsWith("read namespace")) {
+            return new TargetError(`namespace "${namespace}" does not exist on ${where}; \`kubectl get namespaces\` lists them`);
+        }
+        return new ClusterUnreachableError(`cannot ${what} on ${where}: HTTP ${err.code}: ${firstLine(err)}`
+            + (err.code === 401 || err.code === 403 ? " (check the kubeconfig's credentials and their rights in the namespace)" : ""));
+    }
+    const e = err as { name?: string; code?: string; message?: string };
+    const reason = e.name === "AbortError" || e.name === "TimeoutError" ? "no answer in time" : e.code ?? firstLine(err);
+    return new ClusterUnreachableError(`cannot reach the Kubernetes API at ${where} to ${what}: ${reason}`);
+}

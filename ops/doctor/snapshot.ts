@@ -1,0 +1,226 @@
+/**
+ * What `tfs doctor` looks at: the model server's objects as the Kubernetes API returns them (JSON,
+ * as `kubectl get -o json` prints them), plus the tail of each container's log.
+ *
+ * The types name only the fields the rules read; everything is optional because the API omits
+ * empty fields. Timestamps are RFC 3339 strings.
+ */
+
+export interface ObjectMeta {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { kind?: string; name?: string; uid?: string }[];
+}
+
+export interface Probe {
+    httpGet?: { path?: string; port?: number | string };
+    grpc?: { port?: number; service?: string };
+    tcpSocket?: { port?: number | string };
+    exec?: { command?: string[] };
+    initialDelaySeconds?: number;
+    periodSeconds?: number;
+    timeoutSeconds?: number;
+    failureThreshold?: number;
+}
+
+export interface Container {
+    name: string;
+    image?: string;
+    command?: string[];
+    args?: string[];
+    resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+    startupProbe?: Probe;
+    readinessProbe?: Probe;
+    livenessProbe?: Probe;
+    securityContext?: { runAsUser?: number; runAsGroup?: number; runAsNonRoot?: boolean };
+}
+
+export interface Toleration {
+    key?: string;
+    operator?: string;
+    value?: string;
+    effect?: string;
+}
+
+export interface ContainerStateWaiting { reason?: string; message?: string }
+export interface ContainerStateRunning { startedAt?: string }
+export interface ContainerStateTerminated {
+    exitCode?: number;
+    signal?: number;
+    reason?: string;
+    message?: string;
+    startedAt?: string;
+    finishedAt?: string;
+}
+export interface ContainerState {
+    waiting?: ContainerStateWaiting;
+    running?: ContainerStateRunning;
+    terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+    name: string;
+    image?: string;
+    ready?: boolean;
+    started?: boolean;
+    restartCount?: number;
+    state?: ContainerState;
+    lastState?: ContainerState;
+}
+
+export interface PodCondition {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    lastTransitionTime?: string;
+}
+
+export interface Pod {
+    metadata?: ObjectMeta;
+    spec?: {
+        nodeName?: string;
+        nodeSelector?: Record<string, string>;
+        tolerations?: Toleration[];
+        containers?: Container[];
+        securityContext?: { runAsUser?: number; runAsGroup?: number; fsGroup?: number; runAsNonRoot?: boolean };
+    };
+    status?: {
+        phase?: string;
+        reason?: string;
+        message?: string;
+        startTime?: string;
+        conditions?: PodCondition[];
+        containerStatuses?: ContainerStatus[];
+    };
+}
+
+export interface ObjectReference {
+    kind?: string;
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    fieldPath?: string;
+}
+
+/** A core/v1 Event. Events written through events.k8s.io (the scheduler's) carry `eventTime`/`series` instead of timestamps and `count`. */
+export interface Event {
+    metadata?: ObjectMeta;
+    involvedObject?: ObjectReference;
+    reason?: string;
+    message?: string;
+    type?: string;
+    count?: number;
+    firstTimestamp?: string | null;
+    lastTimestamp?: string | null;
+    eventTime?: string | null;
+    series?: { count?: number; lastObservedTime?: string };
+    source?: { component?: string; host?: string };
+    reportingComponent?: string;
+}
+
+export interface Service {
+    metadata?: ObjectMeta;
+    spec?: {
+        type?: string;
+        clusterIP?: string;
+        loadBalancerClass?: string;
+        loadBalancerSourceRanges?: string[];
+        ports?: { name?: string; port?: number; nodePort?: number }[];
+    };
+    status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } };
+}
+
+export interface DeploymentCondition {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    lastUpdateTime?: string;
+    lastTransitionTime?: string;
+}
+
+export interface Deployment {
+    metadata?: ObjectMeta;
+    spec?: {
+        replicas?: number;
+        template?: { metadata?: ObjectMeta };
+    };
+    status?: {
+        replicas?: number;
+        readyReplicas?: number;
+        availableReplicas?: number;
+        updatedReplicas?: number;
+        unavailableReplicas?: number;
+        conditions?: DeploymentCondition[];
+    };
+}
+
+export interface ReplicaSet {
+    metadata?: ObjectMeta;
+}
+
+/** The model server's objects in one namespace, and the tail of its containers' logs. */
+export interface ClusterSnapshot {
+    namespace: string;
+    pods: Pod[];
+    /** Events of the namespace (the rules pick those about the objects above). */
+    events: Event[];
+    services: Service[];
+    deployments: Deployment[];
+    replicaSets: ReplicaSet[];
+    /** Last lines of each container's current log, keyed `POD/CONTAINER`. */
+    logs: Record<string, string>;
+    /** Last lines of the previous run of restarted containers, keyed `POD/CONTAINER`. */
+    previousLogs: Record<string, string>;
+}
+
+/** Labels `ModelServer` sets on every object it creates (`components/modelServer.ts`). */
+export const NAME_LABEL = "app.kubernetes.io/name";
+export const COMPONENT_LABEL = "app.kubernetes.io/component";
+export const INSTANCE_LABEL = "app.kubernetes.io/instance";
+/** Selects every model server's objects; the model name is the instance label. */
+export const MODEL_SERVER_SELECTOR = `${NAME_LABEL}=tf-serving,${COMPONENT_LABEL}=model-server`;
+
+/**
+ * Annotations on the pod template (or the Deployment) recording the model's size on disk and the
+ * memory it peaks at during a version reload, in bytes. The OOMKilled diagnosis prints them beside the limit.
+ */
+export const MODEL_BYTES_ANNOTATION = "tf-serving.dev/model-bytes";
+export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
+
+export function logKey(podName: string, container: string): string {
+    return `${podName}/${container}`;
+}
+
+export function modelOf(object: { metadata?: ObjectMeta }): string | undefined {
+    return object.metadata?.labels?.[INSTANCE_LABEL];
+}
+
+/** The time an event last happened, whichever API wrote it. */
+export function eventTime(event: Event): string | undefined {
+    return event.lastTimestamp ?? event.series?.lastObservedTime ?? event.eventTime ?? event.firstTimestamp
+        ?? event.metadata?.creationTimestamp ?? undefined;
+}
+
+export function eventCount(event: Event): number {
+    return event.count ?? event.series?.count ?? 1;
+}
+
+/** Events about one object, newest first. */
+export function eventsFor(events: Event[], kind: string, meta: ObjectMeta | undefined): Event[] {
+    return events
+        .filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === meta?.name
+            && (e.involvedObject.uid === undefined || meta?.uid === undefined || e.involvedObject.uid === meta.uid))
+        .sort((a, b) => timeMs(eventTime(b)) - timeMs(eventTime(a)));
+}
+
+/** Milliseconds since the epoch of an RFC 3339 time; 0 when absent or unreadable. */
+export function timeMs(time: string | null | undefined): number {
+    const ms = Date.parse(time ?? "");
+    return Number.isNaN(ms) ? 0 : ms;
+}
