@@ -188,11 +188,19 @@ async function readLogs(pods: Pod[], namespace: string, source: LogSource, tailL
     return { current, previous, unread: unread.sort() };
 }
 
+/** The API's own words for a failure (the `message` of its Status body), else the error's first line. */
 function firstLine(err: unknown): string {
-    const e = err as { code?: number; body?: unknown; message?: string };
-    const body = typeof e.body === "string" ? e.body : "";
-    const status = /"message":\s*"([^"]*)"/.exec(body)?.[1];
-    return status ?? String(e.message ?? err).split("\n")[0];
+    const e = err as { body?: unknown; message?: string };
+    let body = e.body;
+    if (typeof body === "string") {
+        try {
+            body = JSON.parse(body);
+        } catch {
+            // Not a Status object: fall back to the error's own message.
+        }
+    }
+    const status = (body as { message?: unknown } | undefined)?.message;
+    return typeof status === "string" ? status : String(e.message ?? err).split("\n")[0];
 }
 
 function explain(k8s: typeof K8s, err: unknown, what: string, cluster: ClusterInfo, namespace: string): Error {

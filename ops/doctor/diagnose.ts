@@ -153,7 +153,10 @@ function foldSymptoms(findings: Finding[]): Finding[] {
         for (const f of live) {
             if (head && f !== head && absorbable(f) && RANK[f.kind] < 3 && RANK[f.kind] < top) {
                 absorbed.add(f);
-                head.evidence = [...new Set([...head.evidence, ...f.evidence])];
+                // The not-ready fallback only restates what the cause's own evidence shows.
+                if (f.kind !== "not-ready") {
+                    head.evidence = [...new Set([...head.evidence, ...f.evidence])];
+                }
             }
         }
     };

@@ -1,0 +1,268 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as http from "http";
+import { AddressInfo } from "net";
+import * as os from "os";
+import * as path from "path";
+import { execFile } from "child_process";
+import { ClusterUnreachableError, TargetError, runDoctor } from "../../../ops/doctor";
+import { collectSnapshot } from "../../../ops/doctor/collector";
+import { targetFromStack } from "../../../ops/doctor/stackTarget";
+import { Event, Pod } from "../../../ops/doctor/snapshot";
+import { MODEL, NAMESPACE, TF_LOGS, ago, deployment, event, pod, service } from "../../support/doctorFixtures";
+
+const REPO = path.resolve(__dirname, "../../..");
+
+/**
+ * A loopback stand-in for the few kube-apiserver endpoints the collector reads, answering with the
+ * fixtures as JSON lists (and plain-text logs); it records every request.
+ */
+class FakeApiServer {
+    readonly requests: string[] = [];
+    pods: Pod[] = [];
+    events: Event[] = [];
+    services: unknown[] = [];
+    deployments: unknown[] = [];
+    logs: Record<string, string> = {};
+    namespaces = [NAMESPACE];
+    private server = http.createServer((req, res) => this.answer(req, res));
+
+    async start(): Promise<string> {
+        await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+        return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    }
+
+    stop(): Promise<void> {
+        this.server.closeAllConnections();
+        return new Promise((resolve) => this.server.close(() => resolve()));
+    }
+
+    private answer(req: http.IncomingMessage, res: http.ServerResponse): void {
+        this.requests.push(req.url ?? "");
+        const url = new URL(req.url ?? "/", "http://x");
+        const json = (status: number, body: unknown) => {
+            res.writeHead(status, { "content-type": "application/json" });
+            res.end(JSON.stringify(body));
+        };
+        const list = (kind: string, items: unknown[]) => json(200, { kind, apiVersion: kind.startsWith("Deployment") || kind.startsWith("ReplicaSet") ? "apps/v1" : "v1", metadata: { resourceVersion: "1" }, items });
+        let m: RegExpExecArray | null;
+        if ((m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(url.pathname))) {
+            return this.namespaces.includes(m[1])
+                ? json(200, { kind: "Namespace", apiVersion: "v1", metadata: { name: m[1] } })
+                : json(404, { kind: "Status", apiVersion: "v1", status: "Failure", message: `namespaces "${m[1]}" not found`, reason: "NotFound", code: 404 });
+        }
+        if ((m = /^\/api\/v1\/namespaces\/[^/]+\/pods\/([^/]+)\/log$/.exec(url.pathname))) {
+            const key = `${m[1]}/${url.searchParams.get("container")}${url.searchParams.get("previous") === "true" ? " previous" : ""}`;
+            if (this.logs[key] === undefined) {
+                return json(400, { kind: "Status", apiVersion: "v1", status: "Failure", message: `previous terminated container "tf-serving" in pod "${m[1]}" not found`, reason: "BadRequest", code: 400 });
+            }
+            res.writeHead(200, { "content-type": "text/plain" });
+            res.end(this.logs[key]);
+            return;
+        }
+        switch (url.pathname.replace(/namespaces\/[^/]+\//, "namespaces/NS/")) {
+            case "/api/v1/namespaces/NS/pods": return list("PodList", this.pods);
+            case "/api/v1/namespaces/NS/services": return list("ServiceList", this.services);
+            case "/api/v1/namespaces/NS/events": return list("EventList", this.events);
+            case "/apis/apps/v1/namespaces/NS/deployments": return list("DeploymentList", this.deployments);
+            case "/apis/apps/v1/namespaces/NS/replicasets": return list("ReplicaSetList", []);
+            default: return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", message: "not found", code: 404 });
+        }
+    }
+}
+
+function kubeconfig(dir: string, server: string): string {
+    const file = path.join(dir, "kubeconfig");
+    fs.writeFileSync(file, [
+        "apiVersion: v1", "kind: Config", "current-context: fake",
+        // client-node talks plain HTTP only with TLS verification off (there is no TLS to verify).
+        "clusters:", `- name: fake`, `  cluster: {server: "${server}", insecure-skip-tls-verify: true}`,
+        "users:", "- name: nobody", "  user: {}",
+        "contexts:", "- name: fake", "  context: {cluster: fake, user: nobody}",
+    ].join("\n"));
+    return file;
+}
+
+interface Run { status: number | null; stdout: string; stderr: string }
+
+function tfs(...args: string[]): Promise<Run> {
+    return new Promise((resolve, reject) => {
+        execFile(process.execPath, [path.join(REPO, "bin", "tfs.js"), "doctor", ...args], { cwd: REPO, encoding: "utf8", timeout: 60_000 },
+            (err, stdout, stderr) => {
+                if (err && typeof err.code !== "number") {
+                    reject(err);
+                } else {
+                    resolve({ status: err ? Number(err.code) : 0, stdout, stderr });
+                }
+            });
+    });
+}
+
+describe("tfs doctor against a fake API server", function () {
+    this.timeout(120_000);
+    let api: FakeApiServer;
+    let dir: string;
+    let config: string;
+
+    beforeEach(async () => {
+        api = new FakeApiServer();
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-doctor-"));
+        config = kubeconfig(dir, await api.start());
+    });
+    afterEach(async () => {
+        await api.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("lists by the model-server labels and reads logs through the pod log endpoint, bounded", async () => {
+        const crashed = pod({ ready: true, containerStatus: { restartCount: 1, lastState: { terminated: { exitCode: 137, reason: "OOMKilled", finishedAt: ago(100) } } } });
+        api.pods = [crashed];
+        api.logs = { [`${crashed.metadata!.name}/tf-serving`]: TF_LOGS.loaded, [`${crashed.metadata!.name}/tf-serving previous`]: TF_LOGS.noVersions };
+        const { snapshot, cluster, unreadLogs } = await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE }, { logLines: 7 });
+        assert.strictEqual(cluster.context, "fake");
+        assert.strictEqual(snapshot.pods[0].metadata?.creationTimestamp, `${crashed.metadata!.creationTimestamp!.slice(0, -1)}.000Z`);
+        assert.deepStrictEqual(snapshot.logs, { [`${crashed.metadata!.name}/tf-serving`]: TF_LOGS.loaded });
+        assert.deepStrictEqual(snapshot.previousLogs, { [`${crashed.metadata!.name}/tf-serving`]: TF_LOGS.noVersions });
+        assert.deepStrictEqual(unreadLogs, []);
+        const selector = encodeURIComponent("app.kubernetes.io/name=tf-serving,app.kubernetes.io/component=model-server");
+        for (const list of ["pods", "services"]) {
+            assert.ok(api.requests.includes(`/api/v1/namespaces/${NAMESPACE}/${list}?labelSelector=${selector}`), api.requests.join("\n"));
+        }
+        assert.ok(api.requests.some((r) => r.startsWith(`/api/v1/namespaces/${NAMESPACE}/events?limit=1000`)), api.requests.join("\n"));
+        assert.ok(api.requests.some((r) => /\/log\?container=tf-serving&limitBytes=262144&previous=true&tailLines=7$/.test(r)), api.requests.join("\n"));
+    });
+
+    it("notes logs it could not read, and reads none of containers that never ran", async () => {
+        const waiting = pod({ name: "waiting", containerStatus: { state: { waiting: { reason: "ContainerCreating" } } } });
+        api.pods = [pod({ ready: false }), waiting];
+        const { snapshot, unreadLogs } = await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE });
+        assert.deepStrictEqual(snapshot.logs, {});
+        assert.strictEqual(unreadLogs.length, 1);
+        assert.match(unreadLogs[0], /^log of half-plus-two-6b7c9d8f5-x2kqp\/tf-serving: previous terminated container/);
+        assert.ok(!api.requests.some((r) => r.includes("/pods/waiting/log")));
+    });
+
+    it("takes logs from an injected source instead of the API", async () => {
+        api.pods = [pod({ ready: false })];
+        const asked: string[] = [];
+        const result = await runDoctor({ kubeconfigFile: config, namespace: NAMESPACE }, {
+            logSource: async (r) => {
+                asked.push(`${r.namespace}/${r.pod}/${r.container} previous=${r.previous} tail=${r.tailLines}`);
+                return TF_LOGS.noVersions;
+            },
+        });
+        assert.deepStrictEqual(asked, [`${NAMESPACE}/${MODEL}-6b7c9d8f5-x2kqp/tf-serving previous=false tail=100`]);
+        assert.ok(!api.requests.some((r) => r.includes("/log")));
+        assert.deepStrictEqual(result.diagnosis.findings.map((f) => f.kind), ["model-not-found"]);
+    });
+
+    it("throws TargetError for a missing namespace or context, ClusterUnreachableError for a closed port", async () => {
+        await assert.rejects(collectSnapshot({ kubeconfigFile: config, namespace: "nope" }),
+            (err: Error) => err instanceof TargetError && /namespace "nope" does not exist on http:\/\/127\.0\.0\.1:\d+ \(context fake\)/.test(err.message));
+        await assert.rejects(collectSnapshot({ kubeconfigFile: config, context: "prod", namespace: NAMESPACE }),
+            (err: Error) => err instanceof TargetError && /has no context "prod" \(it has: fake\)/.test(err.message));
+        await api.stop();
+        await assert.rejects(collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE }),
+            (err: Error) => err instanceof ClusterUnreachableError && /cannot reach the Kubernetes API at http:\/\/127\.0\.0\.1:\d+ \(context fake\) to .*: ECONNREFUSED/.test(err.message));
+        api = new FakeApiServer(); // for afterEach
+        await api.start();
+    });
+
+    it("gives up on an API server that does not answer in time", async () => {
+        const silent = http.createServer(() => { /* never answers */ });
+        await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+        const slowConfig = kubeconfig(fs.mkdtempSync(path.join(dir, "slow-")), `http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+        try {
+            await assert.rejects(collectSnapshot({ kubeconfigFile: slowConfig, namespace: NAMESPACE }, { requestTimeoutMs: 300 }),
+                (err: Error) => err instanceof ClusterUnreachableError && /no answer in time/.test(err.message));
+        } finally {
+            silent.closeAllConnections();
+            silent.close();
+        }
+    });
+
+    describe("the command (child processes)", () => {
+        it("exits 0 and says healthy when every pod is Ready and the load balancer has an address", async () => {
+            api.pods = [pod({ ready: true })];
+            api.services = [service({ address: "127.0.0.1" })];
+            api.deployments = [deployment({ replicas: 1 })];
+            const run = await tfs("--kubeconfig", config, "--namespace", NAMESPACE);
+            assert.strictEqual(run.status, 0, run.stderr);
+            assert.match(run.stdout, /model half-plus-two: 1\/1 pods Ready, service half-plus-two \(LoadBalancer\) at 127\.0\.0\.1/);
+            assert.match(run.stdout, /^healthy: every pod is Ready and every LoadBalancer has an address$/m);
+        });
+
+        it("exits 1 with the findings, as text and as one JSON object", async () => {
+            const p = pod({ ready: false });
+            api.pods = [p];
+            api.services = [service({ address: "127.0.0.1" })];
+            api.events = [event(p, { reason: "Unhealthy", message: "Readiness probe failed: HTTP probe failed with statuscode: 404", count: 9 })];
+            const [text, json] = await Promise.all([
+                tfs("--kubeconfig", config, "--namespace", NAMESPACE, "--model", MODEL),
+                tfs("--kubeconfig", config, "--namespace", NAMESPACE, "--json"),
+            ]);
+            assert.strictEqual(text.status, 1, text.stderr);
+            assert.match(text.stdout, /^ERROR probe-failed: pod\/half-plus-two-6b7c9d8f5-x2kqp \(model half-plus-two\)$/m);
+            assert.match(text.stdout, /^1 problem found: 1 error, 0 warnings$/m);
+            assert.strictEqual(json.status, 1, json.stderr);
+            const body = JSON.parse(json.stdout);
+            assert.strictEqual(body.healthy, false);
+            assert.deepStrictEqual(Object.keys(body.findings[0]).sort(), ["evidence", "fix", "kind", "model", "object", "severity", "summary"]);
+            assert.strictEqual(body.findings[0].kind, "probe-failed");
+            assert.strictEqual(body.checked.namespace, NAMESPACE);
+            assert.strictEqual(body.checked.cluster.context, "fake");
+            assert.deepStrictEqual(body.checked.unreadLogs, ["log of half-plus-two-6b7c9d8f5-x2kqp/tf-serving: previous terminated container \"tf-serving\" in pod \"half-plus-two-6b7c9d8f5-x2kqp\" not found"]);
+        });
+
+        it("exits 2 for bad usage and 3 for an unreachable cluster, without a stack trace", async () => {
+            const closed = kubeconfig(fs.mkdtempSync(path.join(dir, "closed-")), "https://127.0.0.1:1");
+            const [none, both, missingNs, badCount, unreachable, unreachableJson] = await Promise.all([
+                tfs(),
+                tfs("--stack", "dev", "--kubeconfig", config),
+                tfs("--kubeconfig", config, "--namespace", "nope"),
+                tfs("--namespace", NAMESPACE, "--log-lines", "many"),
+                tfs("--kubeconfig", closed, "--namespace", NAMESPACE),
+                tfs("--kubeconfig", closed, "--namespace", NAMESPACE, "--json"),
+            ]);
+            assert.strictEqual(none.status, 2);
+            assert.match(none.stderr, /give --stack NAME, or --namespace NS/);
+            assert.strictEqual(both.status, 2);
+            assert.match(both.stderr, /drop --kubeconfig\/--context, or drop --stack/);
+            assert.strictEqual(missingNs.status, 2);
+            assert.match(missingNs.stderr, /namespace "nope" does not exist/);
+            assert.strictEqual(badCount.status, 2);
+            assert.match(badCount.stderr, /"many" is not a whole number/);
+            assert.strictEqual(unreachable.status, 3);
+            assert.match(unreachable.stderr, /^tfs: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1 \(context fake\) to .*ECONNREFUSED/m);
+            assert.strictEqual(unreachableJson.status, 3);
+            assert.deepStrictEqual(JSON.parse(unreachableJson.stdout).error.exitCode, 3);
+            for (const run of [none, both, missingNs, unreachable]) {
+                assert.ok(!/^\s+at .+:\d+:\d+\)?$/m.test(run.stderr), `stack trace in:\n${run.stderr}`);
+            }
+        });
+    });
+});
+
+describe("tfs doctor --stack target", () => {
+    const base = { project: "tf-serving", projectDir: "/proj" };
+
+    it("uses a cloud stack's kubeconfig output, written as JSON when it is an object", () => {
+        assert.deepStrictEqual(targetFromStack({ ...base, outputs: { kubeconfig: { value: "apiVersion: v1\n" } }, config: {} }),
+            { kubeconfigText: "apiVersion: v1\n", namespace: "tf-serving" });
+        assert.deepStrictEqual(targetFromStack({ ...base, outputs: { kubeconfig: { value: { apiVersion: "v1" } } }, config: { "tf-serving:namespace": { value: "serving" } } }),
+            { kubeconfigText: "{\"apiVersion\":\"v1\"}", namespace: "serving" });
+    });
+
+    it("uses a local stack's kubeconfig and context config, relative to the project, else the ambient one", () => {
+        assert.deepStrictEqual(targetFromStack({ ...base, outputs: {}, config: { "tf-serving:kubeconfig": { value: "kube/config" }, "tf-serving:kubeContext": { value: "kind-e2e" } } }),
+            { kubeconfigFile: "/proj/kube/config", context: "kind-e2e", namespace: "tf-serving" });
+        assert.deepStrictEqual(targetFromStack({ ...base, outputs: {}, config: {} }), { kubeconfigFile: undefined, context: undefined, namespace: "tf-serving" });
+    });
+
+    it("takes the namespace from --namespace, then a namespace output, then the config", () => {
+        const config = { "tf-serving:namespace": { value: "from-config" } };
+        assert.strictEqual(targetFromStack({ ...base, outputs: { namespace: { value: "from-output" } }, config, namespace: "from-flag" }).namespace, "from-flag");
+        assert.strictEqual(targetFromStack({ ...base, outputs: { namespace: { value: "from-output" } }, config }).namespace, "from-output");
+        assert.strictEqual(targetFromStack({ ...base, outputs: {}, config }).namespace, "from-config");
+    });
+});

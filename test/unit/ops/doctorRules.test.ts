@@ -1,0 +1,449 @@
+import * as assert from "assert";
+import { diagnose, Diagnosis } from "../../../ops/doctor/diagnose";
+import { Finding } from "../../../ops/doctor/findings";
+import { parseSchedulingMessage } from "../../../ops/doctor/schedulingRules";
+import { ClusterSnapshot } from "../../../ops/doctor/snapshot";
+import {
+    MODEL, NOW, TF_LOGS, ago, deployment, event, pod, podSpec, schedulingEvent, service, snapshot,
+} from "../../support/doctorFixtures";
+
+const POD = `${MODEL}-6b7c9d8f5-x2kqp`;
+
+function run(s: ClusterSnapshot, options: { model?: string; grace?: number } = {}): Diagnosis {
+    return diagnose(s, { now: NOW, model: options.model, loadBalancerGraceSeconds: options.grace });
+}
+
+/** The one finding of `kind`; fails listing what was found instead. */
+function only(d: Diagnosis, kind: Finding["kind"]): Finding {
+    const found = d.findings.filter((f) => f.kind === kind);
+    assert.strictEqual(found.length, 1, `want one ${kind}, got: ${JSON.stringify(d.findings.map((f) => `${f.kind} ${f.object}`))}`);
+    return found[0];
+}
+
+function hasEvidence(f: Finding, pattern: RegExp): void {
+    assert.ok(f.evidence.some((e) => pattern.test(e)), `no evidence matching ${pattern} in:\n${f.evidence.join("\n")}`);
+}
+
+/** A model server that works: its Deployment, the service with an address, and the given pods. */
+function world(parts: Partial<ClusterSnapshot>): ClusterSnapshot {
+    return snapshot({ deployments: [deployment({ replicas: 1, ready: 0 })], services: [service({ address: "203.0.113.7" })], ...parts });
+}
+
+describe("tfs doctor rules", () => {
+    describe("healthy", () => {
+        it("says healthy when every pod is Ready and the load balancer has an address", () => {
+            const ready = [pod({ ready: true }), pod({ name: `${MODEL}-6b7c9d8f5-q8w7e`, ready: true })];
+            const d = run(snapshot({
+                pods: ready,
+                deployments: [deployment()],
+                services: [service({ address: "203.0.113.7" })],
+                logs: { [`${POD}/tf-serving`]: [...TF_LOGS.start, TF_LOGS.loaded].join("\n") },
+                // Startup probe failures while the model loaded are normal once the pod is Ready.
+                events: [event(ready[0], { reason: "Unhealthy", message: "Startup probe failed: Get \"http://10.244.1.7:8501/v1/models/half-plus-two\": dial tcp 10.244.1.7:8501: connect: connection refused", count: 3, last: 580 })],
+            }));
+            assert.deepStrictEqual(d.findings, []);
+            assert.strictEqual(d.healthy, true);
+            assert.deepStrictEqual(d.checked.models, [{ model: MODEL, pods: 2, readyPods: 2, desiredReplicas: 2, service: { name: MODEL, type: "LoadBalancer", address: "203.0.113.7" } }]);
+        });
+
+        it("is not healthy when nothing is deployed, and names the models that are", () => {
+            const other = pod({ name: "other-1", model: "other", ready: true });
+            const d = run(snapshot({ pods: [other] }), { model: MODEL });
+            const f = only(d, "not-deployed");
+            assert.strictEqual(d.healthy, false);
+            assert.strictEqual(f.object, "namespace/tf-serving");
+            hasEvidence(f, /model servers in this namespace: other/);
+            assert.match(f.fix, /--model with one of: other/);
+        });
+
+        it("ignores objects of other apps and of other models when --model is given", () => {
+            const foreign = pod({ ready: false });
+            foreign.metadata!.labels = { app: "nginx" };
+            const d = run(snapshot({
+                pods: [foreign, pod({ name: "other-1", model: "other", ready: false }), pod({ ready: true })],
+                services: [service({ address: "203.0.113.7" })],
+            }), { model: MODEL });
+            assert.strictEqual(d.healthy, true, JSON.stringify(d.findings));
+            assert.strictEqual(d.checked.pods, 1);
+        });
+    });
+
+    describe("model path mismatch", () => {
+        it("quotes TF Serving's 'No versions of servable' line and points at preflight and modelName", () => {
+            const p = pod({ ready: false, age: 900 });
+            const d = run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: [...TF_LOGS.start, TF_LOGS.noVersions].join("\n") } }));
+            const f = only(d, "model-not-found");
+            assert.strictEqual(f.severity, "error");
+            assert.strictEqual(f.object, `pod/${POD}`);
+            assert.match(f.summary, /model half-plus-two under \/models\/half-plus-two/);
+            hasEvidence(f, /^log half-plus-two-6b7c9d8f5-x2kqp\/tf-serving: ".*No versions of servable half-plus-two found under base path \/models\/half-plus-two\./);
+            hasEvidence(f, /pod phase Running, Ready False for 14m58s/);
+            assert.match(f.fix, /tfs preflight/);
+            assert.match(f.fix, /modelName \("half-plus-two"\)/);
+        });
+
+        it("folds the startup-probe kills that follow into the same finding", () => {
+            const p = pod({ ready: false, containerStatus: { restartCount: 3, lastState: { terminated: { exitCode: 137, reason: "Error", startedAt: ago(200), finishedAt: ago(130) } } } });
+            const d = run(world({
+                pods: [p],
+                previousLogs: { [`${POD}/tf-serving`]: TF_LOGS.noVersions },
+                logs: { [`${POD}/tf-serving`]: TF_LOGS.start.join("\n") },
+                events: [
+                    event(p, { reason: "Killing", message: "Container tf-serving failed startup probe, will be restarted", type: "Normal", count: 3, last: 130 }),
+                    event(p, { reason: "Unhealthy", message: "Startup probe failed: Get \"http://10.244.1.7:8501/v1/models/half-plus-two\": dial tcp 10.244.1.7:8501: connect: connection refused", count: 42, last: 131 }),
+                ],
+            }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["model-not-found"]);
+            hasEvidence(d.findings[0], /event Normal Killing x3 .*failed startup probe/);
+        });
+
+        it("reads 'Could not find SavedModel' as a failed load", () => {
+            const p = pod({ ready: false });
+            const d = run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: TF_LOGS.notFound } }));
+            const f = only(d, "model-load-failed");
+            assert.match(f.summary, /model half-plus-two version 123/);
+            hasEvidence(f, /NOT_FOUND: Could not find SavedModel \.pb or \.pbtxt/);
+            assert.match(f.fix, /saved_model\.pb/);
+        });
+
+        it("recognizes 'Failed to load model' lines", () => {
+            const p = pod({ ready: false });
+            const d = run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: "E0601 server.cc:91] Failed to load model half-plus-two: Op type not registered 'Foo' in binary" } }));
+            const f = only(d, "model-load-failed");
+            assert.match(f.fix, /base at least as new as the TensorFlow/);
+        });
+    });
+
+    describe("CrashLoopBackOff", () => {
+        it("shows the last termination, the exit code and the last log lines", () => {
+            const p = pod({
+                ready: false,
+                containerStatus: {
+                    restartCount: 5,
+                    state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 2m40s restarting failed container=tf-serving pod=half-plus-two-6b7c9d8f5-x2kqp_tf-serving(uid-half-plus-two-6b7c9d8f5-x2kqp)" } },
+                    lastState: { terminated: { exitCode: 1, reason: "Error", startedAt: ago(100), finishedAt: ago(95) } },
+                },
+            });
+            const lines = ["line 1", "line 2", "line 3", "line 4", "line 5", "2025-06-01 11:58:25.1: E server.cc:101] Invalid argument: --rest_api_port cannot be the same as --port"];
+            const d = run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: lines.join("\n") } }));
+            const f = only(d, "crash-loop");
+            hasEvidence(f, /container tf-serving restarted 5 times; now waiting: CrashLoopBackOff \(back-off 2m40s/);
+            hasEvidence(f, /container tf-serving lastState\.terminated: Error, exit code 1, finished 2025-06-01T11:58:25Z/);
+            hasEvidence(f, /--rest_api_port cannot be the same as --port/);
+            assert.ok(!f.evidence.some((e) => e.includes("line 1")), "only the last 5 lines");
+            assert.match(f.fix, /last log lines/);
+        });
+
+        it("explains exit code 132 as an illegal instruction", () => {
+            const p = pod({ containerStatus: { restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 132, reason: "Error" } } } });
+            const f = only(run(world({ pods: [p] })), "crash-loop");
+            assert.match(f.fix, /SIGILL/);
+            hasEvidence(f, /no log lines from/);
+        });
+    });
+
+    describe("probes", () => {
+        it("names a pod killed by its startup probe, with the budget and the model size", () => {
+            const p = pod({
+                ready: false,
+                annotations: { "tf-serving.dev/model-bytes": String(900 * 2 ** 20) },
+                containerStatus: { restartCount: 2, lastState: { terminated: { exitCode: 137, reason: "Error", finishedAt: ago(40) } } },
+            });
+            const d = run(world({
+                pods: [p],
+                logs: { [`${POD}/tf-serving`]: TF_LOGS.start.join("\n") },
+                events: [
+                    event(p, { reason: "Unhealthy", message: "Startup probe failed: Get \"http://10.244.1.7:8501/v1/models/half-plus-two\": dial tcp 10.244.1.7:8501: connect: connection refused", count: 28, last: 41 }),
+                    event(p, { reason: "Killing", message: "Container tf-serving failed startup probe, will be restarted", type: "Normal", count: 2, last: 40 }),
+                ],
+            }));
+            const f = only(d, "startup-probe-killed");
+            assert.strictEqual(f.severity, "error");
+            hasEvidence(f, /event Normal Killing x2 \(last 2025-06-01T11:59:20Z\): Container tf-serving failed startup probe, will be restarted/);
+            hasEvidence(f, /event Warning Unhealthy x28 .*Startup probe failed: .*connection refused/);
+            hasEvidence(f, /startup probe: GET \/v1\/models\/half-plus-two on port http, initialDelay 0s, period 5s, timeout 3s, failureThreshold 14: budget 70s/);
+            hasEvidence(f, /model size 900 MiB on disk \(annotation tf-serving.dev\/model-bytes\)/);
+            hasEvidence(f, /exit code 137/);
+            assert.match(f.fix, /grows with the model's size/);
+            assert.match(f.fix, /base matches/);
+            assert.strictEqual(d.findings.length, 1, "crash and probe symptoms fold into it");
+        });
+
+        it("says when the model size is not recorded", () => {
+            const p = pod();
+            const d = run(world({ pods: [p], events: [event(p, { reason: "Killing", message: "Container tf-serving failed startup probe, will be restarted", type: "Normal" })] }));
+            hasEvidence(only(d, "startup-probe-killed"), /model size not recorded \(no tf-serving.dev\/model-bytes annotation\)/);
+        });
+
+        it("reports a failing readiness probe with a 404 as a model name mismatch", () => {
+            const p = pod({ ready: false });
+            const d = run(world({ pods: [p], events: [event(p, { reason: "Unhealthy", message: "Readiness probe failed: HTTP probe failed with statuscode: 404", count: 12 })] }));
+            const f = only(d, "probe-failed");
+            assert.strictEqual(f.severity, "error");
+            assert.match(f.summary, /readiness probe fails/);
+            hasEvidence(f, /event Warning Unhealthy x12 .*: Readiness probe failed: HTTP probe failed with statuscode: 404/);
+            hasEvidence(f, /readiness probe: GET \/v1\/models\/half-plus-two on port http/);
+            assert.match(f.fix, /modelName matches/);
+        });
+
+        it("warns about liveness restarts of a pod that is Ready again", () => {
+            const p = pod({ ready: true, containerStatus: { restartCount: 1 } });
+            const d = run(world({
+                pods: [p],
+                deployments: [deployment({ replicas: 1 })],
+                events: [
+                    event(p, { reason: "Unhealthy", message: "Liveness probe failed: Get \"http://10.244.1.7:8501/v1/models/half-plus-two\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", count: 6 }),
+                    event(p, { reason: "Killing", message: "Container tf-serving failed liveness probe, will be restarted", type: "Normal" }),
+                ],
+            }));
+            const f = only(d, "probe-failed");
+            assert.strictEqual(f.severity, "warning");
+            assert.match(f.fix, /CPU-throttled/);
+            assert.strictEqual(d.healthy, false);
+        });
+    });
+
+    describe("OOMKilled", () => {
+        const oomPod = (annotations?: Record<string, string>) => pod({
+            ready: false,
+            annotations,
+            containerStatus: {
+                restartCount: 4,
+                state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 1m20s restarting failed container=tf-serving" } },
+                lastState: { terminated: { exitCode: 137, reason: "OOMKilled", startedAt: ago(70), finishedAt: ago(61) } },
+            },
+        });
+
+        it("puts the limit and the recorded model size and peak beside the kill", () => {
+            const p = oomPod({ "tf-serving.dev/model-bytes": String(300 * 2 ** 20), "tf-serving.dev/memory-peak-bytes": String(976 * 2 ** 20) });
+            const d = run(world({ pods: [p] }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["oom-killed"], "the crash loop is its symptom");
+            const f = d.findings[0];
+            assert.strictEqual(f.severity, "error");
+            hasEvidence(f, /^container tf-serving lastState\.terminated: OOMKilled, exit code 137, finished 2025-06-01T11:58:59Z$/);
+            hasEvidence(f, /^memory limit 512Mi \(512 MiB\)$/);
+            hasEvidence(f, /^model size 300 MiB on disk \(annotation tf-serving.dev\/model-bytes\)$/);
+            hasEvidence(f, /^reload peak 976 MiB \(annotation tf-serving.dev\/memory-peak-bytes\): the limit is 464 MiB below it$/);
+            hasEvidence(f, /restarted 4 times; now waiting: CrashLoopBackOff/);
+            assert.match(f.fix, /memoryLimit/);
+        });
+
+        it("reads the sizes from the Deployment's pod template too, and says so when none is recorded", () => {
+            const withTemplate = run(world({
+                pods: [oomPod()],
+                deployments: [deployment({ replicas: 1, ready: 0, annotations: { "tf-serving.dev/model-bytes": String(2 * 2 ** 30) } })],
+            }));
+            hasEvidence(only(withTemplate, "oom-killed"), /model size 2\.0 GiB on disk/);
+            const without = run(world({ pods: [oomPod()] }));
+            hasEvidence(only(without, "oom-killed"), /model size not recorded/);
+        });
+
+        it("is a warning when the container runs and is Ready again", () => {
+            const p = pod({ ready: true, containerStatus: { restartCount: 1, lastState: { terminated: { exitCode: 137, reason: "OOMKilled", finishedAt: ago(3000) } } } });
+            const d = run(world({ pods: [p], deployments: [deployment({ replicas: 1 })] }));
+            assert.strictEqual(only(d, "oom-killed").severity, "warning");
+            assert.strictEqual(d.healthy, false);
+        });
+    });
+
+    describe("image pull and permission denied", () => {
+        it("names an unauthorized pull with the kubelet's message", () => {
+            const p = pod({ ready: false, containerStatus: { state: { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling image "${"europe-docker.pkg.dev/p/r/half-plus-two@sha256:abc"}"` } } } });
+            const d = run(world({
+                pods: [p],
+                events: [
+                    event(p, { reason: "Failed", message: "Failed to pull image \"europe-docker.pkg.dev/p/r/half-plus-two@sha256:abc\": failed to pull and unpack image: failed to resolve reference: unexpected status from HEAD request: 403 Forbidden", count: 4 }),
+                    event(p, { reason: "Failed", message: "Error: ErrImagePull", count: 4 }),
+                ],
+            }));
+            const f = only(d, "image-pull");
+            assert.match(f.summary, /ImagePullBackOff: not authorized/);
+            hasEvidence(f, /403 Forbidden/);
+            assert.ok(!f.evidence.some((e) => e.includes("Error: ErrImagePull")));
+            assert.match(f.fix, /Artifact Registry Reader/);
+            assert.strictEqual(d.findings.length, 1);
+        });
+
+        it("names a missing image (manifest unknown)", () => {
+            const p = pod({ containerStatus: { state: { waiting: { reason: "ErrImagePull", message: "rpc error: code = NotFound desc = failed to pull and unpack image \"r/m@sha256:abc\": failed to resolve reference \"r/m@sha256:abc\": r/m@sha256:abc: not found" } } } });
+            const f = only(run(world({ pods: [p] })), "image-pull");
+            assert.match(f.summary, /not found/);
+            assert.match(f.fix, /manifest unknown/);
+        });
+
+        it("names permission denied on exec from a StartError", () => {
+            const message = "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: \"/usr/bin/tensorflow_model_server\": permission denied: unknown";
+            const p = pod({
+                ready: false,
+                containerStatus: {
+                    restartCount: 3,
+                    state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container=tf-serving" } },
+                    lastState: { terminated: { exitCode: 128, reason: "StartError", message, finishedAt: ago(50) } },
+                },
+            });
+            const d = run(world({ pods: [p] }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["permission-denied"]);
+            const f = d.findings[0];
+            hasEvidence(f, /lastState\.terminated: StartError: .*exec: "\/usr\/bin\/tensorflow_model_server": permission denied/);
+            hasEvidence(f, /pod runs as user 1000, group 1000, fsGroup 1000/);
+            assert.match(f.fix, /tfs build-context/);
+        });
+
+        it("names permission denied reading the model from TF Serving's log", () => {
+            const p = pod({ ready: false });
+            const d = run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: TF_LOGS.permissionDenied } }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["permission-denied"], "not also a generic load failure");
+            hasEvidence(d.findings[0], /PERMISSION_DENIED: \/models\/half-plus-two\/123\/saved_model\.pb; Permission denied/);
+        });
+
+        it("names a runAsNonRoot refusal as a container config error", () => {
+            const p = pod({ containerStatus: { state: { waiting: { reason: "CreateContainerConfigError", message: "container has runAsNonRoot and image will run as root (pod: \"half-plus-two-6b7c9d8f5-x2kqp_tf-serving(uid)\", container: tf-serving)" } } } });
+            const f = only(run(world({ pods: [p] })), "container-config-error");
+            assert.match(f.fix, /non-root USER/);
+        });
+    });
+
+    describe("scheduling", () => {
+        const pending = (spec = podSpec({ gpu: 1 })) => pod({ nodeName: "", ready: false, spec, conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", lastTransitionTime: ago(300), message: "0/2 nodes are available: ..." }] });
+
+        it("splits the scheduler's message into per-node reasons", () => {
+            assert.deepStrictEqual(parseSchedulingMessage("0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."), [
+                { nodes: 1, text: "Insufficient nvidia.com/gpu" },
+                { nodes: 2, text: "node(s) had untolerated taint {nvidia.com/gpu: present}" },
+            ]);
+            assert.deepStrictEqual(parseSchedulingMessage("0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."), [
+                { nodes: 1, text: "Insufficient cpu" }, { nodes: 1, text: "Insufficient memory" },
+            ]);
+            assert.deepStrictEqual(parseSchedulingMessage("no nodes available to schedule pods"), []);
+        });
+
+        it("names a GPU pod without the GPU toleration", () => {
+            const p = pending();
+            const d = run(world({ pods: [p], events: [schedulingEvent(p, "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")] }));
+            const f = only(d, "untolerated-taint");
+            hasEvidence(f, /event Warning FailedScheduling \(last 2025-06-01T11:59:40\.000000Z\): 0\/2 nodes are available/);
+            hasEvidence(f, /pod requests cpu 1, memory 384Mi, nvidia.com\/gpu 1/);
+            hasEvidence(f, /pod tolerates no taints/);
+            assert.match(f.fix, /\{key: nvidia.com\/gpu, operator: Exists, effect: NoSchedule\}/);
+        });
+
+        it("names a GPU pod with nowhere a free GPU", () => {
+            const p = pending(podSpec({ gpu: 1, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }] }));
+            const d = run(world({ pods: [p], events: [schedulingEvent(p, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")] }));
+            const f = only(d, "gpu-unavailable");
+            hasEvidence(f, /pod tolerates nvidia.com\/gpu Exists NoSchedule/);
+            assert.match(f.fix, /device plugin/);
+            assert.match(f.fix, /maxSurge 1/);
+        });
+
+        it("names a CPU pod that only GPU nodes could take", () => {
+            const p = pending(podSpec());
+            const f = only(run(world({ pods: [p], events: [schedulingEvent(p, "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")] })), "untolerated-taint");
+            assert.match(f.fix, /add CPU nodes/);
+        });
+
+        it("names other scheduling failures from the condition when no event is left", () => {
+            const p = pod({ nodeName: "", spec: podSpec(), conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.", lastTransitionTime: ago(100) }] });
+            const f = only(run(world({ pods: [p] })), "unschedulable");
+            hasEvidence(f, /condition PodScheduled False \(Unschedulable\): 0\/3 nodes are available: 3 Insufficient memory/);
+            assert.match(f.fix, /CPU or memory/);
+        });
+    });
+
+    describe("load balancer", () => {
+        it("is an error when the Service has no address after the grace period, naming a missing controller", () => {
+            const d = run(snapshot({ pods: [pod({ ready: true })], services: [service({ age: 1200 })] }));
+            const f = only(d, "load-balancer-pending");
+            assert.strictEqual(f.severity, "error");
+            assert.strictEqual(f.object, `service/${MODEL}`);
+            hasEvidence(f, /service\/half-plus-two type LoadBalancer created 2025-06-01T11:40:00Z \(20m ago\): status.loadBalancer.ingress is empty/);
+            hasEvidence(f, /no events about service\/half-plus-two/);
+            assert.match(f.fix, /MetalLB|NodePort/);
+        });
+
+        it("quotes SyncLoadBalancerFailed at once", () => {
+            const svc = service({ age: 40 });
+            const d = run(snapshot({
+                pods: [pod({ ready: true })],
+                services: [svc],
+                events: [event(svc, { kind: "Service", reason: "SyncLoadBalancerFailed", component: "service-controller", message: "Error syncing load balancer: failed to ensure load balancer: failed to create forwarding rule: Quota 'FORWARDING_RULES' exceeded. Limit: 15.0 globally.", count: 3 })],
+            }));
+            const f = only(d, "load-balancer-pending");
+            assert.strictEqual(f.severity, "error");
+            hasEvidence(f, /SyncLoadBalancerFailed x3 .*Quota 'FORWARDING_RULES' exceeded/);
+            assert.match(f.fix, /quota/);
+        });
+
+        it("is a warning while a young load balancer is provisioned, and names a foreign loadBalancerClass", () => {
+            const young = run(snapshot({ pods: [pod({ ready: true })], services: [service({ age: 30 })] }));
+            assert.strictEqual(only(young, "load-balancer-pending").severity, "warning");
+            const classed = run(snapshot({ pods: [pod({ ready: true })], services: [service({ age: 30, loadBalancerClass: "example.com/none" })] }), { grace: 0 });
+            const f = only(classed, "load-balancer-pending");
+            hasEvidence(f, /spec.loadBalancerClass example.com\/none/);
+            assert.match(f.fix, /No controller serves loadBalancerClass example.com\/none/);
+        });
+
+        it("does not mind Services that are not LoadBalancers", () => {
+            const d = run(snapshot({ pods: [pod({ ready: true })], services: [service({ type: "ClusterIP" })] }));
+            assert.strictEqual(d.healthy, true);
+        });
+    });
+
+    describe("rollout", () => {
+        it("names pods the API refused to create (PodSecurity)", () => {
+            const d = run(snapshot({
+                deployments: [deployment({ replicas: 2, ready: 0, conditions: [
+                    { type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: "pods \"half-plus-two-6b7c9d8f5-abcde\" is forbidden: violates PodSecurity \"restricted:latest\": runAsNonRoot != true", lastUpdateTime: ago(60), lastTransitionTime: ago(60) },
+                ] })],
+                services: [service({ address: "203.0.113.7" })],
+            }));
+            const f = only(d, "replica-failure");
+            hasEvidence(f, /violates PodSecurity/);
+            hasEvidence(f, /no pod labelled app.kubernetes.io\/instance=half-plus-two exists/);
+            assert.match(f.fix, /restricted/);
+        });
+
+        it("folds a rollout past its deadline into the pods' finding", () => {
+            const p = pod({ ready: false });
+            const d = run(world({
+                pods: [p],
+                deployments: [deployment({ replicas: 1, ready: 0, conditions: [{ type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: "ReplicaSet \"half-plus-two-6b7c9d8f5\" has timed out progressing." }] })],
+                logs: { [`${POD}/tf-serving`]: TF_LOGS.noVersions },
+            }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["model-not-found"]);
+            hasEvidence(d.findings[0], /Progressing False \(ProgressDeadlineExceeded\)/);
+        });
+
+        it("falls back to not-ready, a warning while within the startup budget", () => {
+            const loading = run(world({ pods: [pod({ ready: false, age: 20 })] }));
+            const f = only(loading, "not-ready");
+            assert.strictEqual(f.severity, "warning");
+            hasEvidence(f, /pod started 20s ago; startup budget 70s/);
+            const stuck = run(world({ pods: [pod({ ready: false, age: 4000 })] }));
+            assert.strictEqual(only(stuck, "not-ready").severity, "error");
+        });
+    });
+
+    describe("shaping", () => {
+        it("makes one finding of replicas failing the same way", () => {
+            const logs: Record<string, string> = {};
+            const pods = ["a1b2c", "d3e4f", "g5h6i"].map((suffix) => {
+                const p = pod({ name: `${MODEL}-6b7c9d8f5-${suffix}`, ready: false });
+                logs[`${p.metadata!.name}/tf-serving`] = TF_LOGS.noVersions;
+                return p;
+            });
+            const d = run(world({ pods, logs }));
+            const f = only(d, "model-not-found");
+            assert.strictEqual(f.object, `pod/${MODEL}-6b7c9d8f5-a1b2c`);
+            hasEvidence(f, /^the same on pod\/half-plus-two-6b7c9d8f5-d3e4f, pod\/half-plus-two-6b7c9d8f5-g5h6i$/);
+        });
+
+        it("lists errors before warnings", () => {
+            const d = run(snapshot({
+                pods: [pod({ ready: false, age: 10 }), pod({ name: "b", ready: false, containerStatus: { state: { waiting: { reason: "ErrImagePull", message: "unauthorized" } } } })],
+                services: [service({ address: "203.0.113.7" })],
+            }));
+            assert.deepStrictEqual(d.findings.map((f) => `${f.severity} ${f.kind}`), ["error image-pull", "warning not-ready"]);
+        });
+    });
+});
