@@ -8,14 +8,16 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "./stacks/configReader";
 import { ServingConfig, readConfig } from "./stacks/config";
+import { deployAws } from "./stacks/aws";
 import { PreparedModel, StackOutputs } from "./stacks/deploy";
+import { deployGcp } from "./stacks/gcp";
 import { deployLocal } from "./stacks/local";
 import { PreparationError, prepareModels } from "./stacks/prepare";
 
 const deployers: Record<ServingConfig["cloud"], (config: ServingConfig, models: PreparedModel[]) => StackOutputs> = {
     local: deployLocal,
-    gcp: () => { throw new pulumi.RunError("cloud \"gcp\" is not available yet in this version"); },
-    aws: () => { throw new pulumi.RunError("cloud \"aws\" is not available yet in this version"); },
+    gcp: deployGcp,
+    aws: deployAws,
 };
 
 function run(): StackOutputs {

@@ -5,3 +5,11 @@
  */
 export { ModelImage, ModelImageArgs, RegistryCredentials } from "./modelImage";
 export { ModelServer, ModelServerArgs, NodePlacement, PUBLIC_ANNOTATION, modelServerLabels } from "./modelServer";
+export { GkeCluster } from "./gke/cluster";
+export { EksCluster } from "./eks/cluster";
+export { EksVpc } from "./eks/vpc";
+export { NvidiaDevicePlugin } from "./eks/devicePlugin";
+export { ArtifactRegistry } from "./registry/artifactRegistry";
+export { Ecr } from "./registry/ecr";
+export { renderKubeconfig } from "./kubeconfig";
+export { GPU_TOLERATION, NODE_POOL_LABEL, poolPlacement } from "./nodePlacement";

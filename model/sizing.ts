@@ -13,6 +13,8 @@
  *   load time, which grows with the model's size.
  */
 
+import { parseQuantity } from "./quantity";
+
 const MI = 2 ** 20;
 
 /** In-memory footprint of a loaded version relative to its size on disk. */
@@ -57,30 +59,31 @@ export interface Sizing {
 }
 
 /** A sizing override that cannot work; the message names both numbers. */
+export type SizingKey = "cpu" | "memoryRequest" | "memoryLimit";
+
 export class SizingError extends Error {
-    constructor(readonly key: string, message: string) {
+    constructor(readonly key: SizingKey, message: string) {
         super(message);
         this.name = "SizingError";
     }
 }
 
 /** Parses a memory quantity to bytes ("512Mi", "2G", "1.5Gi"). */
-export function memoryBytes(quantity: string): number {
-    const m = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(quantity.trim());
-    if (!m) {
-        throw new SizingError("memory", `"${quantity}" is not a memory quantity such as "512Mi" or "2Gi"`);
+export function memoryBytes(quantity: string, key: SizingKey = "memoryLimit"): number {
+    const bytes = parseQuantity(quantity);
+    if (bytes === undefined) {
+        throw new SizingError(key, `"${quantity}" is not a memory quantity such as "512Mi" or "2Gi"`);
     }
-    const mult: Record<string, number> = { "": 1, Ki: 2 ** 10, Mi: MI, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
-    return Math.round(Number(m[1]) * mult[m[2] ?? ""]);
+    return Math.round(bytes);
 }
 
 /** Parses a CPU quantity to cores ("500m" → 0.5, "2" → 2). */
 export function cpuCores(quantity: string): number {
-    const m = /^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(m)?$/.exec(quantity.trim());
-    if (!m) {
+    const cores = parseQuantity(quantity);
+    if (cores === undefined) {
         throw new SizingError("cpu", `"${quantity}" is not a CPU quantity such as "500m" or "2"`);
     }
-    return Number(m[1]) / (m[2] ? 1000 : 1);
+    return cores;
 }
 
 /** Renders bytes as a Kubernetes quantity in Mi, rounded up to a multiple of 64Mi. */
@@ -109,8 +112,8 @@ export function sizeServer(input: SizingInput): Sizing {
 
     const memoryRequest = input.overrides.memoryRequest ?? toMi(steadyBytes);
     const memoryLimit = input.overrides.memoryLimit ?? toMi(peakBytes * LIMIT_HEADROOM);
-    const requestBytes = memoryBytes(memoryRequest);
-    const limitBytes = memoryBytes(memoryLimit);
+    const requestBytes = memoryBytes(memoryRequest, "memoryRequest");
+    const limitBytes = memoryBytes(memoryLimit, "memoryLimit");
     if (input.overrides.memoryLimit !== undefined && limitBytes < peakBytes) {
         throw new SizingError("memoryLimit",
             `memoryLimit ${memoryLimit} (${humanBytes(limitBytes)}) is below the ${humanBytes(peakBytes)} the model needs while a new version loads beside the old one ` +

@@ -92,6 +92,12 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { status: { loadBalancer: { ingress: [lb.hostname !== undefined ? { hostname: lb.hostname } : { ip: lb.ip ?? "203.0.113.10" }] } } };
         case "gcp:container/cluster:Cluster":
             return { endpoint: "198.51.100.1", masterAuth: { clusterCaCertificate: Buffer.from("mock-ca").toString("base64") } };
+        case "gcp:serviceaccount/account:Account":
+            return { email: `${inputs.accountId}@${inputs.project}.iam.gserviceaccount.com` };
+        case "gcp:artifactregistry/repository:Repository":
+            return { name: inputs.repositoryId };
+        case "aws:iam/role:Role":
+            return { name, arn: `arn:aws:iam::123456789012:role/${name}` };
         case "aws:eks/cluster:Cluster":
             return { endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") }, arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}` };
         default:

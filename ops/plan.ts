@@ -81,7 +81,9 @@ function withoutCiphertext(value: unknown): unknown {
 /** Runs the project's program under mocks for `stack` and returns what it registered. */
 export async function planStack(projectDir: string, stack: string, options: { loadBalancer?: { ip?: string; hostname?: string } } = {}): Promise<PlanResult> {
     const { project, config } = stackConfig(projectDir, stack);
-    const recorder: Recorder = await startMockRuntime({ project, stack, config, preview: true, loadBalancer: options.loadBalancer });
+    // AWS load balancers have only a hostname; the others report an IP.
+    const loadBalancer = options.loadBalancer ?? (config[`${project}:cloud`] === "aws" ? { hostname: "mock-nlb.elb.amazonaws.com" } : undefined);
+    const recorder: Recorder = await startMockRuntime({ project, stack, config, preview: true, loadBalancer });
     const previousCwd = process.cwd();
     const previousStaging = process.env.TFS_STAGING_DIR;
     const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-plan-"));
@@ -90,10 +92,9 @@ export async function planStack(projectDir: string, stack: string, options: { lo
         process.chdir(projectDir);
         process.env.TFS_STAGING_DIR = staging;
         const entry = require.resolve(path.join(projectDir, "index.ts"));
-        forgetProgramModules();
         // The program is loaded at run time by path, as the Pulumi language host does.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        program = require(entry) as Record<string, unknown>;
+        program = loadFresh(entry, () => require(entry) as Record<string, unknown>);
     } catch (err) {
         if (err instanceof pulumi.RunError) {
             throw new PlanError(err.message);
@@ -121,13 +122,20 @@ export async function planStack(projectDir: string, stack: string, options: { lo
 }
 
 /**
- * Lets a second plan in the same process run the program afresh: the program's modules (anything
- * outside node_modules) load again, while the Pulumi SDK, which holds the mock runtime, stays.
+ * Runs `load` and then forgets every module it loaded, so a second plan in the same process runs
+ * the program afresh while modules loaded before (the Pulumi SDK holding the mock runtime, the
+ * caller's own classes) keep their identity.
  */
-function forgetProgramModules(): void {
-    for (const id of Object.keys(require.cache)) {
-        if (!id.includes(`${path.sep}node_modules${path.sep}`)) {
-            delete require.cache[id];
+function loadFresh<T>(entry: string, load: () => T): T {
+    delete require.cache[entry];
+    const before = new Set(Object.keys(require.cache));
+    try {
+        return load();
+    } finally {
+        for (const id of Object.keys(require.cache)) {
+            if (!before.has(id)) {
+                delete require.cache[id];
+            }
         }
     }
 }

@@ -56,6 +56,8 @@ export interface ModelSettings {
     extraServerArgs: string[];
     /** Replay `assets.extra/tf_serving_warmup_requests` before reporting ready. */
     enableWarmup: boolean;
+    /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
+    configKey(setting: "path" | "gpuCount" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
 }
 
 export interface ServiceSettings {
@@ -160,10 +162,17 @@ export function readConfig(all: Record<string, string>, project: string, project
 
     const gpuModels = models.filter((m) => m.gpu);
     if (gpuModels.length > 0 && cloud === "gcp" && config.gcp && !config.gcp.gpuPool) {
-        r.fail("gke", `model "${gpuModels[0].name}" sets gpu: true but the cluster has no GPU node pool; set gke.gpuPool (see README, GKE)`, undefined);
+        r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see README, GKE)` });
     }
     if (gpuModels.length > 0 && cloud === "aws" && config.aws && !config.aws.gpuNodeGroup) {
-        r.fail("eks", `model "${gpuModels[0].name}" sets gpu: true but the cluster has no GPU node group; set eks.gpuNodeGroup (see README, EKS)`, undefined);
+        r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
+    }
+    const gpusPerNode = config.gcp?.gpuPool?.acceleratorCount;
+    for (const m of gpuModels) {
+        if (gpusPerNode !== undefined && m.gpuCount > gpusPerNode) {
+            r.issues.push({ key: m.configKey("gpuCount"), value: m.gpuCount,
+                expected: `a pod cannot use more GPUs than a node has: gke.gpuPool.acceleratorCount is ${gpusPerNode}; lower gpuCount or raise acceleratorCount` });
+        }
     }
 
     if (r.issues.length > 0) {
@@ -184,16 +193,16 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
         if (!top.has("modelName") && modelNameProblem(name)) {
             top.fail("modelName", `not set, and the folder name "${path.basename(modelPath)}" does not make a DNS label; set modelName (e.g. "my-model")`, undefined);
         }
-        return [readModel(top, top, name, path.resolve(projectDir, modelPath))];
+        return [readModel(top, top, name, path.resolve(projectDir, modelPath), (k) => (k === "path" ? "modelPath" : k))];
     }
     if (top.has("modelPath") || top.has("modelName")) {
         top.fail(top.has("modelPath") ? "modelPath" : "modelName", "use either modelPath/modelName (one model) or models (several), not both");
     }
-    const models = list.map((m) => {
+    const models = list.map((m, i) => {
         m.rejectUnknown(["name", "path", ...MODEL_KEYS]);
         const name = m.dnsLabel("name") ?? (m.fail("name", "required: a DNS label naming this model", undefined), "model");
         const modelPath = m.required("path", "the model base folder");
-        return readModel(m, top, name, path.resolve(projectDir, modelPath));
+        return readModel(m, top, name, path.resolve(projectDir, modelPath), (k) => (m.has(k) || k === "path" ? `models[${i}].${k}` : k));
     });
     const seen = new Set<string>();
     models.forEach((m, i) => {
@@ -206,7 +215,7 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
 }
 
 /** Reads one model's settings from `r`, falling back to the top-level keys in `defaults`. */
-function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string): ModelSettings {
+function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string, configKey: ModelSettings["configKey"]): ModelSettings {
     const src = (key: string) => (r.has(key) ? r : defaults);
     const gpu = src("gpu").bool("gpu", false);
     // 0 (Pulumi.yaml's default) means "one GPU" when gpu is on.
@@ -289,6 +298,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         autoscaling,
         extraServerArgs,
         enableWarmup: src("enableWarmup").bool("enableWarmup", false),
+        configKey,
     };
 }
 

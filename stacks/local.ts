@@ -3,11 +3,9 @@
  * registry it can pull from. Nothing is provisioned but the model's image and server.
  */
 import * as k8s from "@pulumi/kubernetes";
+import { GPU_TOLERATION } from "../components/nodePlacement";
 import { ServingConfig } from "./config";
 import { PreparedModel, StackOutputs, deployModels } from "./deploy";
-
-/** GPU nodes are tainted `nvidia.com/gpu` by convention (GKE does it; EKS and kind users add it). */
-export const GPU_TOLERATION = { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" };
 
 export function deployLocal(config: ServingConfig, models: PreparedModel[]): StackOutputs {
     const local = config.local!;

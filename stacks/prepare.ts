@@ -6,7 +6,7 @@
 import * as fs from "fs";
 import { preflight } from "../model/savedModel";
 import { SizingError, sizeServer } from "../model/sizing";
-import { ServingConfig } from "./config";
+import { ModelSettings, ServingConfig } from "./config";
 import { PreparedModel } from "./deploy";
 
 /** Problems that stop the program before any resource is registered. */
@@ -26,13 +26,12 @@ export interface Prepared {
 export function prepareModels(config: ServingConfig, project: string): Prepared {
     const problems: string[] = [];
     const warnings: string[] = [];
-    const several = config.models.length > 1;
-    const models = config.models.flatMap((settings, i) => {
-        const key = (k: string) => `${project}:${several ? `models[${i}].${k === "modelPath" ? "path" : k}` : k}`;
+    const models = config.models.flatMap((settings) => {
+        const key = (k: Parameters<ModelSettings["configKey"]>[0]) => `${project}:${settings.configKey(k)}`;
         const report = preflight(settings.path, { signature: settings.signature, versions: settings.versions });
         warnings.push(...report.warnings.map((w) => `model "${settings.name}": ${w.message}`));
         if (!report.ok) {
-            problems.push(...report.errors.map((e) => `${key("modelPath")} (${settings.path}): ${e.message}`));
+            problems.push(...report.errors.map((e) => `${key("path")} (${settings.path}): ${e.message}`));
             return [];
         }
         let batchingParameters: string | undefined;

@@ -1,8 +1,8 @@
 /**
- * Test helpers for the GKE and EKS stacks: output state the clouds compute for resources the
- * components read back (service account emails, role ARNs, repository names), a runner that takes a
- * stack's config through `readConfig`, `prepareModels` and `deployGcp`/`deployAws` under the mock
- * runtime, the example stacks' config, and config issue lookup.
+ * Test helpers for the GKE and EKS stacks (the mock runtime's defaults give the state the clouds
+ * compute: service account emails, role ARNs, repository names): a runner that takes a stack's
+ * config through `readConfig`, `prepareModels` and `deployGcp`/`deployAws` under the mock runtime,
+ * the example stacks' config, and config issue lookup.
  */
 import * as assert from "assert";
 import * as fs from "fs";
@@ -17,19 +17,6 @@ import { prepareModels } from "../../stacks/prepare";
 
 export const MOCK_ACCOUNT = "123456789012";
 export const ROOT = path.resolve(__dirname, "../..");
-
-export function cloudMockState(r: { type: string; name: string; inputs: Record<string, unknown> }): Record<string, unknown> | undefined {
-    switch (r.type) {
-        case "gcp:serviceaccount/account:Account":
-            return { email: `${r.inputs.accountId}@${r.inputs.project}.iam.gserviceaccount.com` };
-        case "gcp:artifactregistry/repository:Repository":
-            return { name: r.inputs.repositoryId };
-        case "aws:iam/role:Role":
-            return { name: r.name, arn: `arn:aws:iam::${MOCK_ACCOUNT}:role/${r.name}` };
-        default:
-            return undefined;
-    }
-}
 
 export interface StackRun {
     recorder: Recorder;
@@ -48,7 +35,7 @@ export async function runCloudStack(
     all: Record<string, string>,
     loadBalancer: { ip?: string; hostname?: string },
 ): Promise<StackRun> {
-    const recorder = await startMockRuntime({ config: all, state: cloudMockState, loadBalancer });
+    const recorder = await startMockRuntime({ config: all, loadBalancer });
     const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-cloud-"));
     const previous = process.env.TFS_STAGING_DIR;
     process.env.TFS_STAGING_DIR = staging;

@@ -3,7 +3,6 @@ import { parse } from "yaml";
 import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
 import { NVIDIA_DEVICE_PLUGIN_IMAGE } from "../../../components/eks/devicePlugin";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
-import { cloudMockState } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function args(overrides: Partial<EksClusterArgs> = {}): EksClusterArgs {
@@ -21,7 +20,7 @@ function args(overrides: Partial<EksClusterArgs> = {}): EksClusterArgs {
 const GPU_GROUP = { instanceType: "g5.xlarge", desiredNodes: 1, minNodes: 0, maxNodes: 2, diskSizeGb: 100, capacityType: "ON_DEMAND" as const };
 
 async function build(a: EksClusterArgs) {
-    const recorder = await startMockRuntime({ state: cloudMockState });
+    const recorder = await startMockRuntime();
     const cluster = new EksCluster("eks", a);
     const kubeconfig = await settleOutput(cluster.kubeconfig);
     await recorder.settle();

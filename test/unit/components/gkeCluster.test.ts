@@ -2,7 +2,6 @@ import * as assert from "assert";
 import { parse } from "yaml";
 import { GKE_NODE_PROJECT_ROLES, GkeCluster, GkeClusterArgs } from "../../../components/gke/cluster";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
-import { cloudMockState } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function args(overrides: Partial<GkeClusterArgs> = {}): GkeClusterArgs {
@@ -26,7 +25,7 @@ const GPU_POOL = {
 };
 
 async function build(a: GkeClusterArgs) {
-    const recorder = await startMockRuntime({ state: cloudMockState });
+    const recorder = await startMockRuntime();
     const cluster = new GkeCluster("gke", a);
     const kubeconfig = await settleOutput(cluster.kubeconfig);
     await recorder.settle();

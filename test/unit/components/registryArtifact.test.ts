@@ -2,7 +2,6 @@ import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { ArtifactRegistry, ArtifactRegistrySettings, artifactRegistryNaming } from "../../../components/registry/artifactRegistry";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
-import { cloudMockState } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const PKG_DEV: ArtifactRegistrySettings = { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 };
@@ -28,7 +27,7 @@ describe("Artifact Registry naming", () => {
 
 describe("ArtifactRegistry", () => {
     async function build(settings: ArtifactRegistrySettings) {
-        const recorder = await startMockRuntime({ state: cloudMockState });
+        const recorder = await startMockRuntime();
         const registry = new ArtifactRegistry("images", {
             project: "my-project",
             settings,

@@ -84,7 +84,7 @@ describe("EKS stack (deployAws under mocks)", () => {
 
     it("GPU serving without a GPU node group stops at config, naming the key", async () => {
         await assert.rejects(runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, { "tf-serving:gpu": "true" }), NLB),
-            /tf-serving:eks\S* .*model "half-plus-two" sets gpu: true but the cluster has no GPU node group/);
+            /tf-serving:eks\.gpuNodeGroup is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node group/);
     });
 
     it("an arm64 node group stops at config with the reason", async () => {

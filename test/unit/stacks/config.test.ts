@@ -88,7 +88,7 @@ describe("readConfig", () => {
     it("rejects gpuCount without gpu, and GPU serving without a GPU pool on GKE", () => {
         assert.strictEqual(issuesOf({ ...BASE, gpuCount: "2" })[0].key, "gpuCount");
         const issues = issuesOf({ ...BASE, cloud: "gcp", gpu: "true", gke: { project: "p", region: "us-central1" } });
-        assert.ok(issues.some((i) => i.key === "gke" && /GPU node pool/.test(i.expected)), JSON.stringify(issues));
+        assert.ok(issues.some((i) => i.key === "gke.gpuPool" && /GPU node pool/.test(i.expected)), JSON.stringify(issues));
     });
 
     it("defaults gpuCount to one GPU when gpu is on", () => {

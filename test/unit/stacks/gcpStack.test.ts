@@ -67,6 +67,6 @@ describe("GKE stack (deployGcp under mocks)", () => {
 
     it("GPU serving without a GPU pool stops at config, naming the key", async () => {
         await assert.rejects(runCloudStack(deployGcp, exampleConfig("gcp-example", () => undefined, { "tf-serving:gpu": "true" }), { ip: "203.0.113.10" }),
-            /tf-serving:gke\S* .*model "half-plus-two" sets gpu: true but the cluster has no GPU node pool/);
+            /tf-serving:gke\.gpuPool is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node pool/);
     });
 });
