@@ -157,10 +157,16 @@ function loadKubeConfig(k8s: typeof K8s, target: ClusterTarget): K8s.KubeConfig 
     return kc;
 }
 
-/** The API's objects as the API wrote them: plain JSON, timestamps as RFC 3339 strings. */
+/**
+ * The API's objects as the API wrote them: plain JSON, timestamps as RFC 3339 strings. client-node
+ * reads times into Date objects; written back they gain milliseconds the API never sent.
+ */
 function toJson<T>(objects: unknown): T {
-    return JSON.parse(JSON.stringify(objects)) as T;
+    return JSON.parse(JSON.stringify(objects, (_key, value) =>
+        (typeof value === "string" && WHOLE_SECOND.test(value) ? `${value.slice(0, -5)}Z` : value))) as T;
 }
+
+const WHOLE_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/;
 
 function apiLogSource(core: K8s.CoreV1Api): LogSource {
     return ({ namespace, pod, container, previous, tailLines }) =>

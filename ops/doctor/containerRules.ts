@@ -178,10 +178,11 @@ function pullFix(text: string, reason: string): string {
 const START_FAILURES = new Set(["CreateContainerError", "RunContainerError", "StartError", "ContainerCannotRun"]);
 
 export const cannotStart: Rule = (snapshot) => snapshot.pods.flatMap((pod) => statuses(pod).flatMap((cs): Finding[] => {
+    const waitingState = cs.state?.waiting;
     const failures = [
-        { where: "state.waiting", state: cs.state?.waiting },
-        { where: "state.terminated", state: cs.state?.terminated },
-        { where: "lastState.terminated", state: cs.lastState?.terminated },
+        { state: waitingState, text: () => `container ${cs.name} state.waiting: ${waitingState?.reason}: ${waitingState?.message}` },
+        { state: cs.state?.terminated, text: () => describeTermination(cs.name, "state", cs.state!.terminated!) },
+        { state: cs.lastState?.terminated, text: () => describeTermination(cs.name, "lastState", cs.lastState!.terminated!) },
     ].filter((f) => f.state?.reason !== undefined && START_FAILURES.has(f.state.reason));
     const denied = failures.filter((f) => /permission denied/i.test(f.state?.message ?? ""));
     const events = eventsFor(snapshot.events, "Pod", pod.metadata)
@@ -192,7 +193,7 @@ export const cannotStart: Rule = (snapshot) => snapshot.pods.flatMap((pod) => st
             severity: "error",
             summary: `container ${cs.name} cannot start: permission denied executing its entrypoint`,
             evidence: [
-                ...denied.map((f) => `container ${cs.name} ${f.where}: ${f.state!.reason}: ${f.state!.message}`),
+                ...denied.map((f) => f.text()),
                 ...events.slice(0, 2).map(describeEvent),
                 runAsEvidence(pod, cs.name),
             ],

@@ -66,8 +66,8 @@ export function containerSpec(pod: Pod, name: string): Container | undefined {
     return pod.spec?.containers?.find((c) => c.name === name);
 }
 
-/** Limits an untrusted line (a log line, an event message) to something a terminal shows on a few lines. */
-export function clip(text: string, max = 400): string {
+/** Limits an untrusted line (a log line, an event message) to one line of at most `max` characters. */
+export function clip(text: string, max = 1000): string {
     const oneLine = text.replace(/\s*\n\s*/g, " ").trim();
     return oneLine.length > max ? `${oneLine.slice(0, max - 3)}...` : oneLine;
 }

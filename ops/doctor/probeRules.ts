@@ -41,7 +41,7 @@ export const startupProbeKilled: Rule = (snapshot) => snapshot.pods.flatMap((pod
     }
     const probe = container?.startupProbe;
     if (probe) {
-        evidence.push(`${describeProbe("startup", probe)}: budget ${probeBudgetSeconds(probe)}s to load the model`);
+        evidence.push(describeProbe("startup", probe), `startup budget ${probeBudgetSeconds(probe)}s to load the model`);
     }
     const { modelBytes } = modelMemory(pod, snapshot);
     evidence.push(modelBytes !== undefined
@@ -71,16 +71,18 @@ export const probeFailed: Rule = (snapshot) => snapshot.pods.flatMap((pod): Find
         .map((probe) => unhealthy.find((e) => (e.message ?? "").startsWith(`${probe} probe failed`)))
         .filter((e): e is Event => e !== undefined);
     const text = latestPerProbe.map((e) => e.message ?? "").join("\n");
+    const failing = new Set(latestPerProbe.map((e) => (e.message ?? "").split(" ")[0].toLowerCase()));
     const probes = (pod.spec?.containers ?? []).flatMap((c) => [
-        c.readinessProbe ? describeProbe("readiness", c.readinessProbe) : undefined,
-        c.livenessProbe ? describeProbe("liveness", c.livenessProbe) : undefined,
+        failing.has("startup") && c.startupProbe ? describeProbe("startup", c.startupProbe) : undefined,
+        failing.has("readiness") && c.readinessProbe ? describeProbe("readiness", c.readinessProbe) : undefined,
+        failing.has("liveness") || livenessKills.length ? c.livenessProbe && describeProbe("liveness", c.livenessProbe) : undefined,
     ]).filter((p): p is string => p !== undefined);
     return [podFinding(pod, {
         kind: "probe-failed",
         severity: ready ? "warning" : "error",
         summary: ready
             ? "the liveness probe failed and restarted the server"
-            : `the pod is not Ready: its ${latestPerProbe.map((e) => (e.message ?? "").split(" ")[0].toLowerCase()).join(" and ")} probe fails`,
+            : `the pod is not Ready: its ${[...failing].join(" and ")} probe fails`,
         evidence: [...latestPerProbe.map(describeEvent), ...livenessKills.slice(0, 1).map(describeEvent), ...probes],
         fix: probeFix(text),
     })];

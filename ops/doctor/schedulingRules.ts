@@ -3,7 +3,7 @@
  * no node with enough CPU or memory or with the labels the pod selects.
  */
 import { Finding, FindingKind, Rule, describeEvent, podFinding } from "./findings";
-import { Pod, eventsFor } from "./snapshot";
+import { Pod, Toleration, eventsFor } from "./snapshot";
 
 const GPU_RESOURCE = "nvidia.com/gpu";
 
@@ -56,7 +56,7 @@ export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Fi
     const evidence = [
         event ? describeEvent(event) : `condition PodScheduled False (${scheduled.reason ?? "?"}): ${message}`,
         `pod requests ${describeRequests(pod)}`,
-        `pod tolerates ${(pod.spec?.tolerations ?? []).map((t) => `${t.key ?? "*"} ${t.operator ?? "Equal"}${t.value ? ` ${t.value}` : ""} ${t.effect ?? ""}`.trim()).join("; ") || "no taints"}`,
+        `pod tolerates ${(pod.spec?.tolerations ?? []).filter((t) => !isDefaultToleration(t)).map((t) => `${t.key ?? "*"} ${t.operator ?? "Equal"}${t.value ? ` ${t.value}` : ""} ${t.effect ?? ""}`.trim()).join("; ") || "no taints"}`,
     ];
     if (pod.spec?.nodeSelector) {
         evidence.push(`pod nodeSelector ${Object.entries(pod.spec.nodeSelector).map(([k, v]) => `${k}=${v}`).join(", ")}`);
@@ -93,6 +93,11 @@ export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Fi
         fix,
     })];
 });
+
+/** The not-ready/unreachable tolerations admission adds to every pod; they do not bear on scheduling. */
+function isDefaultToleration(t: Toleration): boolean {
+    return t.effect === "NoExecute" && (t.key === "node.kubernetes.io/not-ready" || t.key === "node.kubernetes.io/unreachable");
+}
 
 function describeRequests(pod: Pod): string {
     const totals = new Map<string, string[]>();

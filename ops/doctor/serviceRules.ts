@@ -2,6 +2,8 @@
 import { Finding, Rule, describeEvent, duration, secondsSince } from "./findings";
 import { eventsFor, modelOf } from "./snapshot";
 
+const LB_EVENT = /LoadBalancer|FailedBuildModel|FailedDeployModel/;
+
 export const loadBalancerPending: Rule = (snapshot, context) => snapshot.services.flatMap((svc): Finding[] => {
     const ingress = svc.status?.loadBalancer?.ingress ?? [];
     if (svc.spec?.type !== "LoadBalancer" || ingress.some((i) => i.ip || i.hostname)) {
@@ -9,7 +11,8 @@ export const loadBalancerPending: Rule = (snapshot, context) => snapshot.service
     }
     const name = svc.metadata?.name ?? "(unnamed)";
     const age = secondsSince(svc.metadata?.creationTimestamp, context);
-    const events = eventsFor(snapshot.events, "Service", svc.metadata);
+    // Only the load balancer controllers' events (the cloud's service controller, AWS Load Balancer Controller).
+    const events = eventsFor(snapshot.events, "Service", svc.metadata).filter((e) => LB_EVENT.test(e.reason ?? ""));
     const failures = events.filter((e) => e.type === "Warning" || /Failed/.test(e.reason ?? ""));
     const overdue = age === undefined || age >= context.loadBalancerGraceSeconds;
     if (failures.length === 0 && !overdue) {
@@ -34,7 +37,7 @@ export const loadBalancerPending: Rule = (snapshot, context) => snapshot.service
         evidence.push(`spec.loadBalancerClass ${lbClass}: only that class's controller provisions it`);
     }
     if (events.length === 0) {
-        evidence.push(`no events about service/${name}: no load balancer controller acted on it`);
+        evidence.push(`no load balancer events about service/${name}: no controller acted on it`);
     }
     return [{
         kind: "load-balancer-pending",

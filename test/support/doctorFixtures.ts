@@ -94,6 +94,8 @@ export interface PodOptions {
     conditions?: PodCondition[];
     containerStatus?: Partial<ContainerStatus>;
     annotations?: Record<string, string>;
+    /** The time the ages count back from; default NOW. */
+    now?: number;
 }
 
 export function pod(options: PodOptions = {}): Pod {
@@ -102,6 +104,7 @@ export function pod(options: PodOptions = {}): Pod {
     const ready = options.ready ?? false;
     const scheduled = options.nodeName !== "";
     const nodeName = options.nodeName ?? "tfs-node-1";
+    const at = (seconds: number) => ago(seconds, options.now);
     return api<Pod>({
         apiVersion: "v1",
         kind: "Pod",
@@ -109,7 +112,7 @@ export function pod(options: PodOptions = {}): Pod {
             name,
             namespace: NAMESPACE,
             uid: `uid-${name}`,
-            creationTimestamp: ago(age),
+            creationTimestamp: at(age),
             labels: { ...labels(options.model), "pod-template-hash": "6b7c9d8f5" },
             annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": "8501", ...options.annotations },
             ownerReferences: [{ kind: "ReplicaSet", name: `${options.model ?? MODEL}-6b7c9d8f5`, uid: "uid-rs" }],
@@ -117,8 +120,8 @@ export function pod(options: PodOptions = {}): Pod {
         spec: { ...(options.spec ?? podSpec()), ...(scheduled ? { nodeName } : {}) },
         status: {
             phase: options.phase ?? (scheduled ? "Running" : "Pending"),
-            conditions: options.conditions ?? conditions(ready, ago(age - 2), scheduled),
-            ...(scheduled ? { hostIP: "10.0.0.5", podIP: "10.244.1.7", startTime: ago(age) } : {}),
+            conditions: options.conditions ?? conditions(ready, at(age - 2), scheduled),
+            ...(scheduled ? { hostIP: "10.0.0.5", podIP: "10.244.1.7", startTime: at(age) } : {}),
             ...(scheduled ? {
                 containerStatuses: [{
                     name: "tf-serving",
@@ -128,7 +131,7 @@ export function pod(options: PodOptions = {}): Pod {
                     ready,
                     started: ready,
                     restartCount: 0,
-                    state: { running: { startedAt: ago(age - 2) } },
+                    state: { running: { startedAt: at(age - 2) } },
                     lastState: {},
                     ...options.containerStatus,
                 }],
@@ -147,6 +150,8 @@ export interface EventOptions {
     last?: number;
     kind?: string;
     component?: string;
+    /** The time `last` counts back from; default NOW. */
+    now?: number;
 }
 
 /** A core/v1 Event as the kubelet writes it (count and timestamps). */
@@ -154,10 +159,11 @@ export function event(about: { metadata?: { name?: string; uid?: string; namespa
     const name = about.metadata?.name ?? "?";
     const last = options.last ?? 30;
     const count = options.count ?? 1;
+    const at = (seconds: number) => ago(seconds, options.now);
     return api<Event>({
         apiVersion: "v1",
         kind: "Event",
-        metadata: { name: `${name}.${options.reason.toLowerCase()}${last}`, namespace: NAMESPACE, creationTimestamp: ago(last + count * 10) },
+        metadata: { name: `${name}.${options.reason.toLowerCase()}${last}`, namespace: NAMESPACE, creationTimestamp: at(last + count * 10) },
         involvedObject: {
             apiVersion: options.kind === "Deployment" || options.kind === "ReplicaSet" ? "apps/v1" : "v1",
             kind: options.kind ?? "Pod",
@@ -169,8 +175,8 @@ export function event(about: { metadata?: { name?: string; uid?: string; namespa
         reason: options.reason,
         message: options.message,
         source: { component: options.component ?? "kubelet", host: "tfs-node-1" },
-        firstTimestamp: ago(last + count * 10),
-        lastTimestamp: ago(last),
+        firstTimestamp: at(last + count * 10),
+        lastTimestamp: at(last),
         count,
         type: options.type ?? "Warning",
         reportingComponent: options.component ?? "kubelet",
