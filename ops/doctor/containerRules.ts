@@ -5,6 +5,7 @@
 import { humanBytes } from "../../model/sizing";
 import {
     Finding, Rule, containerSpec, describeEvent, describeMemory, describeTermination, modelMemory, podFinding, podName, quoteLog,
+    runAsEvidence,
 } from "./findings";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, ClusterSnapshot, ContainerStatus, Pod, eventsFor, logKey } from "./snapshot";
 
@@ -217,11 +218,3 @@ export const cannotStart: Rule = (snapshot) => snapshot.pods.flatMap((pod) => st
     }
     return [];
 }));
-
-export function runAsEvidence(pod: Pod, container: string): string {
-    const c = containerSpec(pod, container)?.securityContext;
-    const p = pod.spec?.securityContext;
-    const user = c?.runAsUser ?? p?.runAsUser;
-    const group = c?.runAsGroup ?? p?.runAsGroup;
-    return `pod runs as user ${user ?? "(image default)"}, group ${group ?? "(image default)"}, fsGroup ${p?.fsGroup ?? "unset"}`;
-}

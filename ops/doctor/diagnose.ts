@@ -10,7 +10,7 @@ import { notReady, replicaFailure, rolloutStuck } from "./rolloutRules";
 import { unschedulable } from "./schedulingRules";
 import { loadBalancerPending } from "./serviceRules";
 import {
-    COMPONENT_LABEL, ClusterSnapshot, INSTANCE_LABEL, MODEL_SERVER_SELECTOR, NAME_LABEL, ObjectMeta, modelOf,
+    COMPONENT_LABEL, ClusterSnapshot, INSTANCE_LABEL, MODEL_SERVER_SELECTOR, NAME_LABEL, ObjectMeta, isPodReady, modelOf,
 } from "./snapshot";
 
 export const RULES: readonly Rule[] = [
@@ -206,7 +206,7 @@ function modelsChecked(snapshot: ClusterSnapshot): ModelChecked[] {
         return {
             model,
             pods: pods.length,
-            readyPods: pods.filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length,
+            readyPods: pods.filter(isPodReady).length,
             desiredReplicas: deployment ? deployment.spec?.replicas ?? 1 : undefined,
             service: service && {
                 name: service.metadata?.name ?? "?",

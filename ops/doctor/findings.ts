@@ -156,3 +156,20 @@ export function modelMemory(pod: Pod, snapshot: ClusterSnapshot): { modelBytes?:
     };
     return { modelBytes: read(MODEL_BYTES_ANNOTATION), peakBytes: read(MEMORY_PEAK_ANNOTATION) };
 }
+
+/** "pod phase Running, Ready False for 12m (since 2025-06-01T11:48:00Z)" */
+export function readinessEvidence(pod: Pod, context: RuleContext): string {
+    const ready = pod.status?.conditions?.find((c) => c.type === "Ready");
+    const since = secondsSince(ready?.lastTransitionTime, context);
+    return `pod phase ${pod.status?.phase ?? "?"}, Ready ${ready?.status ?? "?"}`
+        + (ready?.status !== "True" && since !== undefined ? ` for ${duration(since)} (since ${ready!.lastTransitionTime})` : "");
+}
+
+/** The user the container runs as, for permission findings. */
+export function runAsEvidence(pod: Pod, container: string): string {
+    const c = containerSpec(pod, container)?.securityContext;
+    const p = pod.spec?.securityContext;
+    const user = c?.runAsUser ?? p?.runAsUser;
+    const group = c?.runAsGroup ?? p?.runAsGroup;
+    return `pod runs as user ${user ?? "(image default)"}, group ${group ?? "(image default)"}, fsGroup ${p?.fsGroup ?? "unset"}`;
+}

@@ -2,8 +2,7 @@
  * Rules that read TF Serving's own log lines: a model path without version folders, a model that
  * fails to load, model files the server may not read.
  */
-import { Finding, Rule, RuleContext, duration, podFinding, podName, quoteLog, secondsSince } from "./findings";
-import { runAsEvidence } from "./containerRules";
+import { Finding, Rule, podFinding, podName, quoteLog, readinessEvidence, runAsEvidence } from "./findings";
 import { ClusterSnapshot, Pod, logKey } from "./snapshot";
 
 /** Every log line of a pod's containers, current run last, with the container it came from. */
@@ -24,14 +23,6 @@ function lastMatch(snapshot: ClusterSnapshot, pod: Pod, pattern: RegExp): { cont
         }
     }
     return undefined;
-}
-
-/** "pod Running, not Ready for 12m (Ready=False since ...)" */
-export function readinessEvidence(pod: Pod, context: RuleContext): string {
-    const ready = pod.status?.conditions?.find((c) => c.type === "Ready");
-    const since = secondsSince(ready?.lastTransitionTime, context);
-    return `pod phase ${pod.status?.phase ?? "?"}, Ready ${ready?.status ?? "?"}`
-        + (ready?.status !== "True" && since !== undefined ? ` for ${duration(since)} (since ${ready!.lastTransitionTime})` : "");
 }
 
 const NO_VERSIONS = /No versions of servable (\S+) found under base path (\S+?)\.?(?:\s|$)/;

@@ -5,14 +5,10 @@
  */
 import { humanBytes } from "../../model/sizing";
 import { Finding, Rule, describeEvent, describeProbe, describeTermination, modelMemory, podFinding, probeBudgetSeconds } from "./findings";
-import { MODEL_BYTES_ANNOTATION, Event, Pod, eventsFor } from "./snapshot";
+import { MODEL_BYTES_ANNOTATION, Event, Pod, eventsFor, isPodReady } from "./snapshot";
 
 const STARTUP_KILL = /failed startup probe/;
 const LIVENESS_KILL = /failed liveness probe/;
-
-function isReady(pod: Pod): boolean {
-    return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
-}
 
 function probeEvents(events: Event[], pod: Pod): { kills: Event[]; unhealthy: Event[] } {
     const own = eventsFor(events, "Pod", pod.metadata);
@@ -49,7 +45,7 @@ export const startupProbeKilled: Rule = (snapshot) => snapshot.pods.flatMap((pod
         : `model size not recorded (no ${MODEL_BYTES_ANNOTATION} annotation)`);
     return [podFinding(pod, {
         kind: "startup-probe-killed",
-        severity: isReady(pod) ? "warning" : "error",
+        severity: isPodReady(pod) ? "warning" : "error",
         summary: `the kubelet killed container ${container?.name ?? "?"} because its startup probe failed before the model loaded`,
         evidence,
         fix: "TF Serving answers only once the model is loaded, so the startup budget (period x failureThreshold) must cover "
@@ -62,7 +58,7 @@ export const startupProbeKilled: Rule = (snapshot) => snapshot.pods.flatMap((pod
 export const probeFailed: Rule = (snapshot) => snapshot.pods.flatMap((pod): Finding[] => {
     const { kills, unhealthy } = probeEvents(snapshot.events, pod);
     const livenessKills = kills.filter((e) => LIVENESS_KILL.test(e.message ?? ""));
-    const ready = isReady(pod);
+    const ready = isPodReady(pod);
     // While a ready pod's past startup and readiness failures are the model loading; only restarts matter then.
     if (ready ? livenessKills.length === 0 : unhealthy.length === 0) {
         return [];

@@ -2,9 +2,8 @@
  * Deployment-level rules (pods that cannot be created, a rollout past its deadline) and the fallback
  * for a pod that is not Ready for no reason the other rules know.
  */
-import { Finding, Rule, describeEvent, duration, podFinding, probeBudgetSeconds, secondsSince } from "./findings";
-import { readinessEvidence } from "./logRules";
-import { INSTANCE_LABEL, Deployment, eventsFor, modelOf } from "./snapshot";
+import { Finding, Rule, describeEvent, duration, podFinding, probeBudgetSeconds, readinessEvidence, secondsSince } from "./findings";
+import { INSTANCE_LABEL, Deployment, eventsFor, isPodReady, modelOf } from "./snapshot";
 
 function deploymentObject(d: Deployment): string {
     return `deployment/${d.metadata?.name ?? "(unnamed)"}`;
@@ -66,9 +65,7 @@ export const rolloutStuck: Rule = (snapshot) => snapshot.deployments.flatMap((d)
 
 /** The fallback: a pod that is not Ready while no other rule says why. */
 export const notReady: Rule = (snapshot, context) => snapshot.pods.flatMap((pod): Finding[] => {
-    const phase = pod.status?.phase;
-    const ready = pod.status?.conditions?.find((c) => c.type === "Ready");
-    if (phase === "Succeeded" || ready?.status === "True") {
+    if (pod.status?.phase === "Succeeded" || isPodReady(pod)) {
         return [];
     }
     const evidence = [readinessEvidence(pod, context)];

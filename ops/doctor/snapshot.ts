@@ -197,6 +197,10 @@ export function logKey(podName: string, container: string): string {
     return `${podName}/${container}`;
 }
 
+export function isPodReady(pod: Pod): boolean {
+    return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+}
+
 export function modelOf(object: { metadata?: ObjectMeta }): string | undefined {
     return object.metadata?.labels?.[INSTANCE_LABEL];
 }
