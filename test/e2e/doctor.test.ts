@@ -92,6 +92,8 @@ describe("tfs doctor against the end-to-end API server", function () {
     });
 
     afterEach(async () => {
+        // Pods on the node that does not exist have no kubelet to confirm a graceful stop: delete them at once.
+        await core.deleteCollectionNamespacedPod({ namespace: ns, gracePeriodSeconds: 0 }).catch(() => undefined);
         await core.deleteNamespace({ name: ns }).catch(() => undefined);
     });
 
