@@ -1,10 +1,10 @@
-import * as path from "path";
 import { Command, InvalidArgumentError } from "commander";
 import {
     ClusterTarget, ClusterUnreachableError, DEFAULT_LB_GRACE_SECONDS, DOCTOR_EXIT_CODES, TargetError, doctorJson, formatReport, runDoctor,
 } from "../ops/doctor";
 import { targetFromStack } from "../ops/doctor/stackTarget";
 import { UserError } from "./errors";
+import { PROJECT_DIR, readStack } from "./stack";
 
 interface DoctorFlags {
     stack?: string;
@@ -17,8 +17,6 @@ interface DoctorFlags {
     lbGrace: number;
 }
 
-/** The Pulumi project is this repository: `tfs` runs from its checkout. */
-const PROJECT_DIR = path.resolve(__dirname, "..");
 const PROJECT = "tf-serving";
 
 /**
@@ -87,21 +85,8 @@ async function resolveTarget(flags: DoctorFlags): Promise<ClusterTarget> {
     return { kubeconfigFile: flags.kubeconfig, context: flags.context, namespace: flags.namespace };
 }
 
-/** Reads the stack's outputs and config with the Automation API (loaded only here: slow to load, needs the Pulumi CLI). */
+/** The cluster and namespace of a stack, from its outputs and config. */
 async function stackTarget(stackName: string, namespace: string | undefined): Promise<ClusterTarget> {
-    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
-    try {
-        const stack = await LocalWorkspace.selectStack({ stackName, workDir: PROJECT_DIR });
-        const [outputs, config] = await Promise.all([stack.outputs(), stack.getAllConfig()]);
-        return targetFromStack({ outputs, config, project: PROJECT, projectDir: PROJECT_DIR, namespace });
-    } catch (err) {
-        const text = String((err as Error)?.message ?? err);
-        if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text)) {
-            throw new UserError("--stack needs the Pulumi CLI, which is not on PATH: install it (see the README), "
-                + "or pass --kubeconfig FILE --namespace NS", DOCTOR_EXIT_CODES.usage);
-        }
-        const reason = /stderr: ([^\n]+)/.exec(text)?.[1] ?? text.split("\n")[0];
-        throw new UserError(`cannot read stack "${stackName}" in ${PROJECT_DIR}: ${reason} (pulumi stack ls shows the stacks)`,
-            DOCTOR_EXIT_CODES.usage);
-    }
+    const { outputs, config } = await readStack(stackName, "pass --kubeconfig FILE --namespace NS", DOCTOR_EXIT_CODES.usage);
+    return targetFromStack({ outputs, config, project: PROJECT, projectDir: PROJECT_DIR, namespace });
 }

@@ -1,9 +1,9 @@
 import * as fs from "fs";
-import * as path from "path";
 import { Command, InvalidArgumentError } from "commander";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SmokeReport, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
+import { readStack } from "./stack";
 
 interface SmokeFlags {
     stack?: string;
@@ -18,8 +18,6 @@ interface SmokeFlags {
 /** Bad flags, an unknown stack, a signature the model lacks: the command could not run as asked. */
 const USAGE_EXIT = 2;
 const DEFAULT_TIMEOUT_SECONDS = 120;
-/** The Pulumi project is this repository: `tfs` runs from its checkout. */
-const PROJECT_DIR = path.resolve(__dirname, "..");
 
 /**
  * `tfs smoke [--stack NAME | --url REST_URL] [--model NAME] [--timeout S] [--signature NAME] [--input FILE] [--json]`:
@@ -99,23 +97,9 @@ async function resolveEndpoint(flags: SmokeFlags): Promise<{ restUrl: string; mo
     return { restUrl: endpoint.restUrl, model };
 }
 
-/** Reads the stack's outputs with the Automation API (loaded only here: it is slow to load and needs the Pulumi CLI). */
+/** The REST URL and model from a stack's outputs. */
 async function stackEndpoint(stackName: string): Promise<StackEndpoint> {
-    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
-    let outputs;
-    try {
-        const stack = await LocalWorkspace.selectStack({ stackName, workDir: PROJECT_DIR });
-        outputs = await stack.outputs();
-    } catch (err) {
-        const text = String((err as Error)?.message ?? err);
-        if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text)) {
-            throw new UserError("--stack needs the Pulumi CLI, which is not on PATH: install it "
-                + "(see the README), or pass the endpoint directly with --url REST_URL --model NAME");
-        }
-        const reason = /stderr: ([^\n]+)/.exec(text)?.[1] ?? text.split("\n")[0];
-        throw new UserError(`cannot read the outputs of stack "${stackName}" in ${PROJECT_DIR}: ${reason} `
-            + "(pulumi stack ls shows the stacks)", USAGE_EXIT);
-    }
+    const { outputs } = await readStack(stackName, "pass the endpoint directly with --url REST_URL --model NAME", USAGE_EXIT);
     try {
         return endpointFromStackOutputs(outputs, stackName);
     } catch (err) {

@@ -123,7 +123,7 @@ describe("tfs smoke (child process)", function () {
     it("says clearly that --stack needs the Pulumi CLI when it is not installed", async () => {
         const withoutPulumi = { ...process.env, PATH: path.dirname(process.execPath) };
         const run = await tfs(["smoke", "--stack", "dev"], withoutPulumi);
-        assert.strictEqual(run.code, 1, run.stderr);
+        assert.strictEqual(run.code, 2, run.stderr);
         assert.match(run.stderr, /--stack needs the Pulumi CLI, which is not on PATH.*--url REST_URL --model NAME/);
     });
 });

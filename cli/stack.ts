@@ -1,0 +1,28 @@
+import * as path from "path";
+import { UserError } from "./errors";
+
+/** The Pulumi project is this repository: `tfs` runs from its checkout. */
+export const PROJECT_DIR = path.resolve(__dirname, "..");
+
+export type StackValues = Record<string, { value: unknown; secret?: boolean }>;
+
+/**
+ * Reads a stack's outputs and config with the Automation API (loaded only here: it is slow to
+ * load and needs the Pulumi CLI). A missing CLI or an unknown stack is a usage error that says
+ * what to do instead (`alternative`, e.g. "pass --url REST_URL --model NAME").
+ */
+export async function readStack(stackName: string, alternative: string, exitCode: number): Promise<{ outputs: StackValues; config: StackValues }> {
+    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
+    try {
+        const stack = await LocalWorkspace.selectStack({ stackName, workDir: PROJECT_DIR });
+        const [outputs, config] = await Promise.all([stack.outputs(), stack.getAllConfig()]);
+        return { outputs, config };
+    } catch (err) {
+        const text = String((err as Error)?.message ?? err);
+        if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text)) {
+            throw new UserError(`--stack needs the Pulumi CLI, which is not on PATH: install it (see the README), or ${alternative}`, exitCode);
+        }
+        const reason = /stderr: ([^\n]+)/.exec(text)?.[1] ?? text.split("\n")[0];
+        throw new UserError(`cannot read stack "${stackName}" in ${PROJECT_DIR}: ${reason} (pulumi stack ls shows the stacks)`, exitCode);
+    }
+}
