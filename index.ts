@@ -43,6 +43,7 @@ export const restUrl = outputs.restUrl;
 export const grpcEndpoint = outputs.grpcEndpoint;
 export const modelStatusUrl = outputs.modelStatusUrl;
 export const imageRef = outputs.imageRef;
+export const namespace = outputs.namespace;
 export const models = outputs.models;
 export const kubeconfig = outputs.kubeconfig;
 export const clusterName = outputs.clusterName;

@@ -55,6 +55,8 @@ export interface StackOutputs {
     grpcEndpoint: pulumi.Output<string>;
     modelStatusUrl: pulumi.Output<string>;
     imageRef: pulumi.Output<string>;
+    /** Namespace of the model servers (`tfs doctor --stack` reads it). */
+    namespace: pulumi.Output<string>;
     /** Every model's endpoints by name, for stacks that serve several. */
     models: pulumi.Output<Record<string, { restUrl: string; grpcEndpoint: string; modelStatusUrl: string; imageRef: string }>>;
     kubeconfig?: pulumi.Output<string>;
@@ -121,6 +123,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
         grpcEndpoint: first.grpcEndpoint,
         modelStatusUrl: first.modelStatusUrl,
         imageRef: first.imageRef,
+        namespace,
         models: pulumi.all(servers.map((s) => pulumi.all([s.restUrl, s.grpcEndpoint, s.modelStatusUrl, s.imageRef])))
             .apply((rows) => Object.fromEntries(rows.map(([restUrl, grpcEndpoint, modelStatusUrl, imageRef], i) =>
                 [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef }]))),
