@@ -127,9 +127,19 @@ func (d *dockerClient) build(ctx context.Context, in imageInputs) (string, error
 	if len(in.addHosts) > 0 {
 		q.Set("extrahosts", strings.Join(in.addHosts, ","))
 	}
+	endpoint := "/build"
+	// Podman's Docker-compatible /build ignores the isolation setting, and an
+	// OCI runtime cannot run RUN steps in every sandbox (this one has no cgroup
+	// or rlimit control); its own API takes buildah's isolation, so with
+	// BUILDAH_ISOLATION set (chroot, as the e2e environment sets it) builds
+	// go through the libpod endpoint, which takes the same parameters.
+	if iso := os.Getenv("BUILDAH_ISOLATION"); iso != "" && d.isPodman(ctx) {
+		endpoint = "/v4.0.0/libpod/build"
+		q.Set("isolation", iso)
+	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeContextTar(pw, in, outsideName)) }()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.base+"/build?"+q.Encode(), pr)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.base+endpoint+"?"+q.Encode(), pr)
 	if err != nil {
 		return "", err
 	}
@@ -158,6 +168,31 @@ func (d *dockerClient) build(ctx context.Context, in imageInputs) (string, error
 		return "", fmt.Errorf("docker build of %s: built, but the image cannot be inspected: %w", in.imageName, err)
 	}
 	return info.ID, nil
+}
+
+// isPodman tells whether the daemon is podman's API service.
+func (d *dockerClient) isPodman(ctx context.Context) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+"/version", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Components []struct{ Name string }
+	}
+	if json.NewDecoder(resp.Body).Decode(&v) != nil {
+		return false
+	}
+	for _, c := range v.Components {
+		if strings.Contains(strings.ToLower(c.Name), "podman") {
+			return true
+		}
+	}
+	return false
 }
 
 type imageInfo struct {
