@@ -143,7 +143,11 @@ func (c *lbController) sync(ctx context.Context, key cache.ObjectName) error {
 	updated.Status.LoadBalancer.Ingress = desired
 	_, err = c.client.CoreV1().Services(svc.Namespace).UpdateStatus(ctx, updated, metav1.UpdateOptions{})
 	if err == nil {
-		fmt.Printf("loopback-lb: %s/%s -> %v\n", svc.Namespace, svc.Name, desired)
+		what := "no address"
+		if len(desired) > 0 {
+			what = describe(desired[0])
+		}
+		fmt.Printf("loopback-lb: %s/%s -> %s\n", svc.Namespace, svc.Name, what)
 	}
 	return err
 }

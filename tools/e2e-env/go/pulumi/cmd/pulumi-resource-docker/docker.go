@@ -45,11 +45,11 @@ func newDockerClient(host string) (*dockerClient, error) {
 
 // jsonMessage is one line of the Engine API's streamed progress.
 type jsonMessage struct {
-	Stream      string          `json:"stream"`
-	Status      string          `json:"status"`
-	Error       string          `json:"error"`
+	Stream      string                    `json:"stream"`
+	Status      string                    `json:"status"`
+	Error       string                    `json:"error"`
 	ErrorDetail *struct{ Message string } `json:"errorDetail"`
-	Aux         json.RawMessage `json:"aux"`
+	Aux         json.RawMessage           `json:"aux"`
 }
 
 // readStream reads the progress stream; it returns the text lines, the aux
