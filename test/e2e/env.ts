@@ -6,18 +6,14 @@
  */
 import { execFileSync } from "child_process";
 import * as path from "path";
-
-const ROOT = path.resolve(__dirname, "../..");
-const SCRIPT = path.join(ROOT, "scripts", "e2e-env");
+import { ROOT, startEnvironment } from "../support/e2eProject";
 
 export function mochaGlobalSetup(): void {
-    execFileSync(SCRIPT, ["start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 60 * 60 * 1000 });
-    const env = JSON.parse(execFileSync(SCRIPT, ["env", "--json"], { encoding: "utf8" })) as Record<string, string>;
-    Object.assign(process.env, env);
+    startEnvironment();
 }
 
 export function mochaGlobalTeardown(): void {
     if (process.env.TFS_E2E_KEEP !== "1") {
-        execFileSync(SCRIPT, ["stop"], { stdio: ["ignore", "inherit", "inherit"], timeout: 5 * 60 * 1000 });
+        execFileSync(path.join(ROOT, "scripts", "e2e-env"), ["stop"], { stdio: ["ignore", "inherit", "inherit"], timeout: 5 * 60 * 1000 });
     }
 }

@@ -1,0 +1,103 @@
+/**
+ * A throwaway Pulumi project for the end-to-end suite and the benchmarks: a folder inside the
+ * repository (so Node finds node_modules) whose program is the repository's, a copy of a fixture
+ * model the run may change, and a stack file written as a user writes one.
+ */
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import * as YAML from "yaml";
+
+export const ROOT = path.resolve(__dirname, "../..");
+export const FIXTURES = path.resolve(ROOT, "../shared/fixtures/saved_models");
+export const MODEL = "half-plus-two";
+
+export function env(name: string): string {
+    const v = process.env[name];
+    if (!v) {
+        throw new Error(`${name} is not set: start the environment (scripts/e2e-env start) and load its env file`);
+    }
+    return v;
+}
+
+/** Starts the loopback environment (building what is missing) and loads its variables into this process. */
+export function startEnvironment(): void {
+    const script = path.join(ROOT, "scripts", "e2e-env");
+    execFileSync(script, ["start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 60 * 60 * 1000 });
+    Object.assign(process.env, JSON.parse(execFileSync(script, ["env", "--json"], { encoding: "utf8" })) as Record<string, string>);
+}
+
+export function kubectl(...args: string[]): any { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return JSON.parse(execFileSync("kubectl", [...args, "-o", "json"], { encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] }));
+}
+
+export interface E2eProject {
+    run: string;
+    namespace: string;
+    stackName: string;
+    projectDir: string;
+    modelDir: string;
+    stack: Stack;
+    /** Rewrites the stack file: the defaults below, overridden by `extra`. */
+    setConfig(extra?: Record<string, unknown>): void;
+    /** Destroys the stack and removes every file the project wrote. */
+    dispose(onOutput?: (line: string) => void): Promise<void>;
+}
+
+export async function createProject(): Promise<E2eProject> {
+    const run = Date.now().toString(36);
+    const namespace = `tfs-e2e-${run}`;
+    const stackName = `e2e-${run}`;
+    fs.mkdirSync(path.join(ROOT, ".tfs"), { recursive: true });
+    const projectDir = fs.mkdtempSync(path.join(ROOT, ".tfs", "e2e-project-"));
+    fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(projectDir, "Pulumi.yaml"));
+    fs.writeFileSync(path.join(projectDir, "index.ts"), `export * from ${JSON.stringify(path.join(ROOT, "index"))};\n`);
+    const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-e2e-model-"));
+    fs.cpSync(path.join(FIXTURES, "half_plus_two_cpu", "00000123"), path.join(modelDir, "123"), { recursive: true });
+    const setConfig = (extra: Record<string, unknown> = {}) => {
+        const values: Record<string, unknown> = {
+            cloud: "local",
+            modelPath: modelDir,
+            modelName: MODEL,
+            replicas: 2,
+            namespace,
+            baseImage: env("TFS_E2E_BASE_IMAGE"),
+            registry: { server: env("TFS_E2E_REGISTRY"), repositoryPrefix: `e2e-${run}` },
+            loadBalancerSourceRanges: ["127.0.0.0/8"],
+            ...extra,
+        };
+        const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [`tf-serving:${k}`, v]));
+        fs.writeFileSync(path.join(projectDir, `Pulumi.${stackName}.yaml`), YAML.stringify({ config }));
+    };
+    setConfig();
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: projectDir });
+    return {
+        run, namespace, stackName, projectDir, modelDir, stack, setConfig,
+        async dispose(onOutput) {
+            await stack.destroy({ onOutput }).catch(() => undefined);
+            await stack.workspace.removeStack(stackName).catch(() => undefined);
+            fs.rmSync(projectDir, { recursive: true, force: true });
+            fs.rmSync(modelDir, { recursive: true, force: true });
+        },
+    };
+}
+
+const MANIFEST = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
+
+/** The manifest of `REGISTRY/REPO@sha256:...` from the loopback registry. */
+export async function manifestOf(imageRef: string): Promise<{ layers: { digest: string; size: number }[] }> {
+    const [repo, digest] = imageRef.slice(env("TFS_E2E_REGISTRY").length + 1).split("@");
+    const res = await fetch(`http://${env("TFS_E2E_REGISTRY")}/v2/${repo}/manifests/${digest}`, { headers: { Accept: MANIFEST } });
+    if (res.status !== 200) {
+        throw new Error(`manifest of ${imageRef}: HTTP ${res.status}`);
+    }
+    return await res.json() as { layers: { digest: string; size: number }[] };
+}
+
+/** Tags of a repository in the loopback registry. */
+export async function tagsOf(repo: string): Promise<string[]> {
+    const res = await fetch(`http://${env("TFS_E2E_REGISTRY")}/v2/${repo}/tags/list`);
+    return res.status === 200 ? ((await res.json()) as { tags: string[] }).tags : [];
+}
