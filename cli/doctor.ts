@@ -4,7 +4,7 @@ import {
 } from "../ops/doctor";
 import { targetFromStack } from "../ops/doctor/stackTarget";
 import { UserError } from "./errors";
-import { PROJECT_DIR, readStack } from "./stack";
+import { projectDir, readStack } from "./stack";
 
 interface DoctorFlags {
     stack?: string;
@@ -88,5 +88,5 @@ async function resolveTarget(flags: DoctorFlags): Promise<ClusterTarget> {
 /** The cluster and namespace of a stack, from its outputs and config. */
 async function stackTarget(stackName: string, namespace: string | undefined): Promise<ClusterTarget> {
     const { outputs, config } = await readStack(stackName, "pass --kubeconfig FILE --namespace NS", DOCTOR_EXIT_CODES.usage);
-    return targetFromStack({ outputs, config, project: PROJECT, projectDir: PROJECT_DIR, namespace });
+    return targetFromStack({ outputs, config, project: PROJECT, projectDir: projectDir(), namespace });
 }

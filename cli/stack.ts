@@ -1,8 +1,21 @@
 import * as path from "path";
+import { PlanError, findProjectDir } from "../ops/plan";
 import { UserError } from "./errors";
 
-/** The Pulumi project is this repository: `tfs` runs from its checkout. */
-export const PROJECT_DIR = path.resolve(__dirname, "..");
+/**
+ * The Pulumi project `--stack` refers to: the nearest folder at or above the working directory
+ * holding a Pulumi.yaml, else this checkout (where `tfs` itself lives).
+ */
+export function projectDir(): string {
+    try {
+        return findProjectDir(process.cwd());
+    } catch (err) {
+        if (err instanceof PlanError) {
+            return path.resolve(__dirname, "..");
+        }
+        throw err;
+    }
+}
 
 export type StackValues = Record<string, { value: unknown; secret?: boolean }>;
 
@@ -13,8 +26,9 @@ export type StackValues = Record<string, { value: unknown; secret?: boolean }>;
  */
 export async function readStack(stackName: string, alternative: string, exitCode: number): Promise<{ outputs: StackValues; config: StackValues }> {
     const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
+    const workDir = projectDir();
     try {
-        const stack = await LocalWorkspace.selectStack({ stackName, workDir: PROJECT_DIR });
+        const stack = await LocalWorkspace.selectStack({ stackName, workDir });
         const [outputs, config] = await Promise.all([stack.outputs(), stack.getAllConfig()]);
         return { outputs, config };
     } catch (err) {
@@ -23,6 +37,6 @@ export async function readStack(stackName: string, alternative: string, exitCode
             throw new UserError(`--stack needs the Pulumi CLI, which is not on PATH: install it (see the README), or ${alternative}`, exitCode);
         }
         const reason = /stderr: ([^\n]+)/.exec(text)?.[1] ?? text.split("\n")[0];
-        throw new UserError(`cannot read stack "${stackName}" in ${PROJECT_DIR}: ${reason} (pulumi stack ls shows the stacks)`, exitCode);
+        throw new UserError(`cannot read stack "${stackName}" in ${workDir}: ${reason} (pulumi stack ls shows the stacks)`, exitCode);
     }
 }
