@@ -138,18 +138,33 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         fs.rmSync(flat, { recursive: true, force: true });
     });
 
+    /**
+     * The pods of the Deployment's current template, once the old ReplicaSet's pods are gone: a
+     * rollout is complete (and `up` returns) when the new pods are available, a moment before the
+     * controller has removed the old ones. Bounded: 60 s.
+     */
+    const currentPods = async (replicas: number) => {
+        for (let i = 0; i < 120; i++) {
+            const live = pods().filter((p) => !p.metadata.deletionTimestamp);
+            if (live.length === replicas) {
+                return live;
+            }
+            await new Promise((r) => setTimeout(r, 500));
+        }
+        assert.fail(`the Deployment did not settle on ${replicas} pod(s) within 60 s`);
+    };
+
     it("5. a GPU model lands on the GPU node; back on CPU it leaves it", async () => {
         setConfig({ gpu: true, replicas: 1 });
         await stack.up({ onOutput });
-        const gpuPods = pods().filter((p) => !p.metadata.deletionTimestamp);
-        assert.strictEqual(gpuPods.length, 1);
-        assert.strictEqual(gpuPods[0].spec.nodeName, env("TFS_E2E_GPU_NODE"));
-        assert.strictEqual(gpuPods[0].spec.containers[0].resources.limits["nvidia.com/gpu"], "1");
+        const [gpuPod] = await currentPods(1);
+        assert.strictEqual(gpuPod.spec.nodeName, env("TFS_E2E_GPU_NODE"));
+        assert.strictEqual(gpuPod.spec.containers[0].resources.limits["nvidia.com/gpu"], "1");
         setConfig({ replicas: 1 });
         await stack.up({ onOutput });
-        const cpuPods = pods().filter((p) => !p.metadata.deletionTimestamp);
-        assert.ok(cpuPods.length >= 1);
-        assert.ok(cpuPods.every((p) => p.spec.nodeName === env("TFS_E2E_CPU_NODE")), "CPU pods never take the GPU node");
+        const [cpuPod] = await currentPods(1);
+        assert.strictEqual(cpuPod.spec.nodeName, env("TFS_E2E_CPU_NODE"), "CPU pods never take the GPU node");
+        assert.strictEqual(cpuPod.spec.containers[0].resources.limits["nvidia.com/gpu"], undefined);
     });
 
     it("6. destroy leaves nothing behind in the cluster", async () => {
