@@ -37,13 +37,6 @@ function run(): StackOutputs {
 }
 
 const outputs = run();
-export const externalIp = outputs.externalIp;
-export const externalAddress = outputs.externalAddress;
-export const restUrl = outputs.restUrl;
-export const grpcEndpoint = outputs.grpcEndpoint;
-export const modelStatusUrl = outputs.modelStatusUrl;
-export const imageRef = outputs.imageRef;
-export const namespace = outputs.namespace;
-export const models = outputs.models;
-export const kubeconfig = outputs.kubeconfig;
-export const clusterName = outputs.clusterName;
+
+// Every stack exports the same names; `kubeconfig` and `clusterName` only where it creates a cluster.
+export = Object.fromEntries(Object.entries(outputs).filter(([, value]) => value !== undefined));
