@@ -131,7 +131,7 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
             const [them, are] = unserved.length === 1 ? ["it", "is"] : ["them", "are"];
             warn("VERSIONS_NOT_SERVED", `${unserved.length === 1 ? "Version" : "Versions"} ${unserved.join(", ")} in ${base} ${are} not served `
                 + `(${options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest"}): `
-                + `remove ${them} to keep the image small, or ask for ${them} with --version.`, base);
+                + `remove ${them} to keep the image small, or serve ${them} too (config key "versions", or --version on the command line).`, base);
         }
         report.servedVersions = [...served].sort(compareBig).map(Number);
         report.servedVersion = report.servedVersions.length > 0 ? report.servedVersions[report.servedVersions.length - 1] : null;
