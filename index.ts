@@ -8,6 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "./stacks/configReader";
 import { ServingConfig, readConfig } from "./stacks/config";
+import { credentialProblems } from "./stacks/credentials";
 import { deployAws } from "./stacks/aws";
 import { PreparedModel, StackOutputs } from "./stacks/deploy";
 import { deployGcp } from "./stacks/gcp";
@@ -24,6 +25,11 @@ function run(): StackOutputs {
     const project = pulumi.getProject();
     try {
         const config = readConfig(pulumi.runtime.allConfig(), project, process.cwd());
+        // `tfs plan` runs offline on purpose: it needs no credentials.
+        const missing = process.env.TFS_OFFLINE === "1" ? [] : credentialProblems(config);
+        if (missing.length > 0) {
+            throw new PreparationError(missing);
+        }
         const { models, warnings } = prepareModels(config, project);
         warnings.forEach((w) => pulumi.log.warn(w));
         return deployers[config.cloud](config, models);

@@ -8,6 +8,7 @@ import * as path from "path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { ConfigError } from "../stacks/configReader";
 import { readConfig } from "../stacks/config";
+import { credentialProblems } from "../stacks/credentials";
 import { PreparationError, prepareModels } from "../stacks/prepare";
 import { PlanError, stackConfig } from "./plan";
 import { endpointFromStackOutputs, smoke, SmokeReport } from "./smoke";
@@ -71,6 +72,10 @@ export function preflightStack(projectDir: string, stack: string): string {
     try {
         const { project, config } = stackConfig(projectDir, stack);
         const parsed = readConfig(config, project, projectDir);
+        const missing = credentialProblems(parsed);
+        if (missing.length > 0) {
+            throw new PreparationError(missing);
+        }
         const { models, warnings } = prepareModels(parsed, project);
         const names = models.map((m) => `${m.settings.name} v${m.report.servedVersions.join(",")}`).join("; ");
         return `${models.length} model(s) servable (${names})${warnings.length ? `, ${warnings.length} warning(s)` : ""}`;

@@ -86,11 +86,13 @@ export async function planStack(projectDir: string, stack: string, options: { lo
     const recorder: Recorder = await startMockRuntime({ project, stack, config, preview: true, loadBalancer });
     const previousCwd = process.cwd();
     const previousStaging = process.env.TFS_STAGING_DIR;
+    const previousOffline = process.env.TFS_OFFLINE;
     const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-plan-"));
     let program: Record<string, unknown>;
     try {
         process.chdir(projectDir);
         process.env.TFS_STAGING_DIR = staging;
+        process.env.TFS_OFFLINE = "1";
         const entry = require.resolve(path.join(projectDir, "index.ts"));
         // The program is loaded at run time by path, as the Pulumi language host does.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -103,6 +105,7 @@ export async function planStack(projectDir: string, stack: string, options: { lo
     } finally {
         process.chdir(previousCwd);
         restoreEnv("TFS_STAGING_DIR", previousStaging);
+        restoreEnv("TFS_OFFLINE", previousOffline);
     }
     try {
         await recorder.settle();

@@ -12,7 +12,7 @@ import { PreparedModel } from "./deploy";
 /** Problems that stop the program before any resource is registered. */
 export class PreparationError extends Error {
     constructor(readonly problems: string[]) {
-        super(`the model cannot be deployed (${problems.length} ${problems.length === 1 ? "problem" : "problems"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+        super(`the stack cannot be deployed (${problems.length} ${problems.length === 1 ? "problem" : "problems"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
         this.name = "PreparationError";
     }
 }

@@ -14,8 +14,29 @@ function projectWithStack(stackYaml: string): string {
 }
 
 describe("CI deploy", () => {
-    it("preflights the dev stack offline: config and model", () => {
+    let previousKubeconfig: string | undefined;
+    before(() => {
+        // The dev stack targets the ambient cluster: give preflight a kubeconfig to find.
+        previousKubeconfig = process.env.KUBECONFIG;
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-kube-"));
+        fs.writeFileSync(path.join(dir, "config"), "apiVersion: v1\nkind: Config\n");
+        process.env.KUBECONFIG = path.join(dir, "config");
+    });
+    after(() => {
+        if (previousKubeconfig === undefined) {
+            delete process.env.KUBECONFIG;
+        } else {
+            process.env.KUBECONFIG = previousKubeconfig;
+        }
+    });
+
+    it("preflights the dev stack offline: config, credentials and model", () => {
         assert.match(preflightStack(ROOT, "dev"), /1 model\(s\) servable \(half-plus-two v123\)/);
+    });
+
+    it("stops at preflight when the cluster's kubeconfig is missing", () => {
+        const dir = projectWithStack("config:\n  tf-serving:modelPath: /x\n  tf-serving:publicEndpoint: true\n  tf-serving:kubeconfig: /nope/kubeconfig\n");
+        assert.throws(() => preflightStack(dir, "ci"), /tf-serving:kubeconfig = \/nope\/kubeconfig: no such file/);
     });
 
     it("stops at preflight, naming the step, before any engine call", async () => {
