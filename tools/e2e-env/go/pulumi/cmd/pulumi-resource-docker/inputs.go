@@ -241,7 +241,7 @@ func contextDigest(in imageInputs) (string, error) {
 		fmt.Fprintf(h, "%s\x00%o\x00", f.rel, f.info.Mode())
 		switch {
 		case f.info.Mode().IsRegular():
-			if err := hashFile(h, f.path); err != nil {
+			if err := copyFile(h, f.path); err != nil {
 				return "", err
 			}
 		case f.info.Mode()&fs.ModeSymlink != 0:
@@ -254,20 +254,10 @@ func contextDigest(in imageInputs) (string, error) {
 		fmt.Fprint(h, "\x00")
 	}
 	fmt.Fprint(h, "dockerfile\x00")
-	if err := hashFile(h, in.dockerfile); err != nil {
+	if err := copyFile(h, in.dockerfile); err != nil {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func hashFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(w, f)
-	return err
 }
 
 // writeContextTar writes the context as a tar stream; a Dockerfile outside

@@ -237,6 +237,16 @@ func (p *provider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumir
 	return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, Diffs: diffs}, nil
 }
 
+// buildAndPushMarshalled is Create's and Update's shared work: build, push, and the outputs on the wire.
+func (p *provider) buildAndPushMarshalled(ctx context.Context, props resource.PropertyMap, preview bool) (string, *structpb.Struct, error) {
+	id, outs, err := p.buildAndPush(ctx, props, preview)
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := marshal(outs)
+	return id, s, err
+}
+
 func (p *provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
 	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
 		return nil, err
@@ -245,11 +255,7 @@ func (p *provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	id, outs, err := p.buildAndPush(ctx, props, req.GetPreview())
-	if err != nil {
-		return nil, err
-	}
-	s, err := marshal(outs)
+	id, s, err := p.buildAndPushMarshalled(ctx, props, req.GetPreview())
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +270,7 @@ func (p *provider) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	_, outs, err := p.buildAndPush(ctx, news, req.GetPreview())
-	if err != nil {
-		return nil, err
-	}
-	s, err := marshal(outs)
+	_, s, err := p.buildAndPushMarshalled(ctx, news, req.GetPreview())
 	if err != nil {
 		return nil, err
 	}
