@@ -9,9 +9,10 @@ import * as os from "os";
 import * as path from "path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as YAML from "yaml";
+import { SAVED_MODELS } from "./fixtures";
 
 export const ROOT = path.resolve(__dirname, "../..");
-export const FIXTURES = path.resolve(ROOT, "../shared/fixtures/saved_models");
+export const FIXTURES = SAVED_MODELS;
 export const MODEL = "half-plus-two";
 
 export function env(name: string): string {

@@ -15,9 +15,10 @@ import * as http from "http";
 import * as net from "net";
 import * as path from "path";
 import { preflight, SignatureSpec, TensorSpec } from "../../model/savedModel";
+import { SAVED_MODELS } from "./fixtures";
 
-/** Read-only fixtures shared by the project. */
-export const FIXTURES_DIR = path.resolve(__dirname, "../../../shared/fixtures/saved_models");
+/** The shipped SavedModel fixtures (test/fixtures/saved_models). */
+export const FIXTURES_DIR = SAVED_MODELS;
 
 export interface FakeModel {
     /** Served name (`--model_name`). */

@@ -1,9 +1,10 @@
 import * as assert from "assert";
 import { execFile } from "child_process";
 import * as path from "path";
+import { SAVED_MODELS } from "../../support/fixtures";
 
 const REPO = path.resolve(__dirname, "../../..");
-const FIXTURES = path.resolve(REPO, "../shared/fixtures/saved_models");
+const FIXTURES = SAVED_MODELS;
 const TWO_VERSIONS = path.join(FIXTURES, "half_plus_two_2_versions");
 
 interface Run { status: number | null; stdout: string; stderr: string }

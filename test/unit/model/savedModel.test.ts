@@ -3,8 +3,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { Finding, formatReport, preflight, PreflightReport, TensorSpec } from "../../../model/savedModel";
+import { SAVED_MODELS } from "../../support/fixtures";
 
-const FIXTURES = path.resolve(__dirname, "../../../../shared/fixtures/saved_models");
+const FIXTURES = SAVED_MODELS;
 const fixture = (name: string): string => path.join(FIXTURES, name);
 
 /** TF Serving's own GetModelMetadata answer for half_plus_two_cpu (the oracle). */

@@ -3,10 +3,11 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { PlanError, planStack } from "../../../ops/plan";
+import { SAVED_MODELS } from "../../support/fixtures";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, "../../..");
-const FIXTURES = path.resolve(ROOT, "../shared/fixtures/saved_models");
+const FIXTURES = SAVED_MODELS;
 
 /** A throwaway project: this repo's program and Pulumi.yaml, with a stack file written by the test. */
 function project(stackConfig: string): string {
