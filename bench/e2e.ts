@@ -1,19 +1,33 @@
 /**
- * `npm run bench`: what a user waits for, measured on the loopback environment.
+ * `npm run bench [-- --json]`: what a user waits for, measured on the loopback environment, all in
+ * one run on one control plane.
  *
- * - the first `pulumi up` of the local stack, a no-op `up` and a no-op `preview`;
- * - beside them, `kubectl apply --server-side` + `kubectl rollout status` of the same objects on the
- *   same control plane: the floor a no-op could reach;
- * - bytes pushed for a model-only change (a new version) against the model's size.
+ * - the engine floor: a minimal Pulumi TypeScript program (one ConfigMap, same engine and
+ *   Kubernetes provider), no-op `up` and `preview`: what any program pays;
+ * - the local stack with the small fixture model: first `up`, no-op `up` and `preview`;
+ * - `kubectl apply --server-side` + `rollout status` of the same objects: the Kubernetes floor;
+ * - traffic during a version update (a node that runs containers; null otherwise);
+ * - a synthetic SavedModel of at least 1 GiB (the fixture's real graph with a large, incompressible
+ *   variables file, generated here, never committed): first `up`, no-op `preview`, a new version's
+ *   `up`, and the bytes the registry received for it against that version's compressed size.
  *
- * Prints figures; asserts nothing. Each timing is one run (the numbers move with the machine's load).
+ * Prints figures and the goals' ratios; asserts nothing. Each timing is one run.
  */
 import { execFileSync } from "child_process";
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import * as tar from "tar";
 import * as YAML from "yaml";
-import { MODEL, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
+import { startTraffic, TrafficSummary } from "../test/support/traffic";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const BIG_MODEL_BYTES = 1024 ** 3 + 64 * 1024 ** 2;
+const quiet = () => undefined;
 
 async function seconds<T>(f: () => Promise<T> | T): Promise<[number, T]> {
     const start = process.hrtime.bigint();
@@ -21,17 +35,48 @@ async function seconds<T>(f: () => Promise<T> | T): Promise<[number, T]> {
     return [Number(process.hrtime.bigint() - start) / 1e9, value];
 }
 
+const round = (s: number) => Math.round(s * 100) / 100;
+
 function folderBytes(dir: string): number {
     return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
         .filter((e) => e.isFile())
         .reduce((sum, e) => sum + fs.statSync(path.join(e.parentPath, e.name)).size, 0);
 }
 
+/** gzip size of a tar of the folder: what a registry layer of it costs, compressed. */
+async function compressedBytes(dir: string): Promise<number> {
+    let bytes = 0;
+    const stream = tar.c({ gzip: true, cwd: path.dirname(dir), portable: true }, [path.basename(dir)]);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+    }
+    return bytes;
+}
+
+/**
+ * A model version folder of `bytes` bytes: the fixture's real graph and variables index, with its
+ * variables data file padded by random (incompressible) bytes, written in 64 MiB chunks.
+ */
+function writeBigVersion(fixtureVersion: string, target: string, bytes: number): void {
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.cpSync(fixtureVersion, target, { recursive: true });
+    const data = path.join(target, "variables", "variables.data-00000-of-00001");
+    const fd = fs.openSync(data, "a");
+    try {
+        const chunk = 64 * 1024 ** 2;
+        for (let left = bytes - folderBytes(target); left > 0; left -= chunk) {
+            fs.writeSync(fd, crypto.randomBytes(Math.min(chunk, left)));
+        }
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
 /** The live objects the stack created, as plain manifests for `kubectl apply` in another namespace. */
 function exportObjects(namespace: string, target: string): string {
     const kinds = "serviceaccounts,configmaps,deployments,services,poddisruptionbudgets";
     const list = kubectl("get", kinds, "-n", namespace, "-l", "app.kubernetes.io/name=tf-serving");
-    const docs = list.items.map((o: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const docs = list.items.map((o: any) => {
         const { name, labels, annotations } = o.metadata;
         const metadata: Record<string, unknown> = { name, namespace: target, labels };
         const kept = Object.fromEntries(Object.entries(annotations ?? {}).filter(([k]) => !k.startsWith("kubectl.kubernetes.io/") && !k.startsWith("deployment.kubernetes.io/")));
@@ -62,53 +107,145 @@ function kubectlTimed(args: string[], input?: string): number {
     return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-async function main(): Promise<void> {
-    startEnvironment();
-    const project = await createProject();
-    const quiet = () => undefined;
-    const rows: [string, string][] = [];
+async function kubectlFloor(project: E2eProject): Promise<number> {
+    const target = `${project.namespace}-kubectl`;
+    const manifests = exportObjects(project.namespace, target);
+    execFileSync("kubectl", ["create", "namespace", target], { stdio: "ignore" });
+    execFileSync("kubectl", ["label", "namespace", target, "pod-security.kubernetes.io/enforce=restricted"], { stdio: "ignore" });
     try {
-        const [firstUp] = await seconds(() => project.stack.up({ onOutput: quiet }));
-        const [noopUp] = await seconds(() => project.stack.up({ onOutput: quiet }));
-        const [noopPreview] = await seconds(() => project.stack.preview({ onOutput: quiet }));
-        rows.push(["pulumi up, first (build, push, roll out)", `${firstUp.toFixed(1)} s`]);
-        rows.push(["pulumi up, nothing changed", `${noopUp.toFixed(1)} s`]);
-        rows.push(["pulumi preview, nothing changed", `${noopPreview.toFixed(1)} s`]);
-
-        // The floor: the same objects applied by kubectl into a fresh namespace, then again unchanged.
-        const target = `${project.namespace}-kubectl`;
-        const manifests = exportObjects(project.namespace, target);
-        execFileSync("kubectl", ["create", "namespace", target], { stdio: "ignore" });
-        execFileSync("kubectl", ["label", "namespace", target, "pod-security.kubernetes.io/enforce=restricted"], { stdio: "ignore" });
         const apply = ["apply", "--server-side", "--field-manager", "bench", "-f", "-"];
         const rollout = ["rollout", "status", `deployment/${MODEL}`, "-n", target, "--timeout=300s"];
-        const firstApply = kubectlTimed(apply, manifests) + kubectlTimed(rollout);
-        const noopApply = kubectlTimed(apply, manifests) + kubectlTimed(rollout);
-        execFileSync("kubectl", ["delete", "namespace", target, "--wait=false"], { stdio: "ignore" });
-        rows.push(["kubectl apply --server-side + rollout status, first", `${firstApply.toFixed(1)} s`]);
-        rows.push(["kubectl apply --server-side + rollout status, nothing changed (the floor)", `${noopApply.toFixed(1)} s`]);
-
-        // A model-only change: a new version folder; what the registry had to receive is the new layers.
-        const before = (await project.stack.outputs()).imageRef.value as string;
-        fs.cpSync(path.join(project.modelDir, "123"), path.join(project.modelDir, "124"), { recursive: true });
-        const [bumpUp, bump] = await seconds(() => project.stack.up({ onOutput: quiet }));
-        const after = bump.outputs.imageRef.value as string;
-        const old = await manifestOf(before);
-        const fresh = (await manifestOf(after)).layers.filter((l) => !old.layers.some((o) => o.digest === l.digest));
-        const pushed = fresh.reduce((sum, l) => sum + l.size, 0);
-        const imageBytes = (await manifestOf(after)).layers.reduce((sum, l) => sum + l.size, 0);
-        const modelBytes = folderBytes(path.join(project.modelDir, "124"));
-        rows.push(["pulumi up, new model version (build, push, rolling update)", `${bumpUp.toFixed(1)} s`]);
-        rows.push(["bytes pushed for the new version (new layers, compressed)", `${pushed} B in ${fresh.length} layer(s)`]);
-        rows.push(["size of the new version on disk", `${modelBytes} B`]);
-        rows.push(["whole image (all layers, compressed)", `${imageBytes} B`]);
+        kubectlTimed(apply, manifests);
+        kubectlTimed(rollout);
+        return kubectlTimed(apply, manifests) + kubectlTimed(rollout);
     } finally {
-        await project.dispose();
+        execFileSync("kubectl", ["delete", "namespace", target, "--wait=false"], { stdio: "ignore" });
     }
-    const width = Math.max(...rows.map(([k]) => k.length));
+}
+
+/** A minimal Pulumi TypeScript program on the same engine and provider: one ConfigMap. */
+async function engineFloor(namespace: string): Promise<{ noopUp: number; noopPreview: number }> {
+    const dir = fs.mkdtempSync(path.join(ROOT, ".tfs", "bench-floor-"));
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), YAML.stringify({ name: "tfs-bench-floor", runtime: { name: "nodejs", options: { typescript: true } } }));
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "commonjs", noCheck: true } }));
+    fs.writeFileSync(path.join(dir, "index.ts"), [
+        `import * as k8s from "@pulumi/kubernetes";`,
+        `new k8s.core.v1.ConfigMap("floor", { metadata: { namespace: ${JSON.stringify(namespace)}, name: "bench-floor" }, data: { a: "b" } });`,
+        "",
+    ].join("\n"));
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName: "floor", workDir: dir });
+    try {
+        await stack.up({ onOutput: quiet });
+        const [noopUp] = await seconds(() => stack.up({ onOutput: quiet }));
+        const [noopPreview] = await seconds(() => stack.preview({ onOutput: quiet }));
+        return { noopUp, noopPreview };
+    } finally {
+        await stack.destroy({ onOutput: quiet }).catch(() => undefined);
+        await stack.workspace.removeStack("floor").catch(() => undefined);
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+/** Does the load balancer address reach a server (a node that runs containers)? */
+async function servesTraffic(modelStatusUrl: string): Promise<boolean> {
+    try {
+        const res = await fetch(modelStatusUrl, { signal: AbortSignal.timeout(3000) });
+        return res.status === 200;
+    } catch {
+        return false;
+    }
+}
+
+/** New image layers of `after` that `before` lacks, and their size. */
+async function newLayers(before: string, after: string): Promise<{ count: number; bytes: number }> {
+    const old = await manifestOf(before);
+    const fresh = (await manifestOf(after)).layers.filter((l) => !old.layers.some((o) => o.digest === l.digest));
+    return { count: fresh.length, bytes: fresh.reduce((sum, l) => sum + l.size, 0) };
+}
+
+async function main(): Promise<void> {
+    const json = process.argv.includes("--json");
+    const log = (line: string) => { if (!json) { console.error(line); } };
+    startEnvironment();
+
+    const small = await createProject();
+    let result: Record<string, unknown>;
+    try {
+        log("[bench] small model: first up, no-op up, no-op preview");
+        const [firstUp, up] = await seconds(() => small.stack.up({ onOutput: quiet }));
+        const [noopUp] = await seconds(() => small.stack.up({ onOutput: quiet }));
+        const [noopPreview] = await seconds(() => small.stack.preview({ onOutput: quiet }));
+        log("[bench] engine floor (one ConfigMap)");
+        const floor = await engineFloor(small.namespace);
+        log("[bench] kubectl floor");
+        const kubectl = await kubectlFloor(small);
+
+        let update: TrafficSummary | null = null;
+        const restUrl = up.outputs.restUrl.value as string;
+        if (await servesTraffic(up.outputs.modelStatusUrl.value as string)) {
+            log("[bench] a new version under traffic");
+            fs.cpSync(path.join(small.modelDir, "123"), path.join(small.modelDir, "124"), { recursive: true });
+            const traffic = startTraffic({ url: `${restUrl}/v1/models/${MODEL}:predict`, body: { instances: [1.0, 2.0, 5.0] } });
+            await small.stack.up({ onOutput: quiet });
+            update = await traffic.stop();
+        }
+        result = {
+            noopUp: round(noopUp), noopPreview: round(noopPreview),
+            engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
+            kubectlFloor: round(kubectl),
+            firstUp: round(firstUp),
+            smallModel: { bytes: folderBytes(path.join(small.modelDir, "123")), noopPreview: round(noopPreview) },
+            update: update && { requests: update.requests, failed: update.failed, p50Ms: update.p50Ms, p99Ms: update.p99Ms },
+        };
+    } finally {
+        await small.dispose();
+    }
+
+    const big = await createProject();
+    try {
+        log(`[bench] big model: writing ${BIG_MODEL_BYTES} bytes`);
+        const fixtureVersion = path.join(big.modelDir, "123");
+        const seed = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bench-seed-"));
+        fs.cpSync(fixtureVersion, seed, { recursive: true });
+        writeBigVersion(seed, fixtureVersion, BIG_MODEL_BYTES);
+        big.setConfig({ replicas: 1 });
+        const bytes = folderBytes(fixtureVersion);
+        log("[bench] big model: first up, no-op preview");
+        const [firstUp, up] = await seconds(() => big.stack.up({ onOutput: quiet }));
+        const [noopPreview] = await seconds(() => big.stack.preview({ onOutput: quiet }));
+        log("[bench] big model: a new version");
+        const v2 = path.join(big.modelDir, "124");
+        writeBigVersion(seed, v2, BIG_MODEL_BYTES);
+        fs.rmSync(seed, { recursive: true, force: true });
+        const versionBytesCompressed = await compressedBytes(v2);
+        const [versionUpdate, bump] = await seconds(() => big.stack.up({ onOutput: quiet }));
+        const pushed = await newLayers(up.outputs.imageRef.value as string, bump.outputs.imageRef.value as string);
+        result.bigModel = {
+            bytes, firstUp: round(firstUp), noopPreview: round(noopPreview), versionUpdate: round(versionUpdate),
+            bytesPushed: pushed.bytes, layersPushed: pushed.count, versionBytesCompressed,
+        };
+    } finally {
+        await big.dispose();
+    }
+
+    if (json) {
+        console.log(JSON.stringify(result));
+        return;
+    }
+    const r = result as any;
+    const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : "n/a");
+    const rows: [string, string, string][] = [
+        ["no-op up / engine floor", ratio(r.noopUp, r.engineFloor.noopUp), "<= 1.5"],
+        ["no-op preview / engine floor", ratio(r.noopPreview, r.engineFloor.noopPreview), "<= 1.5"],
+        ["no-op preview, 1 GiB model / small model", ratio(r.bigModel.noopPreview, r.smallModel.noopPreview), "<= 1.25"],
+        ["bytes pushed / new version compressed", ratio(r.bigModel.bytesPushed, r.bigModel.versionBytesCompressed), "<= 1.01"],
+        ["failed requests during an update", r.update ? String(r.update.failed) : "n/a (no node runs containers)", "0"],
+    ];
     console.log(`\ntf-serving benchmark (${os.cpus().length} CPUs, ${new Date().toISOString()})`);
-    for (const [k, v] of rows) {
-        console.log(`  ${k.padEnd(width)}  ${v}`);
+    console.log(JSON.stringify(result, null, 2));
+    const width = Math.max(...rows.map(([k]) => k.length));
+    for (const [k, v, goal] of rows) {
+        console.log(`  ${k.padEnd(width)}  ${v.padStart(8)}  goal ${goal}`);
     }
 }
 
