@@ -22,7 +22,8 @@ const GKE_KEYS = [
 const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "spot"];
 const GPU_POOL_KEYS = [...POOL_KEYS, "acceleratorType", "acceleratorCount", "driverVersion"];
 
-const PROJECT_ID = /^([a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
+/** A project id, optionally domain-scoped (`example.com:my-project`: a DNS name of two labels or more, a colon, the id). */
+const PROJECT_ID = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/;
 const MACHINE_TYPE = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
@@ -34,7 +35,9 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
 
     const project = r.required("project", "the Google Cloud project id, e.g. `pulumi config set --path gke.project my-project`");
     if (project && !PROJECT_ID.test(project)) {
-        r.fail("project", "must be a project id (6-30 lowercase letters, digits and '-', starting with a letter), not the project name or number");
+        r.fail("project", "must be a project id: 6-30 lowercase letters, digits and '-', starting with a letter and not ending with '-' " +
+            "(e.g. my-project), or a domain-scoped id (e.g. example.com:my-project); not the project's display name or number " +
+            "(`gcloud projects list` shows the ids)");
     }
     const region = r.required("region", "the region, e.g. `pulumi config set --path gke.region us-central1`");
     if (region && !REGION.test(region)) {

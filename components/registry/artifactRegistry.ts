@@ -38,13 +38,23 @@ export interface ArtifactRegistryNaming {
     imagePrefix: string;
 }
 
+/**
+ * The project id as it is written in an image path. A colon is not valid there, so Google writes a
+ * domain-scoped project `example.com:my-project` as `example.com/my-project` in Artifact Registry
+ * and `gcr.io` paths; any other project id is unchanged.
+ */
+export function imagePathProject(project: string): string {
+    return project.replace(":", "/");
+}
+
 /** Where a repository lives and how its images are named. */
 export function artifactRegistryNaming(project: string, settings: ArtifactRegistrySettings): ArtifactRegistryNaming {
+    const inPath = imagePathProject(project);
     if (settings.host === "docker.pkg.dev") {
         const server = `${settings.location}-docker.pkg.dev`;
-        return { location: settings.location, repositoryId: settings.repository, server, imagePrefix: `${server}/${project}/${settings.repository}` };
+        return { location: settings.location, repositoryId: settings.repository, server, imagePrefix: `${server}/${inPath}/${settings.repository}` };
     }
-    return { location: GCR_LOCATIONS[settings.host], repositoryId: settings.host, server: settings.host, imagePrefix: `${settings.host}/${project}` };
+    return { location: GCR_LOCATIONS[settings.host], repositoryId: settings.host, server: settings.host, imagePrefix: `${settings.host}/${inPath}` };
 }
 
 export interface ArtifactRegistryArgs {

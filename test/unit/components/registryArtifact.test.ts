@@ -1,6 +1,6 @@
 import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
-import { ArtifactRegistry, ArtifactRegistrySettings, artifactRegistryNaming } from "../../../components/registry/artifactRegistry";
+import { ArtifactRegistry, ArtifactRegistrySettings, artifactRegistryNaming, imagePathProject } from "../../../components/registry/artifactRegistry";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -22,6 +22,15 @@ describe("Artifact Registry naming", () => {
         assert.strictEqual(artifactRegistryNaming("p", { ...PKG_DEV, host: "eu.gcr.io" }).location, "europe");
         assert.strictEqual(artifactRegistryNaming("p", { ...PKG_DEV, host: "asia.gcr.io" }).location, "asia");
         assert.strictEqual(artifactRegistryNaming("p", { ...PKG_DEV, host: "us.gcr.io" }).location, "us");
+    });
+
+    it("a domain-scoped project is written DOMAIN/PROJECT in image paths (a colon is invalid there)", () => {
+        assert.strictEqual(imagePathProject("example.com:my-project"), "example.com/my-project");
+        assert.strictEqual(imagePathProject("my-project"), "my-project");
+        assert.strictEqual(artifactRegistryNaming("example.com:my-project", PKG_DEV).imagePrefix,
+            "us-central1-docker.pkg.dev/example.com/my-project/tf-serving");
+        assert.strictEqual(artifactRegistryNaming("example.com:my-project", { ...PKG_DEV, host: "eu.gcr.io" }).imagePrefix,
+            "eu.gcr.io/example.com/my-project");
     });
 });
 

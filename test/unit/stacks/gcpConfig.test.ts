@@ -44,6 +44,17 @@ describe("gke config", () => {
         assert.match(issueFor(issues, "gke.project").expected, /project id/);
     });
 
+    it("project: a plain or domain-scoped id; anything else names the key, the value and both forms", () => {
+        assert.deepStrictEqual(read({ ...BASE, project: "example.com:my-project" }).issues, []);
+        assert.deepStrictEqual(read({ ...BASE, project: "corp.example.co.uk:ml-serving-1" }).issues, []);
+        for (const bad of ["example.com:", ":my-project", "example:my-project", "example..com:my-project", "-example.com:my-project",
+            "Example.com:my-project", "example.com:my-project-", "example.com:1project", "123456789012"]) {
+            const i = issueFor(read({ ...BASE, project: bad }).issues, "gke.project");
+            assert.strictEqual(i.value, bad);
+            assert.match(i.expected, /e\.g\. my-project.*domain-scoped id \(e\.g\. example\.com:my-project\)/);
+        }
+    });
+
     it("GPU pool: accelerator with sensible defaults, in the configured zones", () => {
         const { config, issues } = read({ ...BASE, zones: ["us-central1-a", "us-central1-b"], gpuPool: { acceleratorType: "nvidia-l4" } });
         assert.deepStrictEqual(issues, []);
