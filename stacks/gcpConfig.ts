@@ -144,13 +144,18 @@ function readRegistry(r: ConfigReader, region: string): ArtifactRegistrySettings
                 r.fail(key, `does not apply with host "${host}": the repository is named "${host}" in its fixed multi-region`);
             }
         }
+        if (r.has("keepImages")) {
+            r.fail("keepImages", `does not apply with host "${host}": the ${host} repository is shared by the whole project, so this stack ` +
+                "sets no cleanup policy on it (set one on the repository yourself), or remove gke.registry.host for a repository this stack owns");
+        }
+        return { host };
     }
     const repository = r.string("repository", "tf-serving");
-    if (host === "docker.pkg.dev" && !REPOSITORY_ID.test(repository)) {
+    if (!REPOSITORY_ID.test(repository)) {
         r.fail("repository", "must be a repository id: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
     }
     const location = r.string("location", region);
-    if (host === "docker.pkg.dev" && location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
+    if (location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
         r.fail("location", "must be a region such as \"us-central1\" or a multi-region \"us\", \"europe\", \"asia\"");
     }
     return { host, location, repository, keepImages: r.int("keepImages", 10, { min: 1, max: 1000 }) };

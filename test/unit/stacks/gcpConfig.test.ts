@@ -124,13 +124,15 @@ describe("gke config", () => {
         assert.match(issueFor(issues, "gke.gpuPool.maxNodes").expected, /must be >= gke.gpuPool.minNodes \(3\)/);
     });
 
-    it("registry: gcr.io naming fixes location and repository", () => {
-        const ok = read({ ...BASE, registry: { host: "eu.gcr.io", keepImages: 3 } });
+    it("registry: a gcr.io host is the shared repository named after it: no location, repository id or cleanup setting", () => {
+        const ok = read({ ...BASE, registry: { host: "eu.gcr.io" } });
         assert.deepStrictEqual(ok.issues, []);
-        assert.strictEqual(ok.config.registry.host, "eu.gcr.io");
-        assert.strictEqual(ok.config.registry.keepImages, 3);
-        const { issues } = read({ ...BASE, registry: { host: "gcr.io", location: "europe-west4" } });
+        assert.deepStrictEqual(ok.config.registry, { host: "eu.gcr.io" });
+        const { issues } = read({ ...BASE, registry: { host: "gcr.io", location: "europe-west4", keepImages: 3 } });
         assert.match(issueFor(issues, "gke.registry.location").expected, /does not apply with host "gcr.io"/);
+        const keep = issueFor(issues, "gke.registry.keepImages");
+        assert.strictEqual(keep.value, 3);
+        assert.match(keep.expected, /shared by the whole project, so this stack sets no cleanup policy on it/);
         assert.match(issueFor(read({ ...BASE, registry: { repository: "Models" } }).issues, "gke.registry.repository").expected, /repository id/);
         assert.match(issueFor(read({ ...BASE, registry: { location: "mars" } }).issues, "gke.registry.location").expected, /multi-region/);
         assert.match(issueFor(read({ ...BASE, registry: { host: "quay.io" } }).issues, "gke.registry.host").expected, /docker.pkg.dev/);
