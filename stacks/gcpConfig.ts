@@ -4,8 +4,8 @@
  * is checked here, before anything is registered; README "GKE" lists the keys.
  */
 import { GKE_RELEASE_CHANNELS, GkeClusterArgs } from "../components/gke/cluster";
-import { checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../components/gke/machines";
-import { GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
+import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../components/gke/machines";
+import { GKE_BOOT_DISK_TYPES, GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
 import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "../components/registry/artifactRegistry";
 import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigReader } from "./configReader";
@@ -19,7 +19,7 @@ const GKE_KEYS = [
     "project", "region", "zones", "clusterName", "releaseChannel", "deletionProtection", "privateNodes",
     "subnetCidr", "masterCidr", "apiAccessCidrs", "cpuPool", "gpuPool", "registry",
 ];
-const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "spot"];
+const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "diskType", "spot"];
 const GPU_POOL_KEYS = [...POOL_KEYS, "acceleratorType", "acceleratorCount", "driverVersion"];
 
 /** A project id, optionally domain-scoped (`example.com:my-project`: a DNS name of two labels or more, a colon, the id). */
@@ -96,12 +96,32 @@ function readMachineType(r: ConfigReader, fallback: string | undefined): string 
 }
 
 function readPool(r: ConfigReader, machineType: string, bounds: { minNodes: number; maxNodes: number }, floor: number): GkeNodePoolSettings {
+    const diskType = readDiskType(r, machineType);
     return {
         machineType,
         ...readNodeBounds(r, bounds, floor),
         diskSizeGb: r.int("diskSizeGb", 100, { min: 10, max: 65536 }),
+        ...(diskType && { diskType }),
         spot: r.bool("spot", false),
     };
+}
+
+/** The boot disk type, only when set: unset, GKE picks one the machine type supports. */
+function readDiskType(r: ConfigReader, machineType: string): GkeBootDiskType | undefined {
+    const diskType = r.string("diskType");
+    if (diskType === undefined) {
+        return undefined;
+    }
+    if (!(GKE_BOOT_DISK_TYPES as readonly string[]).includes(diskType)) {
+        r.fail("diskType", `must be a node boot disk type GKE accepts: ${GKE_BOOT_DISK_TYPES.map((t) => `"${t}"`).join(", ")}; ` +
+            `or remove ${r.key("diskType")} to let GKE pick one the machine type supports`);
+        return undefined;
+    }
+    if (diskType.startsWith("pd-") && bootsOnlyFromHyperdisk(machineType)) {
+        r.fail("diskType", `${machineType} boots only from Hyperdisk, not from a Persistent Disk: use "hyperdisk-balanced", ` +
+            `or remove ${r.key("diskType")} to let GKE pick`);
+    }
+    return diskType as GkeBootDiskType;
 }
 
 function readCpuPool(r: ConfigReader): GkeNodePoolSettings {

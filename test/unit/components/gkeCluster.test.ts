@@ -68,6 +68,18 @@ describe("GkeCluster", () => {
         assert.strictEqual(pool.nodeConfig.serviceAccount, "tf-serving-nodes@my-project.iam.gserviceaccount.com");
     });
 
+    it("boot disk type: left to GKE (Hyperdisk-only series refuse pd-*) unless set, then passed as given", async () => {
+        const { recorder } = await build(args({
+            cpuPool: { machineType: "c4-standard-8", minNodes: 2, maxNodes: 4, diskSizeGb: 100, spot: false },
+            zones: ["us-central1-a"],
+            gpuPool: { ...GPU_POOL, diskType: "pd-ssd" },
+        }));
+        const cpu = recorder.one("gcp:container/nodePool:NodePool", "cpu").inputs as any;
+        assert.ok(!("diskType" in cpu.nodeConfig), `diskType sent: ${cpu.nodeConfig.diskType}`);
+        assert.strictEqual(cpu.nodeConfig.diskSizeGb, 100);
+        assert.strictEqual((recorder.one("gcp:container/nodePool:NodePool", "gpu").inputs as any).nodeConfig.diskType, "pd-ssd");
+    });
+
     it("GPU pool: accelerator, count and driver; may scale to zero; GKE's own taint and device plugin (none added)", async () => {
         const { recorder, cluster } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
         const gpu = recorder.one("gcp:container/nodePool:NodePool", "gpu").inputs as any;

@@ -138,6 +138,24 @@ describe("gke config", () => {
         assert.match(issueFor(read({ ...BASE, registry: { host: "quay.io" } }).issues, "gke.registry.host").expected, /docker.pkg.dev/);
     });
 
+    it("boot disk type: unset by default (GKE picks), one GKE accepts when set, never a Persistent Disk on a Hyperdisk-only machine", () => {
+        const h200 = { acceleratorType: "nvidia-h200-141gb", acceleratorCount: 8 };
+        const unset = read({ ...BASE, cpuPool: { machineType: "n4-standard-8" }, zones: ["us-central1-a"], gpuPool: h200 });
+        assert.deepStrictEqual(unset.issues, []);
+        assert.ok(!("diskType" in unset.config.cpuPool) && !("diskType" in unset.config.gpuPool!));
+        const set = read({ ...BASE, cpuPool: { machineType: "c4-standard-8", diskType: "hyperdisk-balanced" }, zones: ["us-central1-a"], gpuPool: { ...h200, diskType: "hyperdisk-balanced" } });
+        assert.deepStrictEqual(set.issues, []);
+        assert.strictEqual(set.config.cpuPool.diskType, "hyperdisk-balanced");
+        assert.strictEqual(read({ ...BASE, cpuPool: { diskType: "pd-ssd" } }).config.cpuPool.diskType, "pd-ssd");
+
+        const typo = issueFor(read({ ...BASE, cpuPool: { diskType: "ssd" } }).issues, "gke.cpuPool.diskType");
+        assert.strictEqual(typo.value, "ssd");
+        assert.match(typo.expected, /"pd-balanced", "pd-standard", "pd-ssd", "hyperdisk-balanced"; or remove gke\.cpuPool\.diskType/);
+        const pd = issueFor(read({ ...BASE, zones: ["us-central1-a"], gpuPool: { ...h200, diskType: "pd-balanced" } }).issues, "gke.gpuPool.diskType");
+        assert.strictEqual(pd.value, "pd-balanced");
+        assert.match(pd.expected, /a3-ultragpu-8g boots only from Hyperdisk.*"hyperdisk-balanced", or remove gke\.gpuPool\.diskType/);
+    });
+
     it("suggests the right key for a typo", () => {
         const { issues } = read({ ...BASE, cpupool: { machineType: "e2-standard-4" }, gpuPool: undefined });
         assert.match(issueFor(issues, "gke.cpupool").expected, /did you mean 'gke.cpuPool'/);
