@@ -99,13 +99,13 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(cluster.placement.cpu, { nodeSelector: { "tf-serving/pool": "cpu" } });
     });
 
-    it("node service account: its own, with log and metric writer roles only", async () => {
+    it("node service account: its own, with the minimum role Google documents for nodes and nothing else project-wide", async () => {
         const { recorder } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
         const account = recorder.one("gcp:serviceaccount/account:Account").inputs as any;
         assert.strictEqual(account.accountId, "tf-serving-nodes");
         const members = recorder.ofType("gcp:projects/iAMMember:IAMMember").map((m) => m.inputs as any);
-        assert.deepStrictEqual(members.map((m) => m.role).sort(), [...GKE_NODE_PROJECT_ROLES].sort());
-        assert.deepStrictEqual(GKE_NODE_PROJECT_ROLES, ["roles/logging.logWriter", "roles/monitoring.metricWriter"]);
+        assert.deepStrictEqual(members.map((m) => [m.project, m.role]), [["my-project", "roles/container.defaultNodeServiceAccount"]]);
+        assert.deepStrictEqual(GKE_NODE_PROJECT_ROLES, ["roles/container.defaultNodeServiceAccount"]);
         assert.ok(members.every((m) => m.member === "serviceAccount:tf-serving-nodes@my-project.iam.gserviceaccount.com"));
         for (const pool of recorder.ofType("gcp:container/nodePool:NodePool")) {
             assert.deepStrictEqual((pool.inputs as any).nodeConfig.oauthScopes, ["https://www.googleapis.com/auth/cloud-platform"]);
