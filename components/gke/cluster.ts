@@ -1,7 +1,8 @@
 /**
- * A regional GKE Standard cluster for TF Serving: its own VPC network, the cluster without its
- * default node pool, a dedicated node service account with minimal roles, a CPU node pool and an
- * optional GPU node pool, and a Kubernetes provider built from a deterministic kubeconfig.
+ * A regional GKE Standard cluster for TF Serving: its own VPC network, the cluster (Dataplane V2, so
+ * NetworkPolicy is enforced) without its default node pool, a dedicated node service account with
+ * minimal roles, a CPU node pool and an optional GPU node pool, and a Kubernetes provider built from
+ * a deterministic kubeconfig.
  */
 import * as gcp from "@pulumi/gcp";
 import * as k8s from "@pulumi/kubernetes";
@@ -118,6 +119,10 @@ export class GkeCluster extends pulumi.ComponentResource {
             subnetwork: subnetwork.id,
             networkingMode: "VPC_NATIVE",
             ipAllocationPolicy: { clusterIpv4CidrBlock: "/14", servicesIpv4CidrBlock: "/20" },
+            // GKE Dataplane V2 enforces NetworkPolicy objects (without an enforcer they are accepted and
+            // ignored). It replaces the legacy Calico add-on, which must stay off: the two conflict.
+            // Chosen at creation only: changing it replaces the cluster.
+            datapathProvider: "ADVANCED_DATAPATH",
             // Node pools are managed separately, so changing one never touches the cluster.
             removeDefaultNodePool: true,
             initialNodeCount: 1,

@@ -49,6 +49,15 @@ describe("GkeCluster", () => {
         assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 0);
     });
 
+    it("enforces NetworkPolicy with Dataplane V2, and leaves the conflicting Calico add-on off", async () => {
+        const { recorder } = await build(args({ privateNodes: true }));
+        const c = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.strictEqual(c.datapathProvider, "ADVANCED_DATAPATH");
+        assert.strictEqual(c.networkPolicy, undefined);
+        assert.strictEqual(c.addonsConfig?.networkPolicyConfig, undefined);
+        assert.strictEqual(c.networkingMode, "VPC_NATIVE", "Dataplane V2 needs a VPC-native cluster");
+    });
+
     it("takes deletionProtection from its arguments", async () => {
         const { recorder } = await build(args({ deletionProtection: false }));
         assert.strictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).deletionProtection, false);
