@@ -4,8 +4,8 @@
  * is checked here, before anything is registered; README "GKE" lists the keys.
  */
 import { GKE_RELEASE_CHANNELS, GkeClusterArgs } from "../components/gke/cluster";
-import { checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../components/gke/machines";
-import { GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
+import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../components/gke/machines";
+import { GKE_BOOT_DISK_TYPES, GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
 import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "../components/registry/artifactRegistry";
 import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigReader } from "./configReader";
@@ -19,10 +19,11 @@ const GKE_KEYS = [
     "project", "region", "zones", "clusterName", "releaseChannel", "deletionProtection", "privateNodes",
     "subnetCidr", "masterCidr", "apiAccessCidrs", "cpuPool", "gpuPool", "registry",
 ];
-const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "spot"];
+const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "diskType", "spot"];
 const GPU_POOL_KEYS = [...POOL_KEYS, "acceleratorType", "acceleratorCount", "driverVersion"];
 
-const PROJECT_ID = /^([a-z][a-z0-9.-]*:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
+/** A project id, optionally domain-scoped (`example.com:my-project`: a DNS name of two labels or more, a colon, the id). */
+const PROJECT_ID = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/;
 const MACHINE_TYPE = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
@@ -34,7 +35,9 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
 
     const project = r.required("project", "the Google Cloud project id, e.g. `pulumi config set --path gke.project my-project`");
     if (project && !PROJECT_ID.test(project)) {
-        r.fail("project", "must be a project id (6-30 lowercase letters, digits and '-', starting with a letter), not the project name or number");
+        r.fail("project", "must be a project id: 6-30 lowercase letters, digits and '-', starting with a letter and not ending with '-' " +
+            "(e.g. my-project), or a domain-scoped id (e.g. example.com:my-project); not the project's display name or number " +
+            "(`gcloud projects list` shows the ids)");
     }
     const region = r.required("region", "the region, e.g. `pulumi config set --path gke.region us-central1`");
     if (region && !REGION.test(region)) {
@@ -93,12 +96,32 @@ function readMachineType(r: ConfigReader, fallback: string | undefined): string 
 }
 
 function readPool(r: ConfigReader, machineType: string, bounds: { minNodes: number; maxNodes: number }, floor: number): GkeNodePoolSettings {
+    const diskType = readDiskType(r, machineType);
     return {
         machineType,
         ...readNodeBounds(r, bounds, floor),
         diskSizeGb: r.int("diskSizeGb", 100, { min: 10, max: 65536 }),
+        ...(diskType && { diskType }),
         spot: r.bool("spot", false),
     };
+}
+
+/** The boot disk type, only when set: unset, GKE picks one the machine type supports. */
+function readDiskType(r: ConfigReader, machineType: string): GkeBootDiskType | undefined {
+    const diskType = r.string("diskType");
+    if (diskType === undefined) {
+        return undefined;
+    }
+    if (!(GKE_BOOT_DISK_TYPES as readonly string[]).includes(diskType)) {
+        r.fail("diskType", `must be a node boot disk type GKE accepts: ${GKE_BOOT_DISK_TYPES.map((t) => `"${t}"`).join(", ")}; ` +
+            `or remove ${r.key("diskType")} to let GKE pick one the machine type supports`);
+        return undefined;
+    }
+    if (diskType.startsWith("pd-") && bootsOnlyFromHyperdisk(machineType)) {
+        r.fail("diskType", `${machineType} boots only from Hyperdisk, not from a Persistent Disk: use "hyperdisk-balanced", ` +
+            `or remove ${r.key("diskType")} to let GKE pick`);
+    }
+    return diskType as GkeBootDiskType;
 }
 
 function readCpuPool(r: ConfigReader): GkeNodePoolSettings {
@@ -141,13 +164,18 @@ function readRegistry(r: ConfigReader, region: string): ArtifactRegistrySettings
                 r.fail(key, `does not apply with host "${host}": the repository is named "${host}" in its fixed multi-region`);
             }
         }
+        if (r.has("keepImages")) {
+            r.fail("keepImages", `does not apply with host "${host}": the ${host} repository is shared by the whole project, so this stack ` +
+                "sets no cleanup policy on it (set one on the repository yourself), or remove gke.registry.host for a repository this stack owns");
+        }
+        return { host };
     }
     const repository = r.string("repository", "tf-serving");
-    if (host === "docker.pkg.dev" && !REPOSITORY_ID.test(repository)) {
+    if (!REPOSITORY_ID.test(repository)) {
         r.fail("repository", "must be a repository id: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
     }
     const location = r.string("location", region);
-    if (host === "docker.pkg.dev" && location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
+    if (location && !REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
         r.fail("location", "must be a region such as \"us-central1\" or a multi-region \"us\", \"europe\", \"asia\"");
     }
     return { host, location, repository, keepImages: r.int("keepImages", 10, { min: 1, max: 1000 }) };

@@ -1,7 +1,8 @@
 /**
- * A regional GKE Standard cluster for TF Serving: its own VPC network, the cluster without its
- * default node pool, a dedicated node service account with minimal roles, a CPU node pool and an
- * optional GPU node pool, and a Kubernetes provider built from a deterministic kubeconfig.
+ * A regional GKE Standard cluster for TF Serving: its own VPC network, the cluster (Dataplane V2, so
+ * NetworkPolicy is enforced) without its default node pool, a dedicated node service account with
+ * minimal roles, a CPU node pool and an optional GPU node pool, and a Kubernetes provider built from
+ * a deterministic kubeconfig.
  */
 import * as gcp from "@pulumi/gcp";
 import * as k8s from "@pulumi/kubernetes";
@@ -14,8 +15,14 @@ import { GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePoo
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
 export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
 
-/** Project roles of the node service account: write logs and metrics, nothing else. Pulling images is granted on the repository itself. */
-export const GKE_NODE_PROJECT_ROLES = ["roles/logging.logWriter", "roles/monitoring.metricWriter"] as const;
+/**
+ * Project roles of the node service account: only Kubernetes Engine Default Node Service Account,
+ * the minimum Google documents for node service accounts. It covers what the former pair
+ * (`logging.logWriter`, `monitoring.metricWriter`) gave, plus what they lacked (e.g. the metrics the
+ * Horizontal Pod Autoscaler's performance profile writes); without it GKE reports the cluster
+ * degraded. Pulling images is granted on the image repository itself, not project-wide.
+ */
+export const GKE_NODE_PROJECT_ROLES = ["roles/container.defaultNodeServiceAccount"] as const;
 
 export interface GkeClusterArgs {
     /** Google Cloud project id. */
@@ -112,6 +119,10 @@ export class GkeCluster extends pulumi.ComponentResource {
             subnetwork: subnetwork.id,
             networkingMode: "VPC_NATIVE",
             ipAllocationPolicy: { clusterIpv4CidrBlock: "/14", servicesIpv4CidrBlock: "/20" },
+            // GKE Dataplane V2 enforces NetworkPolicy objects (without an enforcer they are accepted and
+            // ignored). It replaces the legacy Calico add-on, which must stay off: the two conflict.
+            // Chosen at creation only: changing it replaces the cluster.
+            datapathProvider: "ADVANCED_DATAPATH",
             // Node pools are managed separately, so changing one never touches the cluster.
             removeDefaultNodePool: true,
             initialNodeCount: 1,

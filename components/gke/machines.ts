@@ -44,6 +44,17 @@ export function isArmMachineType(machineType: string): boolean {
     return ARM_FAMILIES.includes(machineFamily(machineType));
 }
 
+/** x86 series whose machines boot only from Hyperdisk, never from a Persistent Disk (`pd-*`). */
+const HYPERDISK_ONLY_FAMILIES = ["c4", "c4d", "n4", "n4d"];
+
+/**
+ * True for machine types known to refuse a Persistent Disk boot disk: the C4, C4D, N4 and N4D series
+ * and A3 Ultra (`a3-ultragpu-*`, the H200 machines). Not exhaustive: GKE still refuses others itself.
+ */
+export function bootsOnlyFromHyperdisk(machineType: string): boolean {
+    return HYPERDISK_ONLY_FAMILIES.includes(machineFamily(machineType)) || machineType.startsWith("a3-ultragpu-");
+}
+
 /** GPUs a machine type comes with (a2/a3 `-Ng` types, g2), or undefined where GPUs are attached separately (n1). */
 export function builtInGpus(machineType: string): number | undefined {
     if (machineType in G2_GPUS) {

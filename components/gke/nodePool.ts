@@ -8,6 +8,10 @@ import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { PoolKind, poolLabels } from "../nodePlacement";
 
+/** Node boot disk types GKE accepts. */
+export const GKE_BOOT_DISK_TYPES = ["pd-balanced", "pd-standard", "pd-ssd", "hyperdisk-balanced"] as const;
+export type GkeBootDiskType = (typeof GKE_BOOT_DISK_TYPES)[number];
+
 export interface GkeNodePoolSettings {
     /** Compute Engine machine type, e.g. `e2-standard-4`. x86 only: TF Serving has no arm64 image. */
     machineType: string;
@@ -17,6 +21,11 @@ export interface GkeNodePoolSettings {
     maxNodes: number;
     /** Boot disk size in GB; the serving image (model included) is pulled onto it. */
     diskSizeGb: number;
+    /**
+     * Boot disk type. Undefined lets GKE pick one the machine type supports: a Persistent Disk on most
+     * series, Hyperdisk Balanced on the Hyperdisk-only ones (C4, N4, A3 Ultra, ...), which refuse `pd-*`.
+     */
+    diskType?: GkeBootDiskType;
     /** Spot VMs: much cheaper, reclaimable at any time (replicas >= 2 and the PodDisruptionBudget soften that). */
     spot: boolean;
 }
@@ -66,7 +75,7 @@ export function nodePoolArgs(kind: PoolKind, settings: GkeNodePoolSettings | Gke
         nodeConfig: {
             machineType: settings.machineType,
             diskSizeGb: settings.diskSizeGb,
-            diskType: "pd-balanced",
+            diskType: settings.diskType,
             spot: settings.spot,
             serviceAccount: at.serviceAccount,
             oauthScopes: [CLOUD_PLATFORM_SCOPE],

@@ -1,33 +1,49 @@
 /**
- * An Artifact Registry Docker repository for the model images, readable by the cluster's nodes,
- * with short-lived credentials for the build. Container Registry is shut down: `gcr.io` names are
- * now Artifact Registry repositories named after the host (`gcr.io` lives in the `us` multi-region).
+ * Where the model images go on Google Cloud, readable by the cluster's nodes, with short-lived
+ * credentials for the build. Two shapes:
+ * - `docker.pkg.dev`: an Artifact Registry Docker repository this stack creates and owns (immutable
+ *   tags, a cleanup policy), deleted with the stack.
+ * - a `gcr.io` host: Container Registry is shut down and `gcr.io`, `us.gcr.io`, `eu.gcr.io` and
+ *   `asia.gcr.io` are now Artifact Registry repositories named after the host, created once per
+ *   project and shared by everyone who pushes there. This stack only reads that repository (a
+ *   missing one stops the run with the fix) and grants its nodes read access as a resource of its
+ *   own: it never creates it, never sets its policies, and a destroy leaves it and its images alone.
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 
+export const GCR_HOSTS = ["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"] as const;
+export type GcrHost = (typeof GCR_HOSTS)[number];
+
 /** `docker.pkg.dev`: `LOCATION-docker.pkg.dev/PROJECT/REPOSITORY/MODEL`. The others: `HOST/PROJECT/MODEL`. */
-export const ARTIFACT_REGISTRY_HOSTS = ["docker.pkg.dev", "gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"] as const;
+export const ARTIFACT_REGISTRY_HOSTS = ["docker.pkg.dev", ...GCR_HOSTS] as const;
 export type ArtifactRegistryHost = (typeof ARTIFACT_REGISTRY_HOSTS)[number];
 
 /** The multi-region each `gcr.io` host is served from. */
-const GCR_LOCATIONS: Record<Exclude<ArtifactRegistryHost, "docker.pkg.dev">, string> = {
+const GCR_LOCATIONS: Record<GcrHost, string> = {
     "gcr.io": "us",
     "us.gcr.io": "us",
     "eu.gcr.io": "europe",
     "asia.gcr.io": "asia",
 };
 
-export interface ArtifactRegistrySettings {
-    /** Naming scheme; a `gcr.io` host fixes the location and repository id. */
-    host: ArtifactRegistryHost;
-    /** Region or multi-region of a `docker.pkg.dev` repository, e.g. `us-central1` (the cluster's region keeps pulls local). */
+/** A repository this stack creates and owns. */
+export interface OwnedRepositorySettings {
+    host: "docker.pkg.dev";
+    /** Region or multi-region, e.g. `us-central1` (the cluster's region keeps pulls local). */
     location: string;
-    /** Repository id of a `docker.pkg.dev` repository, e.g. `tf-serving`. */
+    /** Repository id, e.g. `tf-serving`. */
     repository: string;
     /** Images (versions) kept per model; older ones are deleted by a cleanup policy. */
     keepImages: number;
 }
+
+/** The project's shared `gcr.io` repository: used, never owned (its location and id follow from the host). */
+export interface GcrRepositorySettings {
+    host: GcrHost;
+}
+
+export type ArtifactRegistrySettings = OwnedRepositorySettings | GcrRepositorySettings;
 
 export interface ArtifactRegistryNaming {
     location: string;
@@ -38,13 +54,50 @@ export interface ArtifactRegistryNaming {
     imagePrefix: string;
 }
 
+/**
+ * The project id as it is written in an image path. A colon is not valid there, so Google writes a
+ * domain-scoped project `example.com:my-project` as `example.com/my-project` in Artifact Registry
+ * and `gcr.io` paths; any other project id is unchanged.
+ */
+export function imagePathProject(project: string): string {
+    return project.replace(":", "/");
+}
+
 /** Where a repository lives and how its images are named. */
 export function artifactRegistryNaming(project: string, settings: ArtifactRegistrySettings): ArtifactRegistryNaming {
-    if (settings.host === "docker.pkg.dev") {
+    const inPath = imagePathProject(project);
+    if (isOwned(settings)) {
         const server = `${settings.location}-docker.pkg.dev`;
-        return { location: settings.location, repositoryId: settings.repository, server, imagePrefix: `${server}/${project}/${settings.repository}` };
+        return { location: settings.location, repositoryId: settings.repository, server, imagePrefix: `${server}/${inPath}/${settings.repository}` };
     }
-    return { location: GCR_LOCATIONS[settings.host], repositoryId: settings.host, server: settings.host, imagePrefix: `${settings.host}/${project}` };
+    return { location: GCR_LOCATIONS[settings.host], repositoryId: settings.host, server: settings.host, imagePrefix: `${settings.host}/${inPath}` };
+}
+
+function isOwned(settings: ArtifactRegistrySettings): settings is OwnedRepositorySettings {
+    return settings.host === "docker.pkg.dev";
+}
+
+/** What to do when the shared `gcr.io` repository cannot be read (usually: the project never set it up). */
+export function gcrRepositoryProblem(project: string, host: GcrHost, cause: string): string {
+    const location = GCR_LOCATIONS[host];
+    return `tf-serving:gke.registry.host = ${host}: cannot read the Artifact Registry repository "${host}" (location ${location}) ` +
+        `of project ${project}${cause.trim() ? `: ${cause.trim().replace(/\.$/, "")}` : ""}. With a gcr.io host this stack pushes to the project's existing ${host} repository and never ` +
+        `creates or deletes it (it is shared). Create it once (\`gcloud artifacts repositories create ${host} --repository-format=docker ` +
+        `--location=${location} --project=${project}\`), or remove gke.registry.host to use a docker.pkg.dev repository this stack owns.`;
+}
+
+/**
+ * Reads the project's `gcr.io` repository for `host`; resolves to its repository id, or fails the
+ * run (preview included: invokes run there) with `gcrRepositoryProblem`, without a stack trace.
+ */
+export async function findGcrRepository(project: string, host: GcrHost, opts?: pulumi.InvokeOptions): Promise<string> {
+    const { location, repositoryId } = artifactRegistryNaming(project, { host });
+    try {
+        await gcp.artifactregistry.getRepository({ project, location, repositoryId }, opts);
+    } catch (err) {
+        throw new pulumi.RunError(gcrRepositoryProblem(project, host, err instanceof Error ? err.message : String(err)));
+    }
+    return repositoryId;
 }
 
 export interface ArtifactRegistryArgs {
@@ -59,7 +112,8 @@ export interface ArtifactRegistryArgs {
 const TOKEN_USER = "oauth2accesstoken";
 
 export class ArtifactRegistry extends pulumi.ComponentResource {
-    readonly repository: gcp.artifactregistry.Repository;
+    /** The repository this stack owns (`docker.pkg.dev`); undefined with a `gcr.io` host, whose shared repository is only read. */
+    readonly repository?: gcp.artifactregistry.Repository;
     /** Registry host to log into. */
     readonly server: pulumi.Output<string>;
     readonly username: pulumi.Output<string>;
@@ -69,33 +123,42 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
 
     constructor(name: string, args: ArtifactRegistryArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ArtifactRegistry", name, {}, opts);
-        const naming = artifactRegistryNaming(args.project, args.settings);
+        const { project, settings } = args;
+        const naming = artifactRegistryNaming(project, settings);
 
-        this.repository = new gcp.artifactregistry.Repository(`${name}-repo`, {
-            project: args.project,
-            location: naming.location,
-            repositoryId: naming.repositoryId,
-            format: "DOCKER",
-            description: "TensorFlow Serving model images (tf-serving)",
-            // Tags are content hashes: a tag never has to move.
-            dockerConfig: { immutableTags: true },
-            cleanupPolicyDryRun: false,
-            cleanupPolicies: [
-                { id: "keep-recent", action: "KEEP", mostRecentVersions: { keepCount: args.settings.keepImages } },
-                { id: "delete-older", action: "DELETE", condition: { tagState: "ANY" } },
-            ],
-        }, { parent: this });
+        // Resolves to the repository id once the repository exists (created here, or found): image
+        // names and grants wait for it, so nothing is pushed or granted on a repository that is not there.
+        let ready: pulumi.Output<string>;
+        if (isOwned(settings)) {
+            this.repository = new gcp.artifactregistry.Repository(`${name}-repo`, {
+                project,
+                location: naming.location,
+                repositoryId: naming.repositoryId,
+                format: "DOCKER",
+                description: "TensorFlow Serving model images (tf-serving)",
+                // Tags are content hashes: a tag never has to move.
+                dockerConfig: { immutableTags: true },
+                cleanupPolicyDryRun: false,
+                cleanupPolicies: [
+                    { id: "keep-recent", action: "KEEP", mostRecentVersions: { keepCount: settings.keepImages } },
+                    { id: "delete-older", action: "DELETE", condition: { tagState: "ANY" } },
+                ],
+            }, { parent: this });
+            ready = this.repository.repositoryId;
+        } else {
+            ready = pulumi.output(findGcrRepository(project, settings.host, { parent: this }));
+        }
 
         args.readers.forEach((member, i) => new gcp.artifactregistry.RepositoryIamMember(`${name}-reader-${i}`, {
-            project: args.project,
-            location: this.repository.location,
-            repository: this.repository.name,
+            project,
+            location: naming.location,
+            repository: ready,
             role: "roles/artifactregistry.reader",
             member,
         }, { parent: this }));
 
         // The repository id is in the image name: wait for the repository before any push.
-        this.imagePrefix = this.repository.repositoryId.apply(() => naming.imagePrefix);
+        this.imagePrefix = ready.apply(() => naming.imagePrefix);
         this.server = pulumi.output(naming.server);
         this.username = pulumi.output(TOKEN_USER);
         this.password = pulumi.secret(gcp.organizations.getClientConfigOutput({ parent: this }).accessToken);

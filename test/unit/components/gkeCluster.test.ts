@@ -49,6 +49,15 @@ describe("GkeCluster", () => {
         assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 0);
     });
 
+    it("enforces NetworkPolicy with Dataplane V2, and leaves the conflicting Calico add-on off", async () => {
+        const { recorder } = await build(args({ privateNodes: true }));
+        const c = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.strictEqual(c.datapathProvider, "ADVANCED_DATAPATH");
+        assert.strictEqual(c.networkPolicy, undefined);
+        assert.strictEqual(c.addonsConfig?.networkPolicyConfig, undefined);
+        assert.strictEqual(c.networkingMode, "VPC_NATIVE", "Dataplane V2 needs a VPC-native cluster");
+    });
+
     it("takes deletionProtection from its arguments", async () => {
         const { recorder } = await build(args({ deletionProtection: false }));
         assert.strictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).deletionProtection, false);
@@ -66,6 +75,18 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(pool.nodeConfig.labels, { "tf-serving/pool": "cpu" });
         assert.strictEqual(pool.nodeConfig.guestAccelerators, undefined);
         assert.strictEqual(pool.nodeConfig.serviceAccount, "tf-serving-nodes@my-project.iam.gserviceaccount.com");
+    });
+
+    it("boot disk type: left to GKE (Hyperdisk-only series refuse pd-*) unless set, then passed as given", async () => {
+        const { recorder } = await build(args({
+            cpuPool: { machineType: "c4-standard-8", minNodes: 2, maxNodes: 4, diskSizeGb: 100, spot: false },
+            zones: ["us-central1-a"],
+            gpuPool: { ...GPU_POOL, diskType: "pd-ssd" },
+        }));
+        const cpu = recorder.one("gcp:container/nodePool:NodePool", "cpu").inputs as any;
+        assert.ok(!("diskType" in cpu.nodeConfig), `diskType sent: ${cpu.nodeConfig.diskType}`);
+        assert.strictEqual(cpu.nodeConfig.diskSizeGb, 100);
+        assert.strictEqual((recorder.one("gcp:container/nodePool:NodePool", "gpu").inputs as any).nodeConfig.diskType, "pd-ssd");
     });
 
     it("GPU pool: accelerator, count and driver; may scale to zero; GKE's own taint and device plugin (none added)", async () => {
@@ -87,13 +108,13 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(cluster.placement.cpu, { nodeSelector: { "tf-serving/pool": "cpu" } });
     });
 
-    it("node service account: its own, with log and metric writer roles only", async () => {
+    it("node service account: its own, with the minimum role Google documents for nodes and nothing else project-wide", async () => {
         const { recorder } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
         const account = recorder.one("gcp:serviceaccount/account:Account").inputs as any;
         assert.strictEqual(account.accountId, "tf-serving-nodes");
         const members = recorder.ofType("gcp:projects/iAMMember:IAMMember").map((m) => m.inputs as any);
-        assert.deepStrictEqual(members.map((m) => m.role).sort(), [...GKE_NODE_PROJECT_ROLES].sort());
-        assert.deepStrictEqual(GKE_NODE_PROJECT_ROLES, ["roles/logging.logWriter", "roles/monitoring.metricWriter"]);
+        assert.deepStrictEqual(members.map((m) => [m.project, m.role]), [["my-project", "roles/container.defaultNodeServiceAccount"]]);
+        assert.deepStrictEqual(GKE_NODE_PROJECT_ROLES, ["roles/container.defaultNodeServiceAccount"]);
         assert.ok(members.every((m) => m.member === "serviceAccount:tf-serving-nodes@my-project.iam.gserviceaccount.com"));
         for (const pool of recorder.ofType("gcp:container/nodePool:NodePool")) {
             assert.deepStrictEqual((pool.inputs as any).nodeConfig.oauthScopes, ["https://www.googleapis.com/auth/cloud-platform"]);

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { builtInGpus, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../../../components/gke/machines";
+import { bootsOnlyFromHyperdisk, builtInGpus, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../../../components/gke/machines";
 
 describe("GKE machine types", () => {
     it("recognises Arm machine families", () => {
@@ -9,6 +9,16 @@ describe("GKE machine types", () => {
         for (const x86 of ["e2-standard-4", "n2-standard-8", "g2-standard-8", "a2-highgpu-1g", "n1-standard-8", "c3-standard-4", "t2d-standard-4"]) {
             assert.ok(!isArmMachineType(x86), x86);
         }
+    });
+
+    it("knows the series that boot only from Hyperdisk", () => {
+        for (const m of ["c4-standard-8", "c4d-standard-8", "n4-standard-4", "n4d-standard-4", "a3-ultragpu-8g"]) {
+            assert.strictEqual(bootsOnlyFromHyperdisk(m), true, m);
+        }
+        for (const m of ["e2-standard-4", "n2-standard-8", "c3-standard-8", "g2-standard-8", "a3-highgpu-8g", "n1-standard-8"]) {
+            assert.strictEqual(bootsOnlyFromHyperdisk(m), false, m);
+        }
+        assert.strictEqual(bootsOnlyFromHyperdisk(defaultGpuMachineType("nvidia-h200-141gb", 8)!), true, "the H200 default machine");
     });
 
     it("picks a machine type that carries the accelerator", () => {

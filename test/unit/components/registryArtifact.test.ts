@@ -1,10 +1,12 @@
 import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
-import { ArtifactRegistry, ArtifactRegistrySettings, artifactRegistryNaming } from "../../../components/registry/artifactRegistry";
+import {
+    ArtifactRegistry, ArtifactRegistrySettings, OwnedRepositorySettings, artifactRegistryNaming, findGcrRepository, gcrRepositoryProblem, imagePathProject,
+} from "../../../components/registry/artifactRegistry";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const PKG_DEV: ArtifactRegistrySettings = { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 };
+const PKG_DEV: OwnedRepositorySettings = { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 };
 
 describe("Artifact Registry naming", () => {
     it("docker.pkg.dev: LOCATION-docker.pkg.dev/PROJECT/REPOSITORY", () => {
@@ -17,17 +19,27 @@ describe("Artifact Registry naming", () => {
     });
 
     it("gcr.io hosts: a repository named after the host, in the host's multi-region", () => {
-        assert.deepStrictEqual(artifactRegistryNaming("my-project", { ...PKG_DEV, host: "gcr.io" }),
+        assert.deepStrictEqual(artifactRegistryNaming("my-project", { host: "gcr.io" }),
             { location: "us", repositoryId: "gcr.io", server: "gcr.io", imagePrefix: "gcr.io/my-project" });
-        assert.strictEqual(artifactRegistryNaming("p", { ...PKG_DEV, host: "eu.gcr.io" }).location, "europe");
-        assert.strictEqual(artifactRegistryNaming("p", { ...PKG_DEV, host: "asia.gcr.io" }).location, "asia");
-        assert.strictEqual(artifactRegistryNaming("p", { ...PKG_DEV, host: "us.gcr.io" }).location, "us");
+        assert.strictEqual(artifactRegistryNaming("p", { host: "eu.gcr.io" }).location, "europe");
+        assert.strictEqual(artifactRegistryNaming("p", { host: "asia.gcr.io" }).location, "asia");
+        assert.strictEqual(artifactRegistryNaming("p", { host: "us.gcr.io" }).location, "us");
+    });
+
+    it("a domain-scoped project is written DOMAIN/PROJECT in image paths (a colon is invalid there)", () => {
+        assert.strictEqual(imagePathProject("example.com:my-project"), "example.com/my-project");
+        assert.strictEqual(imagePathProject("my-project"), "my-project");
+        assert.strictEqual(artifactRegistryNaming("example.com:my-project", PKG_DEV).imagePrefix,
+            "us-central1-docker.pkg.dev/example.com/my-project/tf-serving");
+        assert.strictEqual(artifactRegistryNaming("example.com:my-project", { host: "eu.gcr.io" }).imagePrefix,
+            "eu.gcr.io/example.com/my-project");
     });
 });
 
 describe("ArtifactRegistry", () => {
     async function build(settings: ArtifactRegistrySettings) {
-        const recorder = await startMockRuntime();
+        const invokes: { token: string; args: Record<string, unknown> }[] = [];
+        const recorder = await startMockRuntime({ call: (token, args) => { invokes.push({ token, args }); return undefined; } });
         const registry = new ArtifactRegistry("images", {
             project: "my-project",
             settings,
@@ -41,7 +53,7 @@ describe("ArtifactRegistry", () => {
             passwordIsSecret: await pulumi.isSecret(registry.password),
         };
         await recorder.settle();
-        return { recorder, resolved };
+        return { recorder, resolved, invokes };
     }
 
     it("a DOCKER repository with immutable tags and a cleanup policy keeping the last N", async () => {
@@ -75,11 +87,51 @@ describe("ArtifactRegistry", () => {
         assert.strictEqual(resolved.passwordIsSecret, true);
     });
 
-    it("gcr.io naming: the gcr.io repository in us, images under gcr.io/PROJECT", async () => {
-        const { recorder, resolved } = await build({ ...PKG_DEV, host: "gcr.io" });
-        const repo = recorder.one("gcp:artifactregistry/repository:Repository").inputs as any;
-        assert.deepStrictEqual([repo.repositoryId, repo.location], ["gcr.io", "us"]);
+    it("a gcr.io host: the project's shared repository is read, never created, and gets no policy of ours", async () => {
+        const { recorder, resolved, invokes } = await build({ host: "gcr.io" });
+        assert.strictEqual(recorder.ofType("gcp:artifactregistry/repository:Repository").length, 0, "no Repository resource: a destroy must not delete it");
+        const lookups = invokes.filter((i) => i.token === "gcp:artifactregistry/getRepository:getRepository");
+        assert.deepStrictEqual(lookups.map((l) => l.args), [{ project: "my-project", location: "us", repositoryId: "gcr.io" }]);
         assert.strictEqual(resolved.imageName, "gcr.io/my-project/half-plus-two");
         assert.strictEqual(resolved.server, "gcr.io");
+    });
+
+    it("a gcr.io host: the nodes' read access is a grant of its own on that repository (removed alone on destroy)", async () => {
+        const { recorder } = await build({ host: "eu.gcr.io" });
+        const members = recorder.ofType("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember").map((m) => m.inputs as any);
+        assert.deepStrictEqual(members.map((m) => [m.role, m.member, m.repository, m.location]), [
+            ["roles/artifactregistry.reader", "serviceAccount:tf-serving-nodes@my-project.iam.gserviceaccount.com", "eu.gcr.io", "europe"],
+        ]);
+        assert.strictEqual(recorder.ofType("gcp:artifactregistry/repositoryIamBinding:RepositoryIamBinding").length, 0, "never authoritative on a shared repository");
+        assert.strictEqual(recorder.ofType("gcp:artifactregistry/repositoryIamPolicy:RepositoryIamPolicy").length, 0);
+    });
+
+    it("a missing gcr.io repository stops the run with that message and no stack trace (a RunError)", async () => {
+        await startMockRuntime({
+            call: (token, args) => {
+                if (token === "gcp:artifactregistry/getRepository:getRepository") {
+                    throw new Error(`projects/${args.project}/locations/${args.location}/repositories/${args.repositoryId} not found`);
+                }
+                return undefined;
+            },
+        });
+        await assert.rejects(findGcrRepository("my-project", "asia.gcr.io"), (err: Error) => {
+            assert.ok(err instanceof pulumi.RunError, `not a RunError: ${err}`);
+            // The mock runtime drops the provider's own message; the engine passes it on ("... not found").
+            assert.match(err.message, /^tf-serving:gke\.registry\.host = asia\.gcr\.io: cannot read the Artifact Registry repository "asia\.gcr\.io" \(location asia\) of project my-project\. /);
+            return true;
+        });
+        assert.strictEqual(await findGcrRepository("my-project", "gcr.io").catch(() => "rejected"), "rejected");
+        await startMockRuntime();
+        assert.strictEqual(await findGcrRepository("my-project", "gcr.io"), "gcr.io");
+    });
+
+    it("a missing gcr.io repository: the message names the key, the repository and both fixes", () => {
+        const text = gcrRepositoryProblem("my-project", "eu.gcr.io", "projects/my-project/locations/europe/repositories/eu.gcr.io not found");
+        assert.match(text, /^tf-serving:gke\.registry\.host = eu\.gcr\.io: cannot read the Artifact Registry repository "eu\.gcr\.io" \(location europe\) of project my-project: .*not found\./);
+        assert.match(text, /never creates or deletes it/);
+        assert.doesNotMatch(gcrRepositoryProblem("p", "gcr.io", ""), /p: \./, "no empty cause");
+        assert.match(text, /gcloud artifacts repositories create eu\.gcr\.io --repository-format=docker --location=europe --project=my-project/);
+        assert.match(text, /remove gke\.registry\.host/);
     });
 });

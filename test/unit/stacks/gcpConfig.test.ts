@@ -44,6 +44,17 @@ describe("gke config", () => {
         assert.match(issueFor(issues, "gke.project").expected, /project id/);
     });
 
+    it("project: a plain or domain-scoped id; anything else names the key, the value and both forms", () => {
+        assert.deepStrictEqual(read({ ...BASE, project: "example.com:my-project" }).issues, []);
+        assert.deepStrictEqual(read({ ...BASE, project: "corp.example.co.uk:ml-serving-1" }).issues, []);
+        for (const bad of ["example.com:", ":my-project", "example:my-project", "example..com:my-project", "-example.com:my-project",
+            "Example.com:my-project", "example.com:my-project-", "example.com:1project", "123456789012"]) {
+            const i = issueFor(read({ ...BASE, project: bad }).issues, "gke.project");
+            assert.strictEqual(i.value, bad);
+            assert.match(i.expected, /e\.g\. my-project.*domain-scoped id \(e\.g\. example\.com:my-project\)/);
+        }
+    });
+
     it("GPU pool: accelerator with sensible defaults, in the configured zones", () => {
         const { config, issues } = read({ ...BASE, zones: ["us-central1-a", "us-central1-b"], gpuPool: { acceleratorType: "nvidia-l4" } });
         assert.deepStrictEqual(issues, []);
@@ -113,16 +124,36 @@ describe("gke config", () => {
         assert.match(issueFor(issues, "gke.gpuPool.maxNodes").expected, /must be >= gke.gpuPool.minNodes \(3\)/);
     });
 
-    it("registry: gcr.io naming fixes location and repository", () => {
-        const ok = read({ ...BASE, registry: { host: "eu.gcr.io", keepImages: 3 } });
+    it("registry: a gcr.io host is the shared repository named after it: no location, repository id or cleanup setting", () => {
+        const ok = read({ ...BASE, registry: { host: "eu.gcr.io" } });
         assert.deepStrictEqual(ok.issues, []);
-        assert.strictEqual(ok.config.registry.host, "eu.gcr.io");
-        assert.strictEqual(ok.config.registry.keepImages, 3);
-        const { issues } = read({ ...BASE, registry: { host: "gcr.io", location: "europe-west4" } });
+        assert.deepStrictEqual(ok.config.registry, { host: "eu.gcr.io" });
+        const { issues } = read({ ...BASE, registry: { host: "gcr.io", location: "europe-west4", keepImages: 3 } });
         assert.match(issueFor(issues, "gke.registry.location").expected, /does not apply with host "gcr.io"/);
+        const keep = issueFor(issues, "gke.registry.keepImages");
+        assert.strictEqual(keep.value, 3);
+        assert.match(keep.expected, /shared by the whole project, so this stack sets no cleanup policy on it/);
         assert.match(issueFor(read({ ...BASE, registry: { repository: "Models" } }).issues, "gke.registry.repository").expected, /repository id/);
         assert.match(issueFor(read({ ...BASE, registry: { location: "mars" } }).issues, "gke.registry.location").expected, /multi-region/);
         assert.match(issueFor(read({ ...BASE, registry: { host: "quay.io" } }).issues, "gke.registry.host").expected, /docker.pkg.dev/);
+    });
+
+    it("boot disk type: unset by default (GKE picks), one GKE accepts when set, never a Persistent Disk on a Hyperdisk-only machine", () => {
+        const h200 = { acceleratorType: "nvidia-h200-141gb", acceleratorCount: 8 };
+        const unset = read({ ...BASE, cpuPool: { machineType: "n4-standard-8" }, zones: ["us-central1-a"], gpuPool: h200 });
+        assert.deepStrictEqual(unset.issues, []);
+        assert.ok(!("diskType" in unset.config.cpuPool) && !("diskType" in unset.config.gpuPool!));
+        const set = read({ ...BASE, cpuPool: { machineType: "c4-standard-8", diskType: "hyperdisk-balanced" }, zones: ["us-central1-a"], gpuPool: { ...h200, diskType: "hyperdisk-balanced" } });
+        assert.deepStrictEqual(set.issues, []);
+        assert.strictEqual(set.config.cpuPool.diskType, "hyperdisk-balanced");
+        assert.strictEqual(read({ ...BASE, cpuPool: { diskType: "pd-ssd" } }).config.cpuPool.diskType, "pd-ssd");
+
+        const typo = issueFor(read({ ...BASE, cpuPool: { diskType: "ssd" } }).issues, "gke.cpuPool.diskType");
+        assert.strictEqual(typo.value, "ssd");
+        assert.match(typo.expected, /"pd-balanced", "pd-standard", "pd-ssd", "hyperdisk-balanced"; or remove gke\.cpuPool\.diskType/);
+        const pd = issueFor(read({ ...BASE, zones: ["us-central1-a"], gpuPool: { ...h200, diskType: "pd-balanced" } }).issues, "gke.gpuPool.diskType");
+        assert.strictEqual(pd.value, "pd-balanced");
+        assert.match(pd.expected, /a3-ultragpu-8g boots only from Hyperdisk.*"hyperdisk-balanced", or remove gke\.gpuPool\.diskType/);
     });
 
     it("suggests the right key for a typo", () => {
