@@ -50,7 +50,7 @@ export interface ModelServerArgs {
     batching?: { enabled: boolean; parametersText?: string };
     /** Bytes on disk of the served versions; recorded on the pods so `tfs doctor` can set an OOM beside the model's size. */
     modelBytes?: number;
-    /** Replay the model's warmup requests before reporting ready. Default false. */
+    /** Replay the model's warmup requests (`assets.extra/tf_serving_warmup_requests`) at each load. Default true, as in TF Serving. */
     enableWarmup?: boolean;
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
     extraServerArgs?: string[];
@@ -239,7 +239,7 @@ export function deploymentSpec(
                     args: serverArgs({
                         sizing,
                         batching: args.batching?.enabled ?? false,
-                        enableWarmup: args.enableWarmup ?? false,
+                        enableWarmup: args.enableWarmup ?? true,
                         extraServerArgs: args.extraServerArgs ?? [],
                     }),
                     ports: [

@@ -9,6 +9,7 @@ import * as path from "path";
 import { ConfigError, ConfigReader, isCidr } from "./configReader";
 import { AwsConfig, readAwsConfig } from "./awsConfig";
 import { GcpConfig, readGcpConfig } from "./gcpConfig";
+import { MANAGED_FLAGS } from "../serving/flags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
 
@@ -17,15 +18,6 @@ export type Cloud = (typeof CLOUDS)[number];
 
 export const SERVICE_TYPES = ["LoadBalancer", "NodePort", "ClusterIP"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
-
-/** Flags the program sets itself; `extraServerArgs` may not override them. */
-const MANAGED_FLAGS = [
-    "--port", "--rest_api_port", "--model_name", "--model_base_path", "--model_config_file",
-    "--monitoring_config_file", "--enable_batching", "--batching_parameters_file",
-    "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
-    "--rest_api_num_threads", "--grpc_max_threads", "--file_system_poll_wait_seconds",
-    "--enable_model_warmup", "--per_process_gpu_memory_fraction",
-];
 
 /** One model served by its own image and model server. */
 export interface ModelSettings {
@@ -54,7 +46,7 @@ export interface ModelSettings {
     autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
     extraServerArgs: string[];
-    /** Replay `assets.extra/tf_serving_warmup_requests` before reporting ready. */
+    /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
     enableWarmup: boolean;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
     configKey(setting: "path" | "gpuCount" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
@@ -267,7 +259,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             return "must be a flag of the form --name=value";
         }
         const flag = arg.split("=")[0];
-        return MANAGED_FLAGS.includes(flag) ? `${flag} is set by this program; use the config key that controls it instead` : undefined;
+        return Object.hasOwn(MANAGED_FLAGS, flag) ? `${flag} is set by this program: ${MANAGED_FLAGS[flag]}` : undefined;
     }) ?? [];
 
     const baseImage = src("baseImage").string("baseImage");
@@ -297,7 +289,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         },
         autoscaling,
         extraServerArgs,
-        enableWarmup: src("enableWarmup").bool("enableWarmup", false),
+        enableWarmup: src("enableWarmup").bool("enableWarmup", true),
         configKey,
     };
 }

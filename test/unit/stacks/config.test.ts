@@ -115,6 +115,14 @@ describe("readConfig", () => {
         assert.match(issues[0].expected, /set by this program/);
     });
 
+    it("serves with warmup on by default, as TF Serving does, and refuses the flag in extraServerArgs", () => {
+        assert.strictEqual(readConfig(cfg(BASE), PROJECT, DIR).models[0].enableWarmup, true);
+        assert.strictEqual(readConfig(cfg({ ...BASE, enableWarmup: "false" }), PROJECT, DIR).models[0].enableWarmup, false);
+        const [issue] = issuesOf({ ...BASE, extraServerArgs: ["--enable_model_warmup=false"] });
+        assert.strictEqual(issue.key, "extraServerArgs[0]");
+        assert.match(issue.expected, /set enableWarmup/);
+    });
+
     it("checks version labels against the served versions", () => {
         const c = readConfig(cfg({ ...BASE, versions: [123, 124], versionLabels: { stable: 123, canary: "124" } }), PROJECT, DIR);
         assert.deepStrictEqual(c.models[0].versionLabels, { stable: 123, canary: 124 });
