@@ -3,11 +3,11 @@
  *
  * Cloud-agnostic: it takes a `k8s.Provider` and a node placement, and knows nothing of GKE or EKS.
  * It registers the ServiceAccount, the server configuration ConfigMap, the Deployment, the Service,
- * a PodDisruptionBudget and, when asked, a HorizontalPodAutoscaler.
+ * a PodDisruptionBudget, a NetworkPolicy and, when asked, a HorizontalPodAutoscaler.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Sizing } from "../model/sizing";
+import { EPHEMERAL_STORAGE, Sizing } from "../model/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
     defaultBatchingConfig, monitoringConfig, serverArgs,
@@ -124,9 +124,16 @@ export class ModelServer extends pulumi.ComponentResource {
         }, { ...childOpts, dependsOn: [this.deployment] });
 
         // maxUnavailable 1 lets a node drain evict pods one at a time; with one replica a drain is a brief outage.
+        // AlwaysAllow: a pod that is not Ready serves nothing, so evicting it costs nothing; with the default
+        // (IfHealthyBudget) a crash-looping or still-loading pod would count against the budget and stall the drain.
         new k8s.policy.v1.PodDisruptionBudget(name, {
             metadata: { ...meta, name: args.modelName },
-            spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+            spec: { maxUnavailable: 1, selector: { matchLabels: labels }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
+        }, childOpts);
+
+        new k8s.networking.v1.NetworkPolicy(name, {
+            metadata: { ...meta, name: args.modelName },
+            spec: networkPolicySpec(labels),
         }, childOpts);
 
         if (args.autoscaling) {
@@ -182,6 +189,21 @@ export function modelServerLabels(modelName: string): Record<string, string> {
 
 function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {
     return address.apply((a) => (a.includes(":") ? `[${a}]` : a));
+}
+
+/**
+ * Ingress on the serving ports only, from any address; no egress at all (the model is in the image,
+ * and TF Serving calls nothing). Not narrowed to `loadBalancerSourceRanges`: behind a LoadBalancer
+ * with the default `externalTrafficPolicy: Cluster`, kube-proxy rewrites the client's address to a
+ * node's, so an ipBlock of client CIDRs would refuse every client; the load balancer's own source
+ * ranges already filter them. The kubelet's probes target the REST port, which is open anyway.
+ */
+export function networkPolicySpec(labels: Record<string, string>): k8s.types.input.networking.v1.NetworkPolicySpec {
+    return {
+        podSelector: { matchLabels: labels },
+        policyTypes: ["Ingress", "Egress"],
+        ingress: [{ ports: [{ protocol: "TCP", port: GRPC_PORT }, { protocol: "TCP", port: REST_PORT }] }],
+    };
 }
 
 type DeploymentSpec = k8s.types.input.apps.v1.DeploymentSpec;
@@ -248,8 +270,8 @@ export function deploymentSpec(
                     ],
                     env: gpuCount > 0 ? [{ name: "TF_FORCE_GPU_ALLOW_GROWTH", value: "true" }] : [],
                     resources: {
-                        requests: { cpu: sizing.cpu, memory: sizing.memoryRequest, ...gpu },
-                        limits: { cpu: sizing.cpu, memory: sizing.memoryLimit, ...gpu },
+                        requests: { "cpu": sizing.cpu, "memory": sizing.memoryRequest, "ephemeral-storage": EPHEMERAL_STORAGE.request, ...gpu },
+                        limits: { "cpu": sizing.cpu, "memory": sizing.memoryLimit, "ephemeral-storage": EPHEMERAL_STORAGE.limit, ...gpu },
                     },
                     ...serverProbes(args.modelName, sizing),
                     // The native sleep action needs no shell in the image (Kubernetes 1.30+).
@@ -266,7 +288,7 @@ export function deploymentSpec(
                     ],
                 }],
                 volumes: [
-                    { name: "tmp", emptyDir: { sizeLimit: "1Gi" } },
+                    { name: "tmp", emptyDir: { sizeLimit: EPHEMERAL_STORAGE.tmpSizeLimit } },
                     { name: "server-config", configMap: { name: serverConfigName } },
                 ],
             },
