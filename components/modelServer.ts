@@ -14,6 +14,7 @@ import {
 } from "../serving/flags";
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelStatusPath, serverProbes } from "../serving/probes";
+import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
 
 /** Seconds the pod keeps serving after it is marked terminating, so endpoints and load balancers drain first. */
 export const PRESTOP_SLEEP_SECONDS = 10;
@@ -40,6 +41,11 @@ export interface ModelServerArgs {
     sizing: Sizing;
     /** Desired pods; ignored when `autoscaling` is set (the HPA owns the replica count). Default 2. */
     replicas?: number;
+    /**
+     * `surge` (default): one extra pod first, never below the desired count. `oneAtATime`: stop a pod,
+     * then start its replacement; for GPU pools with no GPU to spare (the stack chooses, README "GPU capacity").
+     */
+    rollout?: RolloutStrategy;
     /** Horizontal autoscaling on CPU utilization. */
     autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
     /** `nvidia.com/gpu` per pod; 0 or unset for CPU serving. Requires `placement` to reach GPU nodes. */
@@ -97,10 +103,11 @@ export class ModelServer extends pulumi.ComponentResource {
             data: configData,
         }, childOpts);
 
+        // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
             metadata: { ...meta, name: args.modelName },
             spec: deploymentSpec(args, labels, serviceAccount.metadata.name, serverConfig.metadata.name),
-        }, childOpts);
+        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args)) });
 
         this.service = new k8s.core.v1.Service(name, {
             metadata: {
@@ -206,6 +213,17 @@ export function networkPolicySpec(labels: Record<string, string>): k8s.types.inp
     };
 }
 
+/** How long this server's pods may take to start and to roll, from its sizing, GPU and size. */
+export function modelServerTiming(args: ModelServerArgs): RolloutTiming {
+    return rolloutTiming({
+        sizing: args.sizing,
+        gpu: (args.gpuCount ?? 0) > 0,
+        modelBytes: args.modelBytes ?? 0,
+        pods: args.autoscaling?.maxReplicas ?? args.replicas ?? 2,
+        terminationGraceSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS,
+    });
+}
+
 type DeploymentSpec = k8s.types.input.apps.v1.DeploymentSpec;
 
 /** The Deployment spec, kept apart from resource wiring so its shape reads top to bottom. */
@@ -221,10 +239,9 @@ export function deploymentSpec(
     return {
         replicas: args.autoscaling ? undefined : args.replicas ?? 2,
         selector: { matchLabels: labels },
-        // Surge one pod at a time and never go below the desired count: a new pod must be ready (model loaded) first.
-        strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
-        minReadySeconds: 10,
-        progressDeadlineSeconds: sizing.startupBudgetSeconds + 120,
+        strategy: { type: "RollingUpdate", rollingUpdate: rollingUpdate(args.rollout ?? "surge") },
+        minReadySeconds: MIN_READY_SECONDS,
+        progressDeadlineSeconds: modelServerTiming(args).progressDeadlineSeconds,
         revisionHistoryLimit: 5,
         template: {
             metadata: {

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
-import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION } from "../../../components/modelServer";
+import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION, modelServerTiming } from "../../../components/modelServer";
+import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, sizeServer } from "../../../model/sizing";
 import { parseQuantity } from "../../../model/quantity";
 import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
@@ -79,6 +80,25 @@ describe("ModelServer", () => {
         const pod = spec.template.spec;
         const sleep = pod.containers[0].lifecycle.preStop.sleep.seconds;
         assert.ok(pod.terminationGracePeriodSeconds > sleep, "the grace period covers the preStop pause and the shutdown");
+    });
+
+    it("rolls GPU pods one at a time when the stack says the GPU pool has no GPU to spare", async () => {
+        const { rec } = await serve({ gpuCount: 1, replicas: 2, rollout: "oneAtATime" });
+        const spec = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec;
+        assert.deepStrictEqual(spec.strategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    });
+
+    it("gives a first GPU rollout more than the provider's 10 minutes, and reports no stall while a pod waits for its node", async () => {
+        const gpuSizing = sizeServer({ servedVersionBytes: [2 * 2 ** 30], gpu: true, batching: false, overrides: {} });
+        const args = { sizing: gpuSizing, gpuCount: 1, replicas: 2, modelBytes: 2 * 2 ** 30 };
+        const timing = modelServerTiming(args as ModelServerArgs);
+        const minutes = (t: string) => Number(t.replace(/m$/, ""));
+        assert.ok(minutes(deploymentTimeouts(timing).create) > 10, JSON.stringify(deploymentTimeouts(timing)));
+        assert.ok(minutes(deploymentTimeouts(timing).update) > minutes(deploymentTimeouts(timing).create));
+        const { rec } = await serve(args);
+        const spec = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec;
+        assert.strictEqual(spec.progressDeadlineSeconds, timing.progressDeadlineSeconds);
+        assert.ok(spec.progressDeadlineSeconds > gpuSizing.startupBudgetSeconds + 600, "a GPU node from zero fits in one step's deadline");
     });
 
     it("bounds its local disk: /tmp has a size limit, and the container's ephemeral-storage limit covers it and the logs", async () => {
