@@ -3,17 +3,18 @@
  *
  * Cloud-agnostic: it takes a `k8s.Provider` and a node placement, and knows nothing of GKE or EKS.
  * It registers the ServiceAccount, the server configuration ConfigMap, the Deployment, the Service,
- * a PodDisruptionBudget and, when asked, a HorizontalPodAutoscaler.
+ * a PodDisruptionBudget, a NetworkPolicy and, when asked, a HorizontalPodAutoscaler.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { Sizing } from "../model/sizing";
+import { EPHEMERAL_STORAGE, Sizing } from "../model/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
     defaultBatchingConfig, monitoringConfig, serverArgs,
 } from "../serving/flags";
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelStatusPath, serverProbes } from "../serving/probes";
+import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
 
 /** Seconds the pod keeps serving after it is marked terminating, so endpoints and load balancers drain first. */
 export const PRESTOP_SLEEP_SECONDS = 10;
@@ -40,6 +41,11 @@ export interface ModelServerArgs {
     sizing: Sizing;
     /** Desired pods; ignored when `autoscaling` is set (the HPA owns the replica count). Default 2. */
     replicas?: number;
+    /**
+     * `surge` (default): one extra pod first, never below the desired count. `oneAtATime`: stop a pod,
+     * then start its replacement; for GPU pools with no GPU to spare (the stack chooses, README "GPU capacity").
+     */
+    rollout?: RolloutStrategy;
     /** Horizontal autoscaling on CPU utilization. */
     autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
     /** `nvidia.com/gpu` per pod; 0 or unset for CPU serving. Requires `placement` to reach GPU nodes. */
@@ -50,7 +56,7 @@ export interface ModelServerArgs {
     batching?: { enabled: boolean; parametersText?: string };
     /** Bytes on disk of the served versions; recorded on the pods so `tfs doctor` can set an OOM beside the model's size. */
     modelBytes?: number;
-    /** Replay the model's warmup requests before reporting ready. Default false. */
+    /** Replay the model's warmup requests (`assets.extra/tf_serving_warmup_requests`) at each load. Default true, as in TF Serving. */
     enableWarmup?: boolean;
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
     extraServerArgs?: string[];
@@ -97,10 +103,11 @@ export class ModelServer extends pulumi.ComponentResource {
             data: configData,
         }, childOpts);
 
+        // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
             metadata: { ...meta, name: args.modelName },
             spec: deploymentSpec(args, labels, serviceAccount.metadata.name, serverConfig.metadata.name),
-        }, childOpts);
+        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args)) });
 
         this.service = new k8s.core.v1.Service(name, {
             metadata: {
@@ -124,9 +131,16 @@ export class ModelServer extends pulumi.ComponentResource {
         }, { ...childOpts, dependsOn: [this.deployment] });
 
         // maxUnavailable 1 lets a node drain evict pods one at a time; with one replica a drain is a brief outage.
+        // AlwaysAllow: a pod that is not Ready serves nothing, so evicting it costs nothing; with the default
+        // (IfHealthyBudget) a crash-looping or still-loading pod would count against the budget and stall the drain.
         new k8s.policy.v1.PodDisruptionBudget(name, {
             metadata: { ...meta, name: args.modelName },
-            spec: { maxUnavailable: 1, selector: { matchLabels: labels } },
+            spec: { maxUnavailable: 1, selector: { matchLabels: labels }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
+        }, childOpts);
+
+        new k8s.networking.v1.NetworkPolicy(name, {
+            metadata: { ...meta, name: args.modelName },
+            spec: networkPolicySpec(labels),
         }, childOpts);
 
         if (args.autoscaling) {
@@ -184,6 +198,32 @@ function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {
     return address.apply((a) => (a.includes(":") ? `[${a}]` : a));
 }
 
+/**
+ * Ingress on the serving ports only, from any address; no egress at all (the model is in the image,
+ * and TF Serving calls nothing). Not narrowed to `loadBalancerSourceRanges`: behind a LoadBalancer
+ * with the default `externalTrafficPolicy: Cluster`, kube-proxy rewrites the client's address to a
+ * node's, so an ipBlock of client CIDRs would refuse every client; the load balancer's own source
+ * ranges already filter them. The kubelet's probes target the REST port, which is open anyway.
+ */
+export function networkPolicySpec(labels: Record<string, string>): k8s.types.input.networking.v1.NetworkPolicySpec {
+    return {
+        podSelector: { matchLabels: labels },
+        policyTypes: ["Ingress", "Egress"],
+        ingress: [{ ports: [{ protocol: "TCP", port: GRPC_PORT }, { protocol: "TCP", port: REST_PORT }] }],
+    };
+}
+
+/** How long this server's pods may take to start and to roll, from its sizing, GPU and size. */
+export function modelServerTiming(args: ModelServerArgs): RolloutTiming {
+    return rolloutTiming({
+        sizing: args.sizing,
+        gpu: (args.gpuCount ?? 0) > 0,
+        modelBytes: args.modelBytes ?? 0,
+        pods: args.autoscaling?.maxReplicas ?? args.replicas ?? 2,
+        terminationGraceSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS,
+    });
+}
+
 type DeploymentSpec = k8s.types.input.apps.v1.DeploymentSpec;
 
 /** The Deployment spec, kept apart from resource wiring so its shape reads top to bottom. */
@@ -199,10 +239,9 @@ export function deploymentSpec(
     return {
         replicas: args.autoscaling ? undefined : args.replicas ?? 2,
         selector: { matchLabels: labels },
-        // Surge one pod at a time and never go below the desired count: a new pod must be ready (model loaded) first.
-        strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
-        minReadySeconds: 10,
-        progressDeadlineSeconds: sizing.startupBudgetSeconds + 120,
+        strategy: { type: "RollingUpdate", rollingUpdate: rollingUpdate(args.rollout ?? "surge") },
+        minReadySeconds: MIN_READY_SECONDS,
+        progressDeadlineSeconds: modelServerTiming(args).progressDeadlineSeconds,
         revisionHistoryLimit: 5,
         template: {
             metadata: {
@@ -239,7 +278,7 @@ export function deploymentSpec(
                     args: serverArgs({
                         sizing,
                         batching: args.batching?.enabled ?? false,
-                        enableWarmup: args.enableWarmup ?? false,
+                        enableWarmup: args.enableWarmup ?? true,
                         extraServerArgs: args.extraServerArgs ?? [],
                     }),
                     ports: [
@@ -248,8 +287,8 @@ export function deploymentSpec(
                     ],
                     env: gpuCount > 0 ? [{ name: "TF_FORCE_GPU_ALLOW_GROWTH", value: "true" }] : [],
                     resources: {
-                        requests: { cpu: sizing.cpu, memory: sizing.memoryRequest, ...gpu },
-                        limits: { cpu: sizing.cpu, memory: sizing.memoryLimit, ...gpu },
+                        requests: { "cpu": sizing.cpu, "memory": sizing.memoryRequest, "ephemeral-storage": EPHEMERAL_STORAGE.request, ...gpu },
+                        limits: { "cpu": sizing.cpu, "memory": sizing.memoryLimit, "ephemeral-storage": EPHEMERAL_STORAGE.limit, ...gpu },
                     },
                     ...serverProbes(args.modelName, sizing),
                     // The native sleep action needs no shell in the image (Kubernetes 1.30+).
@@ -266,7 +305,7 @@ export function deploymentSpec(
                     ],
                 }],
                 volumes: [
-                    { name: "tmp", emptyDir: { sizeLimit: "1Gi" } },
+                    { name: "tmp", emptyDir: { sizeLimit: EPHEMERAL_STORAGE.tmpSizeLimit } },
                     { name: "server-config", configMap: { name: serverConfigName } },
                 ],
             },

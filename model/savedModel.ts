@@ -272,7 +272,7 @@ function readVersion(dir: string, version: bigint, served: boolean, scan: TreeSc
     checkVariables(dir, result.hasVariables, sinks);
     if (fs.existsSync(path.join(dir, WARMUP_FILE))) {
         note("WARMUP_REQUESTS", `${path.join(dir, WARMUP_FILE)} is present: TF Serving replays it at every load (--enable_model_warmup, on by default), so loading takes longer `
-            + "and a bad record fails the load; give the startup probe room for it, or pass --enable_model_warmup=false to skip it.", path.join(dir, WARMUP_FILE));
+            + "and a bad record fails the load; give the startup probe room for it, or set enableWarmup: false (--enable_model_warmup=false) to skip it.", path.join(dir, WARMUP_FILE));
     }
     return result;
 }

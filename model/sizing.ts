@@ -11,6 +11,9 @@
  *   big node a 2-CPU pod would run dozens of threads and be throttled. Threads follow the CPU limit.
  * - The server opens its ports only after the model is loaded, so the startup budget must cover the
  *   load time, which grows with the model's size.
+ * - Local disk: the root file system is read-only and the model is in the image (image layers do not
+ *   count as a pod's ephemeral storage), so the pod writes only its logs and `/tmp`. A pod without an
+ *   ephemeral-storage limit that fills `/tmp` fills the node's disk and gets every pod on it evicted.
  */
 
 import { parseQuantity } from "./quantity";
@@ -25,6 +28,24 @@ export const RUNTIME_OVERHEAD_BYTES = { cpu: 256 * MI, gpu: 1536 * MI };
 export const LIMIT_HEADROOM = 1.25;
 /** Extra memory for batching queues when server-side batching is on. */
 export const BATCHING_BYTES = 128 * MI;
+
+/**
+ * Local disk of a model-server pod. `/tmp` (an emptyDir) holds what TensorFlow writes at run time,
+ * normally next to nothing; its size limit stops a runaway writer at 1 GiB (the kubelet evicts the pod)
+ * instead of at a full node disk. Logs: the kubelet keeps at most 5 rotated files of 10 MiB per
+ * container by default (`containerLogMaxFiles`, `containerLogMaxSize`), so 128 MiB covers them with
+ * room for one being rotated. The kubelet evicts a pod whose logs and emptyDirs together pass the sum
+ * of its containers' limits, so the limit is the `/tmp` cap plus the logs; the request (what the
+ * scheduler reserves) is what a healthy server uses: its logs and a little scratch.
+ */
+export const TMP_LIMIT_BYTES = 1024 * MI;
+export const LOG_BYTES = 128 * MI;
+export const EPHEMERAL_STORAGE = {
+    /** `sizeLimit` of the `/tmp` emptyDir. */
+    tmpSizeLimit: toMi(TMP_LIMIT_BYTES),
+    request: toMi(LOG_BYTES + 128 * MI),
+    limit: toMi(TMP_LIMIT_BYTES + LOG_BYTES),
+};
 
 export interface SizingInput {
     /** Size on disk of each served version, in bytes. */

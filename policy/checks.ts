@@ -134,7 +134,12 @@ export function checkImageDigests(props: DeploymentProps): string[] {
 
 const isZero = (q: Quantity | undefined) => q === 0 || q === "0%";
 
-/** Rolling updates never take a serving pod away before its replacement is ready; at least one replica runs. */
+/**
+ * Rolling updates never take a serving pod away before its replacement is ready; at least one replica
+ * runs. One exception, for GPU pods only: `maxSurge: 0, maxUnavailable: 1` (one pod at a time), which
+ * the program chooses when the GPU pool has no GPU for a surge pod; a surge there would stay Pending
+ * and the rollout would never finish.
+ */
 export function checkRollingUpdate(props: DeploymentProps): string[] {
     const violations: string[] = [];
     const replicas = props.spec?.replicas;
@@ -148,10 +153,15 @@ export function checkRollingUpdate(props: DeploymentProps): string[] {
         return violations;
     }
     const maxUnavailable = strategy?.rollingUpdate?.maxUnavailable;
+    const oneGpuPodAtATime = maxUnavailable === 1 && isZero(strategy?.rollingUpdate?.maxSurge) && containersOf(props).some(([, c]) => requestsGpu(c));
+    if (oneGpuPodAtATime) {
+        return violations;
+    }
     if (!isZero(maxUnavailable)) {
         const now = maxUnavailable === undefined ? "unset (Kubernetes then takes 25%)" : JSON.stringify(maxUnavailable);
         violations.push(`spec.strategy.rollingUpdate.maxUnavailable is ${now}: pods would stop before their replacements `
-            + "have loaded the model; set it to 0 (and maxSurge to 1 or more)");
+            + "have loaded the model; set it to 0 (and maxSurge to 1 or more), or, for GPU pods on a pool with no GPU to "
+            + "spare, to 1 with maxSurge 0 (one pod at a time)");
     } else if (isZero(strategy?.rollingUpdate?.maxSurge)) {
         violations.push("spec.strategy.rollingUpdate.maxSurge is 0 while maxUnavailable is 0: the rollout could never "
             + "progress (Kubernetes rejects it); set maxSurge to 1 or more");

@@ -41,7 +41,7 @@ export const policies: ResourceValidationPolicy[] = [
     onModelServerDeployments("model-server-image-digest",
         "Model-server images are pinned by digest (@sha256:...).", checkImageDigests),
     onModelServerDeployments("model-server-rolling-update",
-        "Rolling updates never reduce availability (maxUnavailable 0) and at least one replica runs.", checkRollingUpdate),
+        "Rolling updates never reduce availability (maxUnavailable 0; GPU pods may go one at a time: maxSurge 0, maxUnavailable 1) and at least one replica runs.", checkRollingUpdate),
     onModelServerDeployments("model-server-gpu-toleration",
         "Pods that request nvidia.com/gpu tolerate the nvidia.com/gpu taint.", checkGpuTolerations),
     {

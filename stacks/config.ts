@@ -9,23 +9,18 @@ import * as path from "path";
 import { ConfigError, ConfigReader, isCidr } from "./configReader";
 import { AwsConfig, readAwsConfig } from "./awsConfig";
 import { GcpConfig, readGcpConfig } from "./gcpConfig";
+import { MANAGED_FLAGS } from "../serving/flags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
+import { RolloutStrategy } from "../serving/rollout";
+import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
+import { GpuPool, planGpuCapacity } from "./gpuCapacity";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
 
 export const SERVICE_TYPES = ["LoadBalancer", "NodePort", "ClusterIP"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
-
-/** Flags the program sets itself; `extraServerArgs` may not override them. */
-const MANAGED_FLAGS = [
-    "--port", "--rest_api_port", "--model_name", "--model_base_path", "--model_config_file",
-    "--monitoring_config_file", "--enable_batching", "--batching_parameters_file",
-    "--tensorflow_intra_op_parallelism", "--tensorflow_inter_op_parallelism",
-    "--rest_api_num_threads", "--grpc_max_threads", "--file_system_poll_wait_seconds",
-    "--enable_model_warmup", "--per_process_gpu_memory_fraction",
-];
 
 /** One model served by its own image and model server. */
 export interface ModelSettings {
@@ -45,6 +40,8 @@ export interface ModelSettings {
     gpuCount: number;
     /** Desired pods (the HPA's minimum when autoscaling is on). */
     replicas: number;
+    /** How pods are replaced: `surge` unless a GPU pool has no GPU to spare for an extra pod (`gpuCapacity.ts`). */
+    rollout: RolloutStrategy;
     /** Base image override; undefined means the pinned `tensorflow/serving` (or `-gpu`) release. */
     baseImage?: string;
     /** Overrides of the sizing derived from the model; each is checked against what the model needs. */
@@ -54,10 +51,10 @@ export interface ModelSettings {
     autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
     extraServerArgs: string[];
-    /** Replay `assets.extra/tf_serving_warmup_requests` before reporting ready. */
+    /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
     enableWarmup: boolean;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "gpuCount" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
+    configKey(setting: "path" | "gpuCount" | "replicas" | "autoscaling" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
 }
 
 export interface ServiceSettings {
@@ -167,18 +164,43 @@ export function readConfig(all: Record<string, string>, project: string, project
     if (gpuModels.length > 0 && cloud === "aws" && config.aws && !config.aws.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
     }
-    const gpusPerNode = config.gcp?.gpuPool?.acceleratorCount;
-    for (const m of gpuModels) {
-        if (gpusPerNode !== undefined && m.gpuCount > gpusPerNode) {
-            r.issues.push({ key: m.configKey("gpuCount"), value: m.gpuCount,
-                expected: `a pod cannot use more GPUs than a node has: gke.gpuPool.acceleratorCount is ${gpusPerNode}; lower gpuCount or raise acceleratorCount` });
-        }
+    const pool = gpuPoolOf(config);
+    if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
+        const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
+            name: m.name,
+            pods: m.autoscaling?.maxReplicas ?? m.replicas,
+            podsKey: m.autoscaling ? `${m.configKey("autoscaling")}.maxReplicas` : m.configKey("replicas"),
+            gpuCount: m.gpuCount,
+            gpuCountKey: m.configKey("gpuCount"),
+        })));
+        r.issues.push(...plan.issues);
+        gpuModels.forEach((m) => { m.rollout = plan.rollouts[m.name]; });
     }
 
     if (r.issues.length > 0) {
         throw new ConfigError(r.issues, project);
     }
     return config;
+}
+
+/** The GPU pool the stack creates, in the terms of its config keys; undefined for an existing cluster or an unknown instance type. */
+function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
+    const gke = config.gcp?.gpuPool;
+    if (gke !== undefined) {
+        return {
+            nodes: gke.maxNodes, nodesKey: "gke.gpuPool.maxNodes",
+            gpusPerNode: gke.acceleratorCount, gpusPerNodeKey: "gke.gpuPool.acceleratorCount", nodeName: gke.acceleratorType,
+        };
+    }
+    const eks = config.aws?.gpuNodeGroup;
+    const gpusPerNode = eks && nvidiaGpusPerInstance(eks.instanceType);
+    if (eks !== undefined && gpusPerNode !== undefined) {
+        return {
+            nodes: eks.desiredNodes, nodesKey: "eks.gpuNodeGroup.desiredNodes", alsoRaise: "eks.gpuNodeGroup.maxNodes",
+            gpusPerNode, gpusPerNodeKey: "eks.gpuNodeGroup.instanceType", nodeName: eks.instanceType,
+        };
+    }
+    return undefined;
 }
 
 function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
@@ -267,7 +289,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             return "must be a flag of the form --name=value";
         }
         const flag = arg.split("=")[0];
-        return MANAGED_FLAGS.includes(flag) ? `${flag} is set by this program; use the config key that controls it instead` : undefined;
+        return Object.hasOwn(MANAGED_FLAGS, flag) ? `${flag} is set by this program: ${MANAGED_FLAGS[flag]}` : undefined;
     }) ?? [];
 
     const baseImage = src("baseImage").string("baseImage");
@@ -285,6 +307,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         gpu,
         gpuCount,
         replicas: src("replicas").int("replicas", 2, { min: 1, max: 1000 }),
+        rollout: "surge",
         baseImage: imageProblem ? undefined : baseImage,
         resources: {
             cpu: src("cpu").quantity("cpu", "cpu"),
@@ -297,7 +320,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         },
         autoscaling,
         extraServerArgs,
-        enableWarmup: src("enableWarmup").bool("enableWarmup", false),
+        enableWarmup: src("enableWarmup").bool("enableWarmup", true),
         configKey,
     };
 }

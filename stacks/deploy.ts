@@ -102,6 +102,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             sizing,
             modelBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).reduce((sum, v) => sum + v.sizeBytes, 0),
             replicas: settings.replicas,
+            rollout: settings.rollout,
             autoscaling: settings.autoscaling,
             gpuCount: settings.gpu ? settings.gpuCount : 0,
             placement: settings.gpu ? args.placement.gpu : args.placement.cpu,

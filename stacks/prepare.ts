@@ -50,6 +50,11 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
                 batching: settings.batching.enabled,
                 overrides: settings.resources,
             });
+            if (settings.rollout === "oneAtATime" && (settings.autoscaling?.minReplicas ?? settings.replicas) === 1) {
+                warnings.push(`model "${settings.name}": the GPU pool has no GPU to spare for an extra pod, so a rollout stops the only replica `
+                    + `before its replacement loads: every model update is an outage of up to ${sizing.startupBudgetSeconds} s (the startup budget) `
+                    + `plus the pod's start. Give the pool ${settings.gpuCount} more GPU(s) for a surge pod, or run 2 replicas so one keeps serving while the other is replaced (README, GPU capacity).`);
+            }
             return [{ settings, report, sizing, batchingParameters }];
         } catch (err) {
             if (err instanceof SizingError) {

@@ -30,3 +30,38 @@ export function isNvidiaGpuInstanceType(instanceType: string): boolean {
 export function isAcceleratedInstanceType(instanceType: string): boolean {
     return isNvidiaGpuInstanceType(instanceType) || /^(g[0-9]|p[0-9]|inf[0-9]|trn[0-9]|dl[0-9]|f[0-9]|vt[0-9])/.test(instanceFamily(instanceType));
 }
+
+/**
+ * NVIDIA GPUs per instance of the sizes that have more than one; every other size of a GPU family has
+ * one (`g5.xlarge` to `g5.16xlarge`, `p3.2xlarge`). The fractional-GPU families (`g6f`, `gr6f`) are not
+ * known here: `nvidiaGpusPerInstance` answers undefined for them, and for sizes it does not list.
+ */
+const MULTI_GPU_SIZES: Record<string, Record<string, number>> = {
+    "g4dn": { "12xlarge": 4, "metal": 8 },
+    "g5": { "12xlarge": 4, "24xlarge": 4, "48xlarge": 8 },
+    "g6": { "12xlarge": 4, "24xlarge": 4, "48xlarge": 8 },
+    "g6e": { "12xlarge": 4, "24xlarge": 4, "48xlarge": 8 },
+    "p3": { "8xlarge": 4, "16xlarge": 8 },
+    "p3dn": { "24xlarge": 8 },
+    "p4d": { "24xlarge": 8 },
+    "p4de": { "24xlarge": 8 },
+    "p5": { "48xlarge": 8 },
+    "p5e": { "48xlarge": 8 },
+    "p5en": { "48xlarge": 8 },
+    "p6-b200": { "48xlarge": 8 },
+};
+const SINGLE_GPU_SIZES: Record<string, string[]> = {
+    "g4dn": ["xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge"],
+    "g5": ["xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge"],
+    "g6": ["xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge"],
+    "g6e": ["xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge"],
+    "gr6": ["4xlarge", "8xlarge"],
+    "p3": ["2xlarge"],
+    "p5": ["4xlarge"],
+};
+
+/** `nvidia.com/gpu` a node of this instance type advertises, or undefined when not known here. */
+export function nvidiaGpusPerInstance(instanceType: string): number | undefined {
+    const [family, size] = instanceType.split(".");
+    return MULTI_GPU_SIZES[family]?.[size] ?? (SINGLE_GPU_SIZES[family]?.includes(size) ? 1 : undefined);
+}

@@ -179,7 +179,7 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
             }
         }
         assert.ok(gone, `namespace ${NAMESPACE} still exists`);
-        const leftovers = kubectl("get", "deployments,services,configmaps,serviceaccounts,poddisruptionbudgets", "-A", "-l", `app.kubernetes.io/instance=${MODEL},app.kubernetes.io/name=tf-serving`).items as any[];
+        const leftovers = kubectl("get", "deployments,services,configmaps,serviceaccounts,poddisruptionbudgets,networkpolicies", "-A", "-l", `app.kubernetes.io/instance=${MODEL},app.kubernetes.io/name=tf-serving`).items as any[];
         assert.deepStrictEqual(leftovers.filter((o) => o.metadata.namespace === NAMESPACE).map((o) => `${o.kind}/${o.metadata.name}`), []);
     });
 });

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType } from "../../../components/eks/instanceTypes";
+import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, nvidiaGpusPerInstance } from "../../../components/eks/instanceTypes";
 
 describe("EKS instance types", () => {
     it("recognises Graviton (arm64) types", () => {
@@ -26,5 +26,18 @@ describe("EKS instance types", () => {
         assert.ok(isAcceleratedInstanceType("p3.2xlarge"));
         assert.ok(!isAcceleratedInstanceType("m6i.xlarge"));
         assert.ok(!isAcceleratedInstanceType("c7i.large"));
+    });
+
+    it("knows how many GPUs a node of each NVIDIA type advertises, and says so when it does not know", () => {
+        const expected: Record<string, number> = {
+            "g4dn.xlarge": 1, "g4dn.12xlarge": 4, "g4dn.metal": 8, "g5.xlarge": 1, "g5.16xlarge": 1, "g5.12xlarge": 4,
+            "g5.48xlarge": 8, "g6e.24xlarge": 4, "p3.2xlarge": 1, "p3.8xlarge": 4, "p4d.24xlarge": 8, "p5.48xlarge": 8,
+        };
+        for (const [type, gpus] of Object.entries(expected)) {
+            assert.strictEqual(nvidiaGpusPerInstance(type), gpus, type);
+        }
+        for (const unknown of ["g6f.large", "g5.3xlarge", "m6i.xlarge"]) {
+            assert.strictEqual(nvidiaGpusPerInstance(unknown), undefined, unknown);
+        }
     });
 });

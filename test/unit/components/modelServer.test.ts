@@ -1,7 +1,9 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
-import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION } from "../../../components/modelServer";
-import { sizeServer } from "../../../model/sizing";
+import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION, modelServerTiming } from "../../../components/modelServer";
+import { deploymentTimeouts } from "../../../serving/rollout";
+import { EPHEMERAL_STORAGE, sizeServer } from "../../../model/sizing";
+import { parseQuantity } from "../../../model/quantity";
 import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -33,7 +35,7 @@ describe("ModelServer", () => {
         const children = rec.resources.filter((r) => r.parent === "tf-serving:index:ModelServer::half-plus-two").map((r) => r.type).sort();
         assert.deepStrictEqual(children, [
             "kubernetes:apps/v1:Deployment", "kubernetes:core/v1:ConfigMap", "kubernetes:core/v1:Service",
-            "kubernetes:core/v1:ServiceAccount", "kubernetes:policy/v1:PodDisruptionBudget",
+            "kubernetes:core/v1:ServiceAccount", "kubernetes:networking.k8s.io/v1:NetworkPolicy", "kubernetes:policy/v1:PodDisruptionBudget",
         ]);
     });
 
@@ -52,8 +54,10 @@ describe("ModelServer", () => {
             "--tensorflow_intra_op_parallelism=2", "--tensorflow_inter_op_parallelism=2", "--rest_api_num_threads=8", "--grpc_max_threads=8",
         ]);
         assert.ok(c.args.includes("--monitoring_config_file=/etc/tf-serving/monitoring.config"));
-        assert.deepStrictEqual(c.resources.limits, { cpu: "2", memory: SIZING.memoryLimit });
-        assert.deepStrictEqual(c.resources.requests, { cpu: "2", memory: SIZING.memoryRequest });
+        assert.strictEqual(c.resources.limits.cpu, "2");
+        assert.strictEqual(c.resources.limits.memory, SIZING.memoryLimit);
+        assert.strictEqual(c.resources.requests.cpu, "2");
+        assert.strictEqual(c.resources.requests.memory, SIZING.memoryRequest);
     });
 
     it("probes the model's status URL: startup within the model's budget, then readiness and liveness", async () => {
@@ -76,6 +80,58 @@ describe("ModelServer", () => {
         const pod = spec.template.spec;
         const sleep = pod.containers[0].lifecycle.preStop.sleep.seconds;
         assert.ok(pod.terminationGracePeriodSeconds > sleep, "the grace period covers the preStop pause and the shutdown");
+    });
+
+    it("rolls GPU pods one at a time when the stack says the GPU pool has no GPU to spare", async () => {
+        const { rec } = await serve({ gpuCount: 1, replicas: 2, rollout: "oneAtATime" });
+        const spec = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec;
+        assert.deepStrictEqual(spec.strategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    });
+
+    it("gives a first GPU rollout more than the provider's 10 minutes, and reports no stall while a pod waits for its node", async () => {
+        const gpuSizing = sizeServer({ servedVersionBytes: [2 * 2 ** 30], gpu: true, batching: false, overrides: {} });
+        const args = { sizing: gpuSizing, gpuCount: 1, replicas: 2, modelBytes: 2 * 2 ** 30 };
+        const timing = modelServerTiming(args as ModelServerArgs);
+        const minutes = (t: string) => Number(t.replace(/m$/, ""));
+        assert.ok(minutes(deploymentTimeouts(timing).create) > 10, JSON.stringify(deploymentTimeouts(timing)));
+        assert.ok(minutes(deploymentTimeouts(timing).update) > minutes(deploymentTimeouts(timing).create));
+        const { rec } = await serve(args);
+        const spec = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec;
+        assert.strictEqual(spec.progressDeadlineSeconds, timing.progressDeadlineSeconds);
+        assert.ok(spec.progressDeadlineSeconds > gpuSizing.startupBudgetSeconds + 600, "a GPU node from zero fits in one step's deadline");
+    });
+
+    it("bounds its local disk: /tmp has a size limit, and the container's ephemeral-storage limit covers it and the logs", async () => {
+        const { rec } = await serve();
+        const pod = podSpec(rec);
+        const c = pod.containers[0];
+        const tmp = pod.volumes.find((v: any) => v.name === "tmp");
+        assert.strictEqual(tmp.emptyDir.sizeLimit, EPHEMERAL_STORAGE.tmpSizeLimit);
+        assert.strictEqual(c.resources.requests["ephemeral-storage"], EPHEMERAL_STORAGE.request);
+        assert.strictEqual(c.resources.limits["ephemeral-storage"], EPHEMERAL_STORAGE.limit);
+        const bytes = (q: string) => parseQuantity(q)!;
+        assert.ok(bytes(c.resources.limits["ephemeral-storage"]) > bytes(tmp.emptyDir.sizeLimit),
+            "the pod-level limit (the container's) must leave room for the logs beside a full /tmp");
+        assert.ok(bytes(c.resources.requests["ephemeral-storage"]) <= bytes(c.resources.limits["ephemeral-storage"]));
+    });
+
+    it("lets a drain evict pods that are not Ready (PodDisruptionBudget AlwaysAllow)", async () => {
+        const { rec } = await serve();
+        const pdb = rec.one("kubernetes:policy/v1:PodDisruptionBudget").inputs as any;
+        assert.strictEqual(pdb.spec.maxUnavailable, 1);
+        assert.strictEqual(pdb.spec.unhealthyPodEvictionPolicy, "AlwaysAllow");
+    });
+
+    it("admits traffic on the gRPC and REST ports only, from any address, and allows no egress", async () => {
+        const { rec } = await serve();
+        const np = rec.one("kubernetes:networking.k8s.io/v1:NetworkPolicy").inputs as any;
+        assert.strictEqual(np.metadata.namespace, "serving");
+        assert.strictEqual(np.spec.podSelector.matchLabels["app.kubernetes.io/instance"], "half-plus-two");
+        assert.deepStrictEqual(np.spec.policyTypes, ["Ingress", "Egress"]);
+        assert.strictEqual(np.spec.ingress.length, 1);
+        assert.strictEqual(np.spec.ingress[0].from, undefined, "from anywhere: the load balancer brings external clients");
+        assert.deepStrictEqual(np.spec.ingress[0].ports, [{ protocol: "TCP", port: 8500 }, { protocol: "TCP", port: 8501 }]);
+        assert.ok(np.spec.egress === undefined || np.spec.egress.length === 0, "no egress rule: nothing leaves the pod");
     });
 
     it("meets the restricted Pod Security Standard", async () => {

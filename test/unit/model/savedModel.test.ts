@@ -501,7 +501,9 @@ describe("preflight", () => {
             fs.writeFileSync(path.join(base, V123, "assets.extra", "tf_serving_warmup_requests"), "");
             const report = preflight(base);
             assert.strictEqual(report.ok, true);
-            assert.match(only(report.warnings, "WARMUP_REQUESTS").message, /--enable_model_warmup/);
+            const advice = only(report.warnings, "WARMUP_REQUESTS").message;
+            assert.match(advice, /on by default/);
+            assert.match(advice, /set enableWarmup: false/, "the fix is the config key: extraServerArgs refuses the managed flag");
         });
 
         it("DUPLICATE_VERSION for two names of one number, keeping the one TF Serving keeps", () => {

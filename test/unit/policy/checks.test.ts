@@ -121,6 +121,24 @@ describe("policy checks", () => {
             assert.match(checkRollingUpdate(quarter)[0], /maxUnavailable is "25%"/);
         });
 
+        it("lets GPU pods, and only them, go one at a time (maxSurge 0, maxUnavailable 1)", () => {
+            const gpu = goodDeployment();
+            firstContainer(gpu).resources = { limits: { "memory": "4Gi", "nvidia.com/gpu": 1 } };
+            gpu.spec!.strategy = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+            assert.deepStrictEqual(checkRollingUpdate(gpu), []);
+            const cpu = goodDeployment();
+            cpu.spec!.strategy = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+            assert.match(checkRollingUpdate(cpu)[0], /maxUnavailable is 1: pods would stop/);
+            const gpuTwo = goodDeployment();
+            firstContainer(gpuTwo).resources = { limits: { "memory": "4Gi", "nvidia.com/gpu": 1 } };
+            gpuTwo.spec!.strategy = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 2, maxSurge: 0 } };
+            assert.match(checkRollingUpdate(gpuTwo)[0], /maxUnavailable is 2/);
+            const gpuBoth = goodDeployment();
+            firstContainer(gpuBoth).resources = { limits: { "memory": "4Gi", "nvidia.com/gpu": 1 } };
+            gpuBoth.spec!.strategy = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } };
+            assert.match(checkRollingUpdate(gpuBoth)[0], /maxUnavailable is 1/, "one-at-a-time is for pools with no room to surge");
+        });
+
         it("refuses Recreate, zero replicas and a rollout that cannot progress", () => {
             const recreate = goodDeployment();
             recreate.spec!.strategy = { type: "Recreate" };

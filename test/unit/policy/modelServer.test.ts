@@ -58,6 +58,12 @@ describe("ModelServer under the policy pack", () => {
         assert.deepStrictEqual(checkLoadBalancerSourceRanges(service), []);
     });
 
+    it("passes rolling GPU pods one at a time, as the stack does on a GPU pool with no GPU to spare", async () => {
+        const { deployment } = await render({ gpuCount: 1, placement: poolPlacement().gpu, replicas: 2, rollout: "oneAtATime" });
+        assert.deepStrictEqual(deployment.spec?.strategy?.rollingUpdate, { maxUnavailable: 1, maxSurge: 0 });
+        assert.deepStrictEqual(deploymentViolations(deployment), []);
+    });
+
     it("is caught when a GPU model lacks the toleration or an open endpoint is not marked public", async () => {
         const { deployment, service } = await render({ gpuCount: 1, loadBalancerSourceRanges: [] });
         assert.strictEqual(checkGpuTolerations(deployment).length, 1);

@@ -58,9 +58,13 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("GPU and CPU models together: each on its own nodes, the device plugin on the GPU nodes", async () => {
-        const config = exampleConfig("aws-example", (eks: any) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge" }; }, MIXED);
+        const config = exampleConfig("aws-example", (eks: any) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge", desiredNodes: 2 }; }, MIXED);
         const { recorder, dockerfiles } = await runCloudStack(deployAws, config, NLB);
-        const podOf = (name: string) => (recorder.one("kubernetes:apps/v1:Deployment", name).inputs as any).spec.template.spec;
+        const specOf = (name: string) => (recorder.one("kubernetes:apps/v1:Deployment", name).inputs as any).spec;
+        const podOf = (name: string) => specOf(name).template.spec;
+        assert.deepStrictEqual(specOf("gpu-model").strategy.rollingUpdate, { maxUnavailable: 1, maxSurge: 0 },
+            "two g5.xlarge hold the 2 replicas exactly: no GPU for a surge pod");
+        assert.deepStrictEqual(specOf("cpu-model").strategy.rollingUpdate, { maxUnavailable: 0, maxSurge: 1 });
 
         const gpu = podOf("gpu-model");
         assert.strictEqual(gpu.nodeSelector["tf-serving/pool"], "gpu");
@@ -85,6 +89,12 @@ describe("EKS stack (deployAws under mocks)", () => {
     it("GPU serving without a GPU node group stops at config, naming the key", async () => {
         await assert.rejects(runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, { "tf-serving:gpu": "true" }), NLB),
             /tf-serving:eks\.gpuNodeGroup is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node group/);
+    });
+
+    it("the example's GPU variant (2 replicas, one g5.xlarge) stops at config: the second pod would stay Pending", async () => {
+        const config = exampleConfig("aws-example", (eks: any) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge", desiredNodes: 1 }; }, { "tf-serving:gpu": "true" });
+        await assert.rejects(runCloudStack(deployAws, config, NLB),
+            /tf-serving:eks\.gpuNodeGroup\.desiredNodes = 1: the GPU pool holds 1 node x 1 GPU \(g5\.xlarge, eks\.gpuNodeGroup\.instanceType\) = 1 GPU, but the GPU models need 2/);
     });
 
     it("an arm64 node group stops at config with the reason", async () => {

@@ -91,6 +91,19 @@ describe("readConfig", () => {
         assert.ok(issues.some((i) => i.key === "gke.gpuPool" && /GPU node pool/.test(i.expected)), JSON.stringify(issues));
     });
 
+    it("checks GPU models against the GPU pool and picks the rollout that fits it", () => {
+        const gke = (maxNodes: number) => ({ project: "my-project", region: "us-central1", zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", maxNodes } });
+        const read = (values: Record<string, unknown>) => readConfig(cfg({ ...BASE, cloud: "gcp", ...values }), PROJECT, DIR).models;
+        assert.strictEqual(read({ gpu: "true", gke: gke(2) })[0].rollout, "oneAtATime");
+        assert.strictEqual(read({ gpu: "true", gke: gke(3) })[0].rollout, "surge");
+        assert.strictEqual(read({ gke: gke(2) })[0].rollout, "surge", "CPU models always surge");
+        const [issue] = issuesOf({ ...BASE, cloud: "gcp", gpu: "true", autoscaling: { minReplicas: 2, maxReplicas: 4 }, gke: gke(2) });
+        assert.strictEqual(issue.key, "gke.gpuPool.maxNodes");
+        assert.match(issue.expected, /4 pods \(autoscaling\.maxReplicas\)/, "the HPA may scale to maxReplicas");
+        const local = readConfig(cfg({ ...BASE, gpu: "true" }), PROJECT, DIR).models[0];
+        assert.strictEqual(local.rollout, "surge", "an existing cluster's GPUs are not known: Kubernetes' surge stays");
+    });
+
     it("defaults gpuCount to one GPU when gpu is on", () => {
         const c = readConfig(cfg({ ...BASE, gpu: "true", gpuCount: "0" }), PROJECT, DIR);
         assert.strictEqual(c.models[0].gpuCount, 1);
@@ -113,6 +126,14 @@ describe("readConfig", () => {
         const issues = issuesOf({ ...BASE, extraServerArgs: ["--rest_api_timeout_in_ms=5000", "--port=9000", "verbose"] });
         assert.deepStrictEqual(issues.map((i) => i.key), ["extraServerArgs[1]", "extraServerArgs[2]"]);
         assert.match(issues[0].expected, /set by this program/);
+    });
+
+    it("serves with warmup on by default, as TF Serving does, and refuses the flag in extraServerArgs", () => {
+        assert.strictEqual(readConfig(cfg(BASE), PROJECT, DIR).models[0].enableWarmup, true);
+        assert.strictEqual(readConfig(cfg({ ...BASE, enableWarmup: "false" }), PROJECT, DIR).models[0].enableWarmup, false);
+        const [issue] = issuesOf({ ...BASE, extraServerArgs: ["--enable_model_warmup=false"] });
+        assert.strictEqual(issue.key, "extraServerArgs[0]");
+        assert.match(issue.expected, /set enableWarmup/);
     });
 
     it("checks version labels against the served versions", () => {

@@ -83,6 +83,8 @@ describe("GKE stack (deployGcp under mocks)", () => {
         assert.strictEqual(pod.containers[0].resources.limits["nvidia.com/gpu"], "1");
         assert.match(Object.values(dockerfiles)[0], /^FROM tensorflow\/serving:[0-9.]+-gpu/m);
         assert.strictEqual(recorder.ofType("kubernetes:apps/v1:DaemonSet").length, 0, "GKE brings its own device plugin");
+        const spec = (recorder.one("kubernetes:apps/v1:Deployment").inputs as any).spec;
+        assert.deepStrictEqual(spec.strategy.rollingUpdate, { maxUnavailable: 1, maxSurge: 0 }, "maxNodes 2 holds the 2 replicas, not a third surge pod");
     });
 
     it("GPU serving without a GPU pool stops at config, naming the key", async () => {

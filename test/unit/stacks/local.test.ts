@@ -28,6 +28,7 @@ describe("local stack (the program under mocks)", () => {
             "kubernetes:core/v1:Namespace": 1,
             "kubernetes:core/v1:Service": 1,
             "kubernetes:core/v1:ServiceAccount": 1,
+            "kubernetes:networking.k8s.io/v1:NetworkPolicy": 1,
             "kubernetes:policy/v1:PodDisruptionBudget": 1,
             "pulumi:providers:kubernetes": 1,
             "tf-serving:index:ModelImage": 1,
