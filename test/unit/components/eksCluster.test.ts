@@ -95,10 +95,10 @@ describe("EksCluster", () => {
         assert.strictEqual(principalSuffix("arn:aws:iam::123456789012:role/team/ci"), "123456789012-role-team-ci");
     });
 
-    it("node role: exactly the three worker policies, nothing broader", async () => {
+    it("node role: exactly the three worker policies, ECR pull only, nothing broader", async () => {
         const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
         assert.deepStrictEqual(policiesOf(recorder, "eks-nodes"), [
-            "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+            "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
             "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
             "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
         ]);
