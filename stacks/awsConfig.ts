@@ -4,6 +4,7 @@
  * checked here, before anything is registered; README "EKS" lists the keys.
  */
 import { EksClusterArgs, EksNetworkSettings } from "../components/eks/cluster";
+import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
 import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
@@ -64,6 +65,9 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
     const gpuNodeGroup = readGpuNodeGroup(r);
     if (devicePluginImage !== undefined && gpuNodeGroup === undefined) {
         r.fail("devicePluginImage", "applies only with eks.gpuNodeGroup");
+    } else if (devicePluginImage !== undefined && !DIGEST_PINNED_IMAGE.test(devicePluginImage)) {
+        r.fail("devicePluginImage", "must be pinned by digest, e.g. \"mirror.example/k8s-device-plugin:v0.17.1@sha256:<64 hex digits>\" " +
+            "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images");
     }
 
     return {

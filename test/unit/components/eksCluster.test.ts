@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import { parse } from "yaml";
 import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
-import { NVIDIA_DEVICE_PLUGIN_IMAGE } from "../../../components/eks/devicePlugin";
+import { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../../../components/eks/devicePlugin";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -151,17 +151,22 @@ describe("EksCluster", () => {
         assert.deepStrictEqual(pod.nodeSelector, { "tf-serving/pool": "gpu" });
         assert.deepStrictEqual(pod.tolerations, [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
         assert.strictEqual(pod.priorityClassName, "system-node-critical");
-        assert.match(pod.containers[0].image, /^nvcr\.io\/nvidia\/k8s-device-plugin:v0\.17\.[0-9]+$/);
+        assert.match(pod.containers[0].image, /^nvcr\.io\/nvidia\/k8s-device-plugin:v0\.17\.[0-9]+@sha256:[0-9a-f]{64}$/);
         assert.strictEqual(pod.containers[0].image, NVIDIA_DEVICE_PLUGIN_IMAGE);
+        assert.strictEqual(pod.automountServiceAccountToken, false, "the plugin only talks to the kubelet's socket");
+        assert.deepStrictEqual(pod.securityContext, { seccompProfile: { type: "RuntimeDefault" } });
         assert.deepStrictEqual(pod.volumes, [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }]);
         assert.deepStrictEqual(pod.containers[0].volumeMounts, [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }]);
         assert.deepStrictEqual(pod.containers[0].securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
         assert.deepStrictEqual(ds.spec.selector.matchLabels, ds.spec.template.metadata.labels);
     });
 
-    it("GPU: the device plugin image can be overridden (a mirror)", async () => {
-        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: "mirror.example/k8s-device-plugin:v0.17.1" }));
-        assert.strictEqual((recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any).spec.template.spec.containers[0].image, "mirror.example/k8s-device-plugin:v0.17.1");
+    it("GPU: the device plugin image can be overridden (a mirror), pinned by digest", async () => {
+        const mirror = `mirror.example/k8s-device-plugin:v0.17.1@sha256:${"ab".repeat(32)}`;
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: mirror }));
+        assert.strictEqual((recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any).spec.template.spec.containers[0].image, mirror);
+        assert.throws(() => new NvidiaDevicePlugin("plugin", { provider: undefined as any, nodeSelector: {}, image: "mirror.example/k8s-device-plugin:v0.17.1" }),
+            /not pinned by digest/);
     });
 
     it("kubeconfig: a secret with `aws eks get-token`, identical when node groups change", async () => {

@@ -113,4 +113,14 @@ describe("eks config", () => {
         assert.match(issueFor(read({ ...BASE, registry: { keepImages: 0 } }).issues, "eks.registry.keepImages").expected, /from 1 to 1000/);
         assert.match(issueFor(read({ ...BASE, devicePluginImage: "x/y:1" }).issues, "eks.devicePluginImage").expected, /only with eks.gpuNodeGroup/);
     });
+
+    it("devicePluginImage: a mirror pinned by digest, never a bare tag", () => {
+        const gpu = { ...BASE, gpuNodeGroup: { instanceType: "g5.xlarge" } };
+        const pinned = `mirror.example/k8s-device-plugin:v0.17.1@sha256:${"ab".repeat(32)}`;
+        assert.deepStrictEqual(read({ ...gpu, devicePluginImage: pinned }).issues, []);
+        const tagOnly = issueFor(read({ ...gpu, devicePluginImage: "mirror.example/k8s-device-plugin:v0.17.1" }).issues, "eks.devicePluginImage");
+        assert.strictEqual(tagOnly.value, "mirror.example/k8s-device-plugin:v0.17.1");
+        assert.match(tagOnly.expected, /must be pinned by digest, e\.g\. .*@sha256:/);
+        assert.ok(read({ ...gpu, devicePluginImage: "mirror.example/k8s-device-plugin@sha256:abc" }).issues.length === 1, "a short digest is no digest");
+    });
 });
