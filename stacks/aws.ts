@@ -1,7 +1,7 @@
 /**
  * cloud: aws. An EKS cluster with a CPU and an optional GPU node group (and NVIDIA's device plugin
- * with it), one ECR repository per model, then the models through the cloud-agnostic
- * `deployModels`, exposed through a Network Load Balancer. The AWS provider is explicit, built from
+ * with it; metrics-server when a model autoscales), one ECR repository per model, then the models
+ * through the cloud-agnostic `deployModels`, exposed through a Network Load Balancer. The AWS provider is explicit, built from
  * `eks.region` (and `eks.profile`), so the `eks` section is the only place these are set.
  */
 import * as aws from "@pulumi/aws";
@@ -33,7 +33,9 @@ export function deployAws(config: ServingConfig, models: PreparedModel[]): Stack
         defaultTags: { tags: { "tf-serving:stack": `${pulumi.getProject()}/${pulumi.getStack()}` } },
     });
 
-    const cluster = new EksCluster("eks", clusterArgs, { providers: [provider] });
+    // An HPA without metrics-server never scales, and EKS does not install it.
+    const metricsServer = models.some((m) => m.settings.autoscaling !== undefined);
+    const cluster = new EksCluster("eks", { ...clusterArgs, metricsServer }, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
     return deployToCluster(config, models, cluster, registry, AWS_LOAD_BALANCER_ANNOTATIONS);

@@ -1,8 +1,9 @@
 /**
  * An EKS cluster for TF Serving: its network (or existing subnets), the control plane with API
- * access entries (no aws-auth ConfigMap), a CPU and an optional GPU managed node group, NVIDIA's
- * device plugin when there are GPU nodes, and a Kubernetes provider built from a deterministic
- * kubeconfig that gets its token from `aws eks get-token`.
+ * access entries (no aws-auth ConfigMap), the VPC CNI add-on enforcing NetworkPolicy, a CPU and an
+ * optional GPU managed node group, the metrics-server add-on when models autoscale, NVIDIA's device
+ * plugin when there are GPU nodes, and a Kubernetes provider built from a deterministic kubeconfig
+ * that gets its token from `aws eks get-token`.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
@@ -10,6 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement } from "../modelServer";
 import { poolLabels, poolPlacement } from "../nodePlacement";
+import { metricsServerAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
@@ -53,8 +55,10 @@ export interface EksClusterArgs {
     cpuNodeGroup: EksNodeGroupSettings;
     /** Optional GPU node group, for models with `gpu: true`; brings NVIDIA's device plugin. */
     gpuNodeGroup?: EksNodeGroupSettings;
-    /** Device plugin image override (e.g. a mirror); default the pinned NVIDIA release. */
+    /** Device plugin image override (e.g. a mirror, pinned by digest); default the pinned NVIDIA release. */
     devicePluginImage?: string;
+    /** Install the metrics-server add-on, which an HPA needs and EKS does not install; default false. The EKS stack sets it when a model autoscales. */
+    metricsServer?: boolean;
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -69,6 +73,10 @@ export class EksCluster extends pulumi.ComponentResource {
     /** Kubernetes provider for this cluster. */
     readonly provider: k8s.Provider;
     readonly nodeGroups: aws.eks.NodeGroup[];
+    /** The VPC CNI add-on, with its network policy agent on. */
+    readonly vpcCni: aws.eks.Addon;
+    /** Present only with `metricsServer`. */
+    readonly metricsServer?: aws.eks.Addon;
     /** Present only with a GPU node group. */
     readonly devicePlugin?: NvidiaDevicePlugin;
     /** Where CPU and GPU model pods go on this cluster. */
@@ -114,10 +122,16 @@ export class EksCluster extends pulumi.ComponentResource {
 
         const nodeRole = serviceRole(`${name}-nodes`, "ec2.amazonaws.com", EKS_NODE_POLICIES, partition, this);
         const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds };
-        const groupOpts = { parent: this, dependsOn: nodeRole.attachments };
+        // The CNI goes in before the nodes, so every node starts with the network policy agent running.
+        this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name), { parent: this });
+        const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni] };
         this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
         if (args.gpuNodeGroup) {
             this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, at), groupOpts));
+        }
+        if (args.metricsServer) {
+            // Its Deployment needs nodes to become healthy; created before them, the add-on would wait out its timeout.
+            this.metricsServer = new aws.eks.Addon(`${name}-metrics-server`, metricsServerAddonArgs(cluster.name), { parent: this, dependsOn: this.nodeGroups });
         }
 
         this.clusterName = cluster.name;

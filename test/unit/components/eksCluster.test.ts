@@ -169,6 +169,28 @@ describe("EksCluster", () => {
             /not pinned by digest/);
     });
 
+    it("VPC CNI add-on: network policy enforcement on, adopting the bootstrapped CNI, in before the nodes", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const cni = recorder.one("aws:eks/addon:Addon", "vpc-cni");
+        const inputs = cni.inputs as any;
+        assert.strictEqual(inputs.addonName, "vpc-cni");
+        assert.strictEqual(inputs.clusterName, "tf-serving");
+        assert.deepStrictEqual(JSON.parse(inputs.configurationValues), { enableNetworkPolicy: "true" });
+        assert.strictEqual(inputs.resolveConflictsOnCreate, "OVERWRITE");
+        for (const group of recorder.ofType("aws:eks/nodeGroup:NodeGroup")) {
+            assert.ok(group.dependsOn.includes(`aws:eks/addon:Addon::${cni.name}`), `${group.name} waits for the CNI: ${group.dependsOn}`);
+        }
+    });
+
+    it("metrics-server add-on only when asked (a model autoscales), after the nodes", async () => {
+        const without = await build(args());
+        assert.deepStrictEqual(without.recorder.ofType("aws:eks/addon:Addon").map((a) => (a.inputs as any).addonName), ["vpc-cni"]);
+        const { recorder } = await build(args({ metricsServer: true }));
+        const metrics = recorder.one("aws:eks/addon:Addon", "metrics-server");
+        assert.strictEqual((metrics.inputs as any).addonName, "metrics-server");
+        assert.ok(metrics.dependsOn.includes("aws:eks/nodeGroup:NodeGroup::eks-cpu"), `depends on: ${metrics.dependsOn}`);
+    });
+
     it("kubeconfig: a secret with `aws eks get-token`, identical when node groups change", async () => {
         const first = await build(args());
         assert.deepStrictEqual(first.recorder.one("pulumi:providers:kubernetes").secretPaths, ["kubeconfig"]);

@@ -82,6 +82,17 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.deepStrictEqual(recorder.ofType("aws:ecr/repository:Repository").map((r) => (r.inputs as any).name), ["tf-serving/cpu-model", "tf-serving/gpu-model"]);
     });
 
+    it("installs metrics-server when a model autoscales (an HPA on EKS needs it), and not otherwise", async () => {
+        const addons = (recorder: Awaited<ReturnType<typeof runCloudStack>>["recorder"]) =>
+            recorder.ofType("aws:eks/addon:Addon").map((a) => (a.inputs as any).addonName).sort();
+        const plain = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        assert.deepStrictEqual(addons(plain.recorder), ["vpc-cni"]);
+        const autoscaling = { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 6, targetCpuUtilization: 70 }) };
+        const scaled = await runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, autoscaling), NLB);
+        assert.deepStrictEqual(addons(scaled.recorder), ["metrics-server", "vpc-cni"]);
+        assert.strictEqual(scaled.recorder.ofType("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").length, 1);
+    });
+
     it("GPU serving without a GPU node group stops at config, naming the key", async () => {
         await assert.rejects(runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, { "tf-serving:gpu": "true" }), NLB),
             /tf-serving:eks\.gpuNodeGroup is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node group/);
