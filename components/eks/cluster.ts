@@ -49,8 +49,17 @@ export interface EksClusterArgs {
     network: EksNetworkSettings;
     /** CIDRs allowed to reach the public Kubernetes API endpoint. */
     apiAccessCidrs: string[];
-    /** IAM role or user ARNs given cluster-admin access entries; undefined means the identity running Pulumi (its role ARN, not the STS session ARN). */
-    adminPrincipalArns?: string[];
+    /**
+     * IAM role or user ARNs (roles with their path, never STS session ARNs) given cluster-admin access
+     * entries, one per principal and named after it; list every identity that runs `pulumi up`.
+     */
+    adminPrincipalArns: string[];
+    /**
+     * The IAM role or user running Pulumi, when known (one of `adminPrincipalArns`). Its entry adopts the
+     * single `ADMIN-deployer` entry earlier versions made for whoever ran last, instead of creating a
+     * second entry for the same principal (which EKS refuses).
+     */
+    callerArn?: string;
     /** The node group every CPU model and cluster add-on runs on. */
     cpuNodeGroup: EksNodeGroupSettings;
     /** Optional GPU node group, for models with `gpu: true`; brings NVIDIA's device plugin. */
@@ -113,12 +122,14 @@ export class EksCluster extends pulumi.ComponentResource {
                 endpointPrivateAccess: true,
                 publicAccessCidrs: args.apiAccessCidrs,
             },
-            // Access entries only; the creator gets no implicit admin (the explicit entry below is the one that counts).
+            // Access entries only, and no implicit admin for the creator: EKS's bootstrap entry would live outside
+            // Pulumi's state (never reviewed, never revoked when the list changes), would collide with the creator's
+            // own entry below (EKS refuses a second entry for one principal), and changing it replaces the cluster.
             accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false },
             deletionProtection: args.deletionProtection,
         }, { parent: this, dependsOn: clusterRole.attachments });
 
-        const admins = this.adminAccess(name, cluster, args.adminPrincipalArns, partition);
+        const admins = this.adminAccess(name, cluster, args, partition);
 
         const nodeRole = serviceRole(`${name}-nodes`, "ec2.amazonaws.com", EKS_NODE_POLICIES, partition, this);
         const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds };
@@ -155,29 +166,26 @@ export class EksCluster extends pulumi.ComponentResource {
         this.registerOutputs({ clusterName: this.clusterName, kubeconfig: this.kubeconfig });
     }
 
-    /** Cluster-admin access entries for the configured principals, or for whoever runs Pulumi. */
-    private adminAccess(name: string, cluster: aws.eks.Cluster, principals: string[] | undefined, partition: string): aws.eks.AccessPolicyAssociation[] {
-        const entries: { suffix: string; arn: pulumi.Input<string> }[] = principals
-            ? principals.map((arn) => ({ suffix: principalSuffix(arn), arn }))
-            : [{ suffix: "deployer", arn: this.deployerArn() }];
-        return entries.map(({ suffix, arn }) => {
-            const entry = new aws.eks.AccessEntry(`${name}-admin-${suffix}`, {
+    /**
+     * One cluster-admin access entry per configured principal, named after the principal: adding one never
+     * replaces another, and whoever runs `up` (a laptop, then CI) registers the same entries, so no run
+     * revokes another identity. The caller is one of them (checked at preview, `adminAccessIssues`).
+     */
+    private adminAccess(name: string, cluster: aws.eks.Cluster, args: EksClusterArgs, partition: string): aws.eks.AccessPolicyAssociation[] {
+        return args.adminPrincipalArns.map((arn) => {
+            const resourceName = `${name}-admin-${principalSuffix(arn)}`;
+            const aliases = arn === args.callerArn ? [{ name: `${name}-admin-deployer` }] : [];
+            const entry = new aws.eks.AccessEntry(resourceName, {
                 clusterName: cluster.name,
                 principalArn: arn,
                 type: "STANDARD",
-            }, { parent: this });
-            return new aws.eks.AccessPolicyAssociation(`${name}-admin-${suffix}`, {
+            }, { parent: this, aliases });
+            return new aws.eks.AccessPolicyAssociation(resourceName, {
                 clusterName: cluster.name,
                 principalArn: entry.principalArn,
                 policyArn: `arn:${partition}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`,
                 accessScope: { type: "cluster" },
-            }, { parent: this });
+            }, { parent: this, aliases });
         });
-    }
-
-    /** The IAM role (or user) behind the current credentials: access entries take the role ARN, not the STS session ARN. */
-    private deployerArn(): pulumi.Output<string> {
-        const caller = aws.getCallerIdentityOutput({}, { parent: this });
-        return aws.iam.getSessionContextOutput({ arn: caller.arn }, { parent: this }).issuerArn;
     }
 }
