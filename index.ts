@@ -15,24 +15,28 @@ import { deployGcp } from "./stacks/gcp";
 import { deployLocal } from "./stacks/local";
 import { PreparationError, prepareModels } from "./stacks/prepare";
 
-const deployers: Record<ServingConfig["cloud"], (config: ServingConfig, models: PreparedModel[]) => StackOutputs> = {
+type Deployer = (config: ServingConfig, models: PreparedModel[], options: { offline: boolean }) => StackOutputs | Promise<StackOutputs>;
+
+const deployers: Record<ServingConfig["cloud"], Deployer> = {
     local: deployLocal,
     gcp: deployGcp,
     aws: deployAws,
 };
 
-function run(): StackOutputs {
+// Async: a stack may have to ask its cloud something (EKS: who is running) before it registers anything.
+async function run(): Promise<StackOutputs> {
     const project = pulumi.getProject();
     try {
         const config = readConfig(pulumi.runtime.allConfig(), project, process.cwd());
         // `tfs plan` runs offline on purpose: it needs no credentials.
-        const missing = process.env.TFS_OFFLINE === "1" ? [] : credentialProblems(config);
+        const offline = process.env.TFS_OFFLINE === "1";
+        const missing = offline ? [] : credentialProblems(config);
         if (missing.length > 0) {
             throw new PreparationError(missing);
         }
         const { models, warnings } = prepareModels(config, project);
         warnings.forEach((w) => pulumi.log.warn(w));
-        return deployers[config.cloud](config, models);
+        return await deployers[config.cloud](config, models, { offline });
     } catch (err) {
         // User mistakes end the run with their message only: no stack trace, nothing registered.
         if (err instanceof ConfigError || err instanceof PreparationError) {
@@ -42,7 +46,5 @@ function run(): StackOutputs {
     }
 }
 
-const outputs = run();
-
 // Every stack exports the same names; `kubeconfig` and `clusterName` only where it creates a cluster.
-export = Object.fromEntries(Object.entries(outputs).filter(([, value]) => value !== undefined));
+export = run().then((outputs) => Object.fromEntries(Object.entries(outputs).filter(([, value]) => value !== undefined)));

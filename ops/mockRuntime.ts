@@ -23,6 +23,10 @@ export interface RecordedResource {
     rawInputs: Record<string, unknown>;
     /** Paths of inputs that were secret (`registry.password`). */
     secretPaths: string[];
+    /** `type::name` of every resource this one waits for (`dependsOn` and input dependencies). */
+    dependsOn: string[];
+    /** Names this resource was once registered under (`aliases: [{ name }]`), so state moves without a replacement. */
+    aliasNames: string[];
 }
 
 export interface MockOptions {
@@ -148,6 +152,8 @@ interface RegisterRequest {
     getParent(): string;
     getCustom(): boolean;
     getObject(): { toJavaScript(): Record<string, unknown> } | undefined;
+    getDependenciesList(): string[];
+    getAliasesList(): Array<{ getSpec(): { getName(): string } | undefined }>;
 }
 
 /**
@@ -158,7 +164,7 @@ export async function startMockRuntime(options: MockOptions = {}): Promise<Recor
     const recorder = new Recorder();
     const project = options.project ?? "tf-serving";
     const stack = options.stack ?? "test";
-    const pending = new Map<string, { parent?: string; inputs: Record<string, unknown>; secretPaths: string[] }>();
+    const pending = new Map<string, { parent?: string; inputs: Record<string, unknown>; secretPaths: string[]; dependsOn: string[]; aliasNames: string[] }>();
 
     pulumi.runtime.setAllConfig(options.config ?? {});
     await pulumi.runtime.setMocks({
@@ -174,6 +180,8 @@ export async function startMockRuntime(options: MockOptions = {}): Promise<Recor
                 inputs: seen?.inputs ?? inputs,
                 rawInputs: inputs,
                 secretPaths: seen?.secretPaths ?? [],
+                dependsOn: seen?.dependsOn ?? [],
+                aliasNames: seen?.aliasNames ?? [],
             });
             const state = {
                 ...inputs,
@@ -196,13 +204,15 @@ export async function startMockRuntime(options: MockOptions = {}): Promise<Recor
         const raw = req.getObject()?.toJavaScript() ?? {};
         const inputs = redact(raw, "", secretPaths) as Record<string, unknown>;
         const parent = parentUrn ? parentFromUrn(parentUrn) : undefined;
-        pending.set(`${req.getType()}::${req.getName()}`, { parent, inputs, secretPaths });
+        const dependsOn = req.getDependenciesList().map(parentFromUrn).filter((d): d is string => d !== undefined);
+        const aliasNames = req.getAliasesList().map((a) => a.getSpec()?.getName() ?? "").filter((n) => n !== "");
+        pending.set(`${req.getType()}::${req.getName()}`, { parent, inputs, secretPaths, dependsOn, aliasNames });
         return register(req, cb);
     };
     return recorder;
 }
 
-/** `urn:pulumi:stack::project::parentType$type::name` → `type::name`; the stack itself is no parent. */
+/** `urn:pulumi:stack::project::parentType$type::name` → `type::name`; undefined for the stack itself. */
 function parentFromUrn(urn: string): string | undefined {
     const parts = urn.split("::");
     const type = (parts[2] ?? "").split("$").pop() ?? "";

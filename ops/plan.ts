@@ -96,7 +96,9 @@ export async function planStack(projectDir: string, stack: string, options: { lo
         const entry = require.resolve(path.join(projectDir, "index.ts"));
         // The program is loaded at run time by path, as the Pulumi language host does.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        program = loadFresh(entry, () => require(entry) as Record<string, unknown>);
+        const exported = loadFresh(entry, () => require(entry) as Record<string, unknown> | Promise<Record<string, unknown>>);
+        // The program exports a promise of its outputs (as the Pulumi runtime allows): await it here, with the cwd and env still set.
+        program = await exported;
     } catch (err) {
         if (err instanceof pulumi.RunError) {
             throw new PlanError(err.message);

@@ -119,12 +119,47 @@ export function checkProbes(props: DeploymentProps): string[] {
 
 const DIGEST = /@sha256:[0-9a-f]{64}$/;
 
-/** Every container image (init containers too) is pinned by digest, so a pod runs exactly what was built and reviewed. */
-export function checkImageDigests(props: DeploymentProps): string[] {
-    const spec = props.spec?.template?.spec;
+const TEMPLATE_POD_SPEC = ["spec", "template", "spec"];
+/**
+ * Where each Kubernetes workload type keeps its pod spec: every container the stack deploys (the
+ * model server's Deployment, the device plugin's DaemonSet, anything else) runs from one of these.
+ */
+export const POD_SPEC_PATHS: Readonly<Record<string, readonly string[]>> = {
+    "kubernetes:apps/v1:Deployment": TEMPLATE_POD_SPEC,
+    "kubernetes:apps/v1:DaemonSet": TEMPLATE_POD_SPEC,
+    "kubernetes:apps/v1:StatefulSet": TEMPLATE_POD_SPEC,
+    "kubernetes:apps/v1:ReplicaSet": TEMPLATE_POD_SPEC,
+    "kubernetes:core/v1:ReplicationController": TEMPLATE_POD_SPEC,
+    "kubernetes:batch/v1:Job": TEMPLATE_POD_SPEC,
+    "kubernetes:batch/v1:CronJob": ["spec", "jobTemplate", "spec", "template", "spec"],
+    "kubernetes:core/v1:Pod": ["spec"],
+};
+
+/** The pod spec of a workload of `type` (undefined for other types), and its field path for messages. */
+function podSpecOf(props: object, type: string): { path: string; spec?: PodSpec } | undefined {
+    const keys = POD_SPEC_PATHS[type];
+    if (keys === undefined) {
+        return undefined;
+    }
+    let node: unknown = props;
+    for (const key of keys) {
+        node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
+    }
+    return { path: keys.join("."), spec: node as PodSpec | undefined };
+}
+
+/**
+ * Every container image (init containers too) of a workload of any kind is pinned by digest, so a pod
+ * runs exactly what was built and reviewed. `type` is the Pulumi type token; default a Deployment.
+ */
+export function checkImageDigests(props: object, type = "kubernetes:apps/v1:Deployment"): string[] {
+    const pod = podSpecOf(props, type);
+    if (pod === undefined) {
+        return [];
+    }
     const all: Array<[string, Container]> = [
-        ...(spec?.containers ?? []).map((c, i): [string, Container] => [`${CONTAINERS}[${i}]`, c]),
-        ...(spec?.initContainers ?? []).map((c, i): [string, Container] => [`spec.template.spec.initContainers[${i}]`, c]),
+        ...(pod.spec?.containers ?? []).map((c, i): [string, Container] => [`${pod.path}.containers[${i}]`, c]),
+        ...(pod.spec?.initContainers ?? []).map((c, i): [string, Container] => [`${pod.path}.initContainers[${i}]`, c]),
     ];
     return all
         .filter(([, c]) => !DIGEST.test(c.image ?? ""))

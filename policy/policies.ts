@@ -9,6 +9,7 @@ import {
     DeploymentProps,
     isModelServerDeployment,
     isModelServerService,
+    POD_SPEC_PATHS,
     ServiceProps,
 } from "./checks";
 
@@ -38,8 +39,16 @@ export const policies: ResourceValidationPolicy[] = [
         "Model-server containers set a memory limit.", checkMemoryLimits),
     onModelServerDeployments("model-server-probes",
         "Model-server containers have a readiness probe and a liveness or startup probe that the image can run.", checkProbes),
-    onModelServerDeployments("model-server-image-digest",
-        "Model-server images are pinned by digest (@sha256:...).", checkImageDigests),
+    {
+        // Every workload, not only the model server's: the device plugin's DaemonSet runs on the same nodes.
+        name: "image-digest",
+        description: "Every container and init container image of every workload is pinned by digest (@sha256:...).",
+        validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
+            if (args.type in POD_SPEC_PATHS) {
+                checkImageDigests(args.props, args.type).forEach((message) => reportViolation(message));
+            }
+        },
+    },
     onModelServerDeployments("model-server-rolling-update",
         "Rolling updates never reduce availability (maxUnavailable 0; GPU pods may go one at a time: maxSurge 0, maxUnavailable 1) and at least one replica runs.", checkRollingUpdate),
     onModelServerDeployments("model-server-gpu-toleration",

@@ -1,14 +1,16 @@
 /**
  * cloud: aws. An EKS cluster with a CPU and an optional GPU node group (and NVIDIA's device plugin
- * with it), one ECR repository per model, then the models through the cloud-agnostic
- * `deployModels`, exposed through a Network Load Balancer. The AWS provider is explicit, built from
+ * with it; metrics-server when a model autoscales), one ECR repository per model, then the models
+ * through the cloud-agnostic `deployModels`, exposed through a Network Load Balancer. The AWS provider is explicit, built from
  * `eks.region` (and `eks.profile`), so the `eks` section is the only place these are set.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { EksCluster } from "../components/eks/cluster";
 import { Ecr } from "../components/registry/ecr";
+import { adminAccessIssues } from "./awsConfig";
 import { ServingConfig } from "./config";
+import { ConfigError } from "./configReader";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 
@@ -21,19 +23,46 @@ export const AWS_LOAD_BALANCER_ANNOTATIONS: Record<string, string> = {
     "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
 };
 
-export function deployAws(config: ServingConfig, models: PreparedModel[]): StackOutputs {
+/** How the stack runs: `offline` for `tfs plan` under the mock runtime, where no AWS identity can be asked for. */
+export interface AwsDeployOptions {
+    offline?: boolean;
+}
+
+/**
+ * The IAM principal behind the provider's credentials, as EKS access entries name it: an assumed
+ * role's session (`arn:aws:sts::…:assumed-role/ROLE/SESSION`, new every session) resolves to the
+ * role's ARN with its path (`getSessionContext` reads it with iam:GetRole); a user is its own ARN.
+ */
+export async function callerPrincipalArn(provider: aws.Provider): Promise<string> {
+    const caller = await aws.getCallerIdentity({}, { provider });
+    return (await aws.iam.getSessionContext({ arn: caller.arn }, { provider })).issuerArn;
+}
+
+/**
+ * Asks AWS who is running (before any resource but the provider is registered), refuses an admin list
+ * that would lock that identity out, then registers the stack.
+ */
+export async function deployAws(config: ServingConfig, models: PreparedModel[], options: AwsDeployOptions = {}): Promise<StackOutputs> {
     const eks = config.aws;
     if (eks === undefined) {
         throw new Error("deployAws needs the eks configuration section (readConfig sets it for cloud: aws)");
     }
-    const { registry: registrySettings, ...clusterArgs } = eks;
+    const { registry: registrySettings, adminPrincipalArns, ...clusterArgs } = eks;
     const provider = new aws.Provider("aws", {
         region: eks.region as aws.Region,
         profile: eks.profile,
         defaultTags: { tags: { "tf-serving:stack": `${pulumi.getProject()}/${pulumi.getStack()}` } },
     });
 
-    const cluster = new EksCluster("eks", clusterArgs, { providers: [provider] });
+    const callerArn = options.offline ? undefined : await callerPrincipalArn(provider);
+    const issues = adminAccessIssues(adminPrincipalArns, callerArn);
+    if (issues.length > 0 || adminPrincipalArns === undefined) {
+        throw new ConfigError(issues, pulumi.getProject());
+    }
+
+    // An HPA without metrics-server never scales, and EKS does not install it.
+    const metricsServer = models.some((m) => m.settings.autoscaling !== undefined);
+    const cluster = new EksCluster("eks", { ...clusterArgs, adminPrincipalArns, callerArn, metricsServer }, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
     return deployToCluster(config, models, cluster, registry, AWS_LOAD_BALANCER_ANNOTATIONS);

@@ -3,15 +3,18 @@
  * ECR repositories. Set keys with `pulumi config set --path eks.region us-west-2`. Every value is
  * checked here, before anything is registered; README "EKS" lists the keys.
  */
-import { EksClusterArgs, EksNetworkSettings } from "../components/eks/cluster";
+import { EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
+import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
 import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
 import { EcrSettings } from "../components/registry/ecr";
 import { NO_ARM64, escapeRegExp, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
-import { ConfigReader } from "./configReader";
+import { ConfigIssue, ConfigReader } from "./configReader";
 
-export interface AwsConfig extends EksClusterArgs {
+export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "callerArn" | "metricsServer"> {
+    /** Cluster administrators as configured; required, but checked against the caller by `adminAccessIssues` (the caller's ARN makes the message). */
+    adminPrincipalArns?: string[];
     /** Where the model images go. */
     registry: EcrSettings;
 }
@@ -48,13 +51,21 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
     const adminPrincipalArns = r.stringList("adminPrincipalArns", (arn) => {
         const session = STS_SESSION.exec(arn);
         if (session) {
-            return `is an STS session ARN, which changes with every session; use the role ARN arn:${session[1]}:iam::${session[2]}:role/${session[3]}`;
+            return `is an STS session ARN, which changes with every session; use the role ARN arn:${session[1]}:iam::${session[2]}:role/${session[3]} ` +
+                "(with the role's path if it has one, e.g. aws-reserved/sso.amazonaws.com/ for SSO roles: `pulumi preview` names the exact ARN)";
         }
         return IAM_PRINCIPAL.test(arn) ? undefined : "must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/deployer";
     });
     if (adminPrincipalArns?.length === 0) {
-        r.fail("adminPrincipalArns", "is empty, which would leave the cluster without an administrator; list ARNs, or remove the key to make the deploying identity the administrator");
+        r.fail("adminPrincipalArns", "is empty, which would leave the cluster without an administrator; list the IAM roles or users that run `pulumi up` (you, CI)");
     }
+    adminPrincipalArns?.forEach((arn, i) => {
+        // Each principal's access entry is named after it: two that name alike would be one resource twice.
+        const first = adminPrincipalArns.findIndex((other) => principalSuffix(other) === principalSuffix(arn));
+        if (first < i) {
+            r.fail(`adminPrincipalArns[${i}]`, `names the same principal as eks.adminPrincipalArns[${first}] (${adminPrincipalArns[first]}); list each principal once`, arn);
+        }
+    });
     const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs") ?? ["0.0.0.0/0"];
     if (apiAccessCidrs.length === 0) {
         r.fail("apiAccessCidrs", "is empty; list the CIDRs allowed to reach the Kubernetes API, or remove the key to allow any address");
@@ -64,6 +75,9 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
     const gpuNodeGroup = readGpuNodeGroup(r);
     if (devicePluginImage !== undefined && gpuNodeGroup === undefined) {
         r.fail("devicePluginImage", "applies only with eks.gpuNodeGroup");
+    } else if (devicePluginImage !== undefined && !DIGEST_PINNED_IMAGE.test(devicePluginImage)) {
+        r.fail("devicePluginImage", "must be pinned by digest, e.g. \"mirror.example/k8s-device-plugin:v0.17.1@sha256:<64 hex digits>\" " +
+            "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images");
     }
 
     return {
@@ -80,6 +94,39 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         devicePluginImage,
         registry: readRegistry(section(r, "registry")),
     };
+}
+
+/**
+ * Whether the identity running Pulumi keeps its access to the cluster. `callerArn` is its IAM role (the
+ * session's issuer, path included) or user ARN, as EKS access entries name principals; undefined when
+ * it cannot be known (the offline `tfs plan`). Every principal listed keeps its own access entry
+ * whoever runs `up`; a list without the caller would create, or keep, a cluster the caller cannot
+ * reach (every Kubernetes resource then fails as Unauthorized), so it is refused before anything is
+ * registered.
+ */
+export function adminAccessIssues(adminPrincipalArns: string[] | undefined, callerArn: string | undefined): ConfigIssue[] {
+    const key = "eks.adminPrincipalArns";
+    const set = (arn: string, index: number) => `\`pulumi config set --path 'eks.adminPrincipalArns[${index}]' ${arn}\``;
+    if (adminPrincipalArns === undefined) {
+        const who = callerArn === undefined
+            ? "including the identity running Pulumi (`pulumi preview` names its ARN)"
+            : `including the identity running Pulumi now, ${callerArn}: ${set(callerArn, 0)}`;
+        return [{
+            key, value: undefined,
+            expected: `list the IAM roles or users that administer the cluster, each of them given its own access entry, ${who}; ` +
+                "add CI's role too, so a laptop and CI never revoke each other",
+        }];
+    }
+    if (callerArn === undefined || adminPrincipalArns.includes(callerArn)) {
+        return [];
+    }
+    const sameName = adminPrincipalArns.find((arn) => arn.split("/").pop() === callerArn.split("/").pop());
+    const hint = sameName ? ` (${sameName} names the same role without its path; EKS needs the exact ARN)` : "";
+    return [{
+        key, value: adminPrincipalArns,
+        expected: `does not include ${callerArn}, the identity running Pulumi${hint}: it would be locked out of the cluster and every ` +
+            `Kubernetes resource would fail as Unauthorized; add it (${set(callerArn, adminPrincipalArns.length)}), or run Pulumi as one of the listed principals`,
+    }];
 }
 
 function readKubernetesVersion(r: ConfigReader): string | undefined {

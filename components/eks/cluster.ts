@@ -1,8 +1,9 @@
 /**
  * An EKS cluster for TF Serving: its network (or existing subnets), the control plane with API
- * access entries (no aws-auth ConfigMap), a CPU and an optional GPU managed node group, NVIDIA's
- * device plugin when there are GPU nodes, and a Kubernetes provider built from a deterministic
- * kubeconfig that gets its token from `aws eks get-token`.
+ * access entries (no aws-auth ConfigMap), the VPC CNI add-on enforcing NetworkPolicy, a CPU and an
+ * optional GPU managed node group, the metrics-server add-on when models autoscale, NVIDIA's device
+ * plugin when there are GPU nodes, and a Kubernetes provider built from a deterministic kubeconfig
+ * that gets its token from `aws eks get-token`.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
@@ -10,6 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement } from "../modelServer";
 import { poolLabels, poolPlacement } from "../nodePlacement";
+import { metricsServerAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
@@ -47,14 +49,25 @@ export interface EksClusterArgs {
     network: EksNetworkSettings;
     /** CIDRs allowed to reach the public Kubernetes API endpoint. */
     apiAccessCidrs: string[];
-    /** IAM role or user ARNs given cluster-admin access entries; undefined means the identity running Pulumi (its role ARN, not the STS session ARN). */
-    adminPrincipalArns?: string[];
+    /**
+     * IAM role or user ARNs (roles with their path, never STS session ARNs) given cluster-admin access
+     * entries, one per principal and named after it; list every identity that runs `pulumi up`.
+     */
+    adminPrincipalArns: string[];
+    /**
+     * The IAM role or user running Pulumi, when known (one of `adminPrincipalArns`). Its entry adopts the
+     * single `ADMIN-deployer` entry earlier versions made for whoever ran last, instead of creating a
+     * second entry for the same principal (which EKS refuses).
+     */
+    callerArn?: string;
     /** The node group every CPU model and cluster add-on runs on. */
     cpuNodeGroup: EksNodeGroupSettings;
     /** Optional GPU node group, for models with `gpu: true`; brings NVIDIA's device plugin. */
     gpuNodeGroup?: EksNodeGroupSettings;
-    /** Device plugin image override (e.g. a mirror); default the pinned NVIDIA release. */
+    /** Device plugin image override (e.g. a mirror, pinned by digest); default the pinned NVIDIA release. */
     devicePluginImage?: string;
+    /** Install the metrics-server add-on, which an HPA needs and EKS does not install; default false. The EKS stack sets it when a model autoscales. */
+    metricsServer?: boolean;
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -69,6 +82,10 @@ export class EksCluster extends pulumi.ComponentResource {
     /** Kubernetes provider for this cluster. */
     readonly provider: k8s.Provider;
     readonly nodeGroups: aws.eks.NodeGroup[];
+    /** The VPC CNI add-on, with its network policy agent on. */
+    readonly vpcCni: aws.eks.Addon;
+    /** Present only with `metricsServer`. */
+    readonly metricsServer?: aws.eks.Addon;
     /** Present only with a GPU node group. */
     readonly devicePlugin?: NvidiaDevicePlugin;
     /** Where CPU and GPU model pods go on this cluster. */
@@ -105,19 +122,27 @@ export class EksCluster extends pulumi.ComponentResource {
                 endpointPrivateAccess: true,
                 publicAccessCidrs: args.apiAccessCidrs,
             },
-            // Access entries only; the creator gets no implicit admin (the explicit entry below is the one that counts).
+            // Access entries only, and no implicit admin for the creator: EKS's bootstrap entry would live outside
+            // Pulumi's state (never reviewed, never revoked when the list changes), would collide with the creator's
+            // own entry below (EKS refuses a second entry for one principal), and changing it replaces the cluster.
             accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false },
             deletionProtection: args.deletionProtection,
         }, { parent: this, dependsOn: clusterRole.attachments });
 
-        const admins = this.adminAccess(name, cluster, args.adminPrincipalArns, partition);
+        const admins = this.adminAccess(name, cluster, args, partition);
 
         const nodeRole = serviceRole(`${name}-nodes`, "ec2.amazonaws.com", EKS_NODE_POLICIES, partition, this);
         const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds };
-        const groupOpts = { parent: this, dependsOn: nodeRole.attachments };
+        // The CNI goes in before the nodes, so every node starts with the network policy agent running.
+        this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name), { parent: this });
+        const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni] };
         this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
         if (args.gpuNodeGroup) {
             this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, at), groupOpts));
+        }
+        if (args.metricsServer) {
+            // Its Deployment needs nodes to become healthy; created before them, the add-on would wait out its timeout.
+            this.metricsServer = new aws.eks.Addon(`${name}-metrics-server`, metricsServerAddonArgs(cluster.name), { parent: this, dependsOn: this.nodeGroups });
         }
 
         this.clusterName = cluster.name;
@@ -141,29 +166,26 @@ export class EksCluster extends pulumi.ComponentResource {
         this.registerOutputs({ clusterName: this.clusterName, kubeconfig: this.kubeconfig });
     }
 
-    /** Cluster-admin access entries for the configured principals, or for whoever runs Pulumi. */
-    private adminAccess(name: string, cluster: aws.eks.Cluster, principals: string[] | undefined, partition: string): aws.eks.AccessPolicyAssociation[] {
-        const entries: { suffix: string; arn: pulumi.Input<string> }[] = principals
-            ? principals.map((arn) => ({ suffix: principalSuffix(arn), arn }))
-            : [{ suffix: "deployer", arn: this.deployerArn() }];
-        return entries.map(({ suffix, arn }) => {
-            const entry = new aws.eks.AccessEntry(`${name}-admin-${suffix}`, {
+    /**
+     * One cluster-admin access entry per configured principal, named after the principal: adding one never
+     * replaces another, and whoever runs `up` (a laptop, then CI) registers the same entries, so no run
+     * revokes another identity. The caller is one of them (checked at preview, `adminAccessIssues`).
+     */
+    private adminAccess(name: string, cluster: aws.eks.Cluster, args: EksClusterArgs, partition: string): aws.eks.AccessPolicyAssociation[] {
+        return args.adminPrincipalArns.map((arn) => {
+            const resourceName = `${name}-admin-${principalSuffix(arn)}`;
+            const aliases = arn === args.callerArn ? [{ name: `${name}-admin-deployer` }] : [];
+            const entry = new aws.eks.AccessEntry(resourceName, {
                 clusterName: cluster.name,
                 principalArn: arn,
                 type: "STANDARD",
-            }, { parent: this });
-            return new aws.eks.AccessPolicyAssociation(`${name}-admin-${suffix}`, {
+            }, { parent: this, aliases });
+            return new aws.eks.AccessPolicyAssociation(resourceName, {
                 clusterName: cluster.name,
                 principalArn: entry.principalArn,
                 policyArn: `arn:${partition}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`,
                 accessScope: { type: "cluster" },
-            }, { parent: this });
+            }, { parent: this, aliases });
         });
-    }
-
-    /** The IAM role (or user) behind the current credentials: access entries take the role ARN, not the STS session ARN. */
-    private deployerArn(): pulumi.Output<string> {
-        const caller = aws.getCallerIdentityOutput({}, { parent: this });
-        return aws.iam.getSessionContextOutput({ arn: caller.arn }, { parent: this }).issuerArn;
     }
 }

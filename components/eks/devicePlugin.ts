@@ -8,8 +8,15 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { GPU_TOLERATION } from "../nodePlacement";
 
-/** Pinned release of NVIDIA's device plugin image. */
-export const NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1";
+/**
+ * Pinned release of NVIDIA's device plugin image, by digest as well as tag: the policy pack refuses
+ * any container not pinned by digest, and a tag on a registry we do not control can be moved. The
+ * digest is the published one for v0.17.1 (the image index, so it resolves on amd64 nodes).
+ */
+export const NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1@sha256:af31e2b7c7f89834c4e5219860def7ac2e49a207b3d4e8610d5a26772b7738e5";
+
+/** `NAME[:TAG]@sha256:<64 hex>`: an image reference that can only ever mean one image. */
+export const DIGEST_PINNED_IMAGE = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 
 const DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
 
@@ -18,11 +25,15 @@ export interface NvidiaDevicePluginArgs {
     provider: k8s.Provider;
     /** Labels of the GPU nodes; the DaemonSet runs there only. */
     nodeSelector: Record<string, string>;
-    /** Device plugin image; default the pinned `NVIDIA_DEVICE_PLUGIN_IMAGE`. */
+    /** Device plugin image, pinned by digest (`NAME@sha256:...`); default `NVIDIA_DEVICE_PLUGIN_IMAGE`. */
     image?: string;
 }
 
-/** The DaemonSet spec (pure), as NVIDIA's static manifest has it plus the node selector. */
+/**
+ * The DaemonSet spec (pure), as NVIDIA's static manifest has it plus the node selector, hardened: the
+ * plugin talks only to the kubelet's socket (never to the API server, so no service account token)
+ * and runs under the runtime's default seccomp profile.
+ */
 export function devicePluginSpec(image: string, nodeSelector: Record<string, string>): k8s.types.input.apps.v1.DaemonSetSpec {
     const labels = { "app.kubernetes.io/name": "nvidia-device-plugin" };
     return {
@@ -34,6 +45,8 @@ export function devicePluginSpec(image: string, nodeSelector: Record<string, str
                 nodeSelector,
                 tolerations: [{ ...GPU_TOLERATION }],
                 priorityClassName: "system-node-critical",
+                automountServiceAccountToken: false,
+                securityContext: { seccompProfile: { type: "RuntimeDefault" } },
                 containers: [{
                     name: "nvidia-device-plugin-ctr",
                     image,
@@ -53,10 +66,15 @@ export class NvidiaDevicePlugin extends pulumi.ComponentResource {
     readonly daemonSet: k8s.apps.v1.DaemonSet;
 
     constructor(name: string, args: NvidiaDevicePluginArgs, opts?: pulumi.ComponentResourceOptions) {
+        const image = args.image ?? NVIDIA_DEVICE_PLUGIN_IMAGE;
+        if (!DIGEST_PINNED_IMAGE.test(image)) {
+            // Config validation (eks.devicePluginImage) refuses this first; a direct user of the component gets it here.
+            throw new Error(`NvidiaDevicePlugin image "${image}" is not pinned by digest: use NAME@sha256:<digest>`);
+        }
         super("tf-serving:index:NvidiaDevicePlugin", name, {}, opts);
         this.daemonSet = new k8s.apps.v1.DaemonSet(name, {
             metadata: { name: "nvidia-device-plugin-daemonset", namespace: "kube-system" },
-            spec: devicePluginSpec(args.image ?? NVIDIA_DEVICE_PLUGIN_IMAGE, args.nodeSelector),
+            spec: devicePluginSpec(image, args.nodeSelector),
         }, { parent: this, provider: args.provider });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name });
     }

@@ -8,8 +8,12 @@ import * as pulumi from "@pulumi/pulumi";
 /** What the control plane needs to manage ENIs, load balancers and volumes for the cluster. */
 export const EKS_CLUSTER_POLICIES = ["AmazonEKSClusterPolicy"] as const;
 
-/** Everything a managed node needs: join the cluster, run the VPC CNI, pull images from ECR (read-only). */
-export const EKS_NODE_POLICIES = ["AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"] as const;
+/**
+ * Everything a managed node needs: join the cluster, run the VPC CNI, pull images from ECR. The EKS
+ * node IAM role page names AmazonEC2ContainerRegistryPullOnly: pull and nothing else, where the older
+ * ReadOnly policy also lets a node list and describe every repository and image in the account.
+ */
+export const EKS_NODE_POLICIES = ["AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryPullOnly"] as const;
 
 /** The ARN partition of a region (`aws`, `aws-us-gov`, `aws-cn`). */
 export function awsPartition(region: string): string {

@@ -1,7 +1,7 @@
 /**
  * One ECR repository per model (`<prefix>/<model>`): scanned on push, immutable tags, a lifecycle
  * policy that keeps the last N images, and registry credentials from `GetAuthorizationToken` for
- * the build. EKS nodes pull with their role's AmazonEC2ContainerRegistryReadOnly policy.
+ * the build. EKS nodes pull with their role's AmazonEC2ContainerRegistryPullOnly policy.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";

@@ -161,7 +161,7 @@ function pullFix(text: string, reason: string): string {
             return "The image reference is malformed; the stack pins `repo@sha256:...` from the build: redeploy, and check baseImage/registry config.";
         case "not authorized":
             return "The nodes may not read the registry: on GKE give the node service account Artifact Registry Reader on the "
-                + "repository; on EKS the node role needs AmazonEC2ContainerRegistryReadOnly; elsewhere add an imagePullSecret.";
+                + "repository; on EKS the node role needs AmazonEC2ContainerRegistryPullOnly (or the older ReadOnly); elsewhere add an imagePullSecret.";
         case "not found":
             return "The registry has no such image or digest (manifest unknown): check that the push succeeded and that the "
                 + "stack's imageRef names the registry the nodes pull from; `pulumi up` rebuilds and pushes it.";

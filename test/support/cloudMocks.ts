@@ -8,7 +8,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { Recorder, settleOutput, startMockRuntime } from "../../ops/mockRuntime";
+import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../ops/mockRuntime";
 import { stackConfig } from "../../ops/plan";
 import { ServingConfig, readConfig } from "../../stacks/config";
 import { ConfigIssue } from "../../stacks/configReader";
@@ -16,6 +16,22 @@ import { PreparedModel, StackOutputs } from "../../stacks/deploy";
 import { prepareModels } from "../../stacks/prepare";
 
 export const MOCK_ACCOUNT = "123456789012";
+
+/**
+ * Provider-function answers for an AWS caller that assumed `roleArn` (path included) in a session named
+ * `session`: what `getCallerIdentity` and `getSessionContext` say for a laptop's SSO role or CI's role.
+ */
+export function awsCaller(roleArn: string, session: string): MockOptions["call"] {
+    const [, partition, account, resource] = /^arn:([^:]+):iam::(\d{12}):role\/(.+)$/.exec(roleArn) ?? [];
+    assert.ok(resource, `not a role ARN: ${roleArn}`);
+    const sessionArn = `arn:${partition}:sts::${account}:assumed-role/${resource.split("/").pop()}/${session}`;
+    return (token) => {
+        if (token === "aws:index/getCallerIdentity:getCallerIdentity") {
+            return { accountId: account, arn: sessionArn, userId: `AROAMOCK:${session}`, id: account };
+        }
+        return token === "aws:iam/getSessionContext:getSessionContext" ? { arn: sessionArn, issuerArn: roleArn, issuerName: resource.split("/").pop() } : undefined;
+    };
+}
 export const ROOT = path.resolve(__dirname, "../..");
 
 export interface StackRun {
@@ -28,21 +44,23 @@ export interface StackRun {
 
 /**
  * Runs `deploy` for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
- * under the mock runtime, the load balancer answering with `loadBalancer`.
+ * under the mock runtime, the load balancer answering with `loadBalancer` and provider functions
+ * (the caller's identity) with `call` over the defaults.
  */
 export async function runCloudStack(
-    deploy: (config: ServingConfig, models: PreparedModel[]) => StackOutputs,
+    deploy: (config: ServingConfig, models: PreparedModel[]) => StackOutputs | Promise<StackOutputs>,
     all: Record<string, string>,
     loadBalancer: { ip?: string; hostname?: string },
+    call?: MockOptions["call"],
 ): Promise<StackRun> {
-    const recorder = await startMockRuntime({ config: all, loadBalancer });
+    const recorder = await startMockRuntime({ config: all, loadBalancer, call });
     const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-cloud-"));
     const previous = process.env.TFS_STAGING_DIR;
     process.env.TFS_STAGING_DIR = staging;
     try {
         const config = readConfig(all, "tf-serving", ROOT);
         const { models } = prepareModels(config, "tf-serving");
-        const result = deploy(config, models);
+        const result = await deploy(config, models);
         const outputs: Record<string, unknown> = {};
         for (const [key, value] of Object.entries(result)) {
             outputs[key] = value === undefined ? undefined : await settleOutput(value);

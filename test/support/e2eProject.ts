@@ -54,7 +54,7 @@ export async function createProject(): Promise<E2eProject> {
     fs.mkdirSync(path.join(ROOT, ".tfs"), { recursive: true });
     const projectDir = fs.mkdtempSync(path.join(ROOT, ".tfs", "e2e-project-"));
     fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(projectDir, "Pulumi.yaml"));
-    fs.writeFileSync(path.join(projectDir, "index.ts"), `export * from ${JSON.stringify(path.join(ROOT, "index"))};\n`);
+    fs.writeFileSync(path.join(projectDir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
     const modelDir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-e2e-model-"));
     fs.cpSync(path.join(FIXTURES, "half_plus_two_cpu", "00000123"), path.join(modelDir, "123"), { recursive: true });
     const setConfig = (extra: Record<string, unknown> = {}) => {

@@ -1,10 +1,12 @@
 import * as assert from "assert";
 import { parse } from "yaml";
 import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
-import { NVIDIA_DEVICE_PLUGIN_IMAGE } from "../../../components/eks/devicePlugin";
+import { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../../../components/eks/devicePlugin";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+const DEPLOYER = "arn:aws:iam::123456789012:role/deployer";
+
 function args(overrides: Partial<EksClusterArgs> = {}): EksClusterArgs {
     return {
         region: "us-west-2",
@@ -12,6 +14,7 @@ function args(overrides: Partial<EksClusterArgs> = {}): EksClusterArgs {
         deletionProtection: false,
         network: { kind: "create", cidr: "10.0.0.0/16", zones: ["us-west-2a", "us-west-2b"], natGateways: "single" },
         apiAccessCidrs: ["203.0.113.0/24"],
+        adminPrincipalArns: [DEPLOYER],
         cpuNodeGroup: { instanceType: "m6i.xlarge", desiredNodes: 2, minNodes: 1, maxNodes: 4, diskSizeGb: 50, capacityType: "ON_DEMAND" },
         ...overrides,
     };
@@ -76,29 +79,46 @@ describe("EksCluster", () => {
         assert.deepStrictEqual(trust.Statement[0].Principal, { Service: "eks.amazonaws.com" });
     });
 
-    it("access: the deploying identity's role ARN (not the STS session) is cluster admin", async () => {
-        const { recorder } = await build(args());
-        const entry = recorder.one("aws:eks/accessEntry:AccessEntry").inputs as any;
-        assert.strictEqual(entry.principalArn, "arn:aws:iam::123456789012:role/deployer");
-        assert.strictEqual(entry.type, "STANDARD");
-        const association = recorder.one("aws:eks/accessPolicyAssociation:AccessPolicyAssociation").inputs as any;
-        assert.strictEqual(association.policyArn, "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy");
-        assert.deepStrictEqual(association.accessScope, { type: "cluster" });
-        assert.strictEqual(association.principalArn, entry.principalArn);
-    });
-
-    it("access: configured admin principals instead of the deploying identity", async () => {
+    it("access: each configured principal is cluster admin through its own entry, named after it", async () => {
         const admins = ["arn:aws:iam::123456789012:role/ci", "arn:aws:iam::123456789012:user/alice"];
         const { recorder } = await build(args({ adminPrincipalArns: admins }));
-        assert.deepStrictEqual(recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => (e.inputs as any).principalArn), admins);
-        assert.deepStrictEqual(recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => e.name), ["eks-admin-123456789012-role-ci", "eks-admin-123456789012-user-alice"]);
+        const entries = recorder.ofType("aws:eks/accessEntry:AccessEntry");
+        assert.deepStrictEqual(entries.map((e) => (e.inputs as any).principalArn), admins);
+        assert.deepStrictEqual(entries.map((e) => e.name), ["eks-admin-123456789012-role-ci", "eks-admin-123456789012-user-alice"]);
+        assert.ok(entries.every((e) => (e.inputs as any).type === "STANDARD"));
+        const associations = recorder.ofType("aws:eks/accessPolicyAssociation:AccessPolicyAssociation");
+        assert.deepStrictEqual(associations.map((a) => (a.inputs as any).principalArn), admins);
+        assert.ok(associations.every((a) => (a.inputs as any).policyArn === "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"));
+        assert.ok(associations.every((a) => JSON.stringify((a.inputs as any).accessScope) === JSON.stringify({ type: "cluster" })));
         assert.strictEqual(principalSuffix("arn:aws:iam::123456789012:role/team/ci"), "123456789012-role-team-ci");
+        assert.strictEqual(recorder.ofType("aws:eks/cluster:Cluster").length, 1);
+        assert.strictEqual((recorder.one("aws:eks/cluster:Cluster").inputs as any).accessConfig.bootstrapClusterCreatorAdminPermissions, false);
     });
 
-    it("node role: exactly the three worker policies, nothing broader", async () => {
+    it("access: adding a principal adds entries and leaves the others' unchanged", async () => {
+        const one = await build(args({ adminPrincipalArns: [DEPLOYER] }));
+        const two = await build(args({ adminPrincipalArns: [DEPLOYER, "arn:aws:iam::123456789012:role/ci"] }));
+        const byName = (r: typeof one.recorder) => Object.fromEntries(r.ofType("aws:eks/accessEntry:AccessEntry").map((e) => [e.name, e.inputs]));
+        const before = byName(one.recorder);
+        const after = byName(two.recorder);
+        for (const [name, inputs] of Object.entries(before)) {
+            assert.deepStrictEqual(after[name], inputs, `${name} is unchanged`);
+        }
+        assert.deepStrictEqual(Object.keys(after).sort(), ["eks-admin-123456789012-role-ci", "eks-admin-123456789012-role-deployer"]);
+    });
+
+    it("access: the caller's entry adopts the single `deployer` entry earlier versions made (no second entry for one principal)", async () => {
+        const { recorder } = await build(args({ adminPrincipalArns: ["arn:aws:iam::123456789012:role/ci", DEPLOYER], callerArn: DEPLOYER }));
+        const aliasesOf = (type: string) => Object.fromEntries(recorder.ofType(type).map((r) => [r.name, r.aliasNames]));
+        const expected = { "eks-admin-123456789012-role-ci": [], "eks-admin-123456789012-role-deployer": ["eks-admin-deployer"] };
+        assert.deepStrictEqual(aliasesOf("aws:eks/accessEntry:AccessEntry"), expected);
+        assert.deepStrictEqual(aliasesOf("aws:eks/accessPolicyAssociation:AccessPolicyAssociation"), expected);
+    });
+
+    it("node role: exactly the three worker policies, ECR pull only, nothing broader", async () => {
         const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
         assert.deepStrictEqual(policiesOf(recorder, "eks-nodes"), [
-            "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+            "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
             "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
             "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
         ]);
@@ -151,17 +171,44 @@ describe("EksCluster", () => {
         assert.deepStrictEqual(pod.nodeSelector, { "tf-serving/pool": "gpu" });
         assert.deepStrictEqual(pod.tolerations, [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
         assert.strictEqual(pod.priorityClassName, "system-node-critical");
-        assert.match(pod.containers[0].image, /^nvcr\.io\/nvidia\/k8s-device-plugin:v0\.17\.[0-9]+$/);
+        assert.match(pod.containers[0].image, /^nvcr\.io\/nvidia\/k8s-device-plugin:v0\.17\.[0-9]+@sha256:[0-9a-f]{64}$/);
         assert.strictEqual(pod.containers[0].image, NVIDIA_DEVICE_PLUGIN_IMAGE);
+        assert.strictEqual(pod.automountServiceAccountToken, false, "the plugin only talks to the kubelet's socket");
+        assert.deepStrictEqual(pod.securityContext, { seccompProfile: { type: "RuntimeDefault" } });
         assert.deepStrictEqual(pod.volumes, [{ name: "device-plugin", hostPath: { path: "/var/lib/kubelet/device-plugins" } }]);
         assert.deepStrictEqual(pod.containers[0].volumeMounts, [{ name: "device-plugin", mountPath: "/var/lib/kubelet/device-plugins" }]);
         assert.deepStrictEqual(pod.containers[0].securityContext, { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
         assert.deepStrictEqual(ds.spec.selector.matchLabels, ds.spec.template.metadata.labels);
     });
 
-    it("GPU: the device plugin image can be overridden (a mirror)", async () => {
-        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: "mirror.example/k8s-device-plugin:v0.17.1" }));
-        assert.strictEqual((recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any).spec.template.spec.containers[0].image, "mirror.example/k8s-device-plugin:v0.17.1");
+    it("GPU: the device plugin image can be overridden (a mirror), pinned by digest", async () => {
+        const mirror = `mirror.example/k8s-device-plugin:v0.17.1@sha256:${"ab".repeat(32)}`;
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: mirror }));
+        assert.strictEqual((recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any).spec.template.spec.containers[0].image, mirror);
+        assert.throws(() => new NvidiaDevicePlugin("plugin", { provider: undefined as any, nodeSelector: {}, image: "mirror.example/k8s-device-plugin:v0.17.1" }),
+            /not pinned by digest/);
+    });
+
+    it("VPC CNI add-on: network policy enforcement on, adopting the bootstrapped CNI, in before the nodes", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const cni = recorder.one("aws:eks/addon:Addon", "vpc-cni");
+        const inputs = cni.inputs as any;
+        assert.strictEqual(inputs.addonName, "vpc-cni");
+        assert.strictEqual(inputs.clusterName, "tf-serving");
+        assert.deepStrictEqual(JSON.parse(inputs.configurationValues), { enableNetworkPolicy: "true" });
+        assert.strictEqual(inputs.resolveConflictsOnCreate, "OVERWRITE");
+        for (const group of recorder.ofType("aws:eks/nodeGroup:NodeGroup")) {
+            assert.ok(group.dependsOn.includes(`aws:eks/addon:Addon::${cni.name}`), `${group.name} waits for the CNI: ${group.dependsOn}`);
+        }
+    });
+
+    it("metrics-server add-on only when asked (a model autoscales), after the nodes", async () => {
+        const without = await build(args());
+        assert.deepStrictEqual(without.recorder.ofType("aws:eks/addon:Addon").map((a) => (a.inputs as any).addonName), ["vpc-cni"]);
+        const { recorder } = await build(args({ metricsServer: true }));
+        const metrics = recorder.one("aws:eks/addon:Addon", "metrics-server");
+        assert.strictEqual((metrics.inputs as any).addonName, "metrics-server");
+        assert.ok(metrics.dependsOn.includes("aws:eks/nodeGroup:NodeGroup::eks-cpu"), `depends on: ${metrics.dependsOn}`);
     });
 
     it("kubeconfig: a secret with `aws eks get-token`, identical when node groups change", async () => {

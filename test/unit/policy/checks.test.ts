@@ -10,7 +10,7 @@ import {
     isModelServerService,
     PUBLIC_ANNOTATION,
 } from "../../../policy/checks";
-import { firstContainer, goodDeployment, goodService } from "./fixtures";
+import { DIGEST_IMAGE, firstContainer, goodDeployment, goodService } from "./fixtures";
 
 describe("policy checks", () => {
     describe("which resources are the model server's", () => {
@@ -95,6 +95,19 @@ describe("policy checks", () => {
             assert.match(violations[1], /^spec\.template\.spec\.initContainers\[0\] image "busybox@sha256:1234"/);
             firstContainer(d).image = undefined;
             assert.match(checkImageDigests(d)[0], /image "" is not pinned/);
+        });
+
+        it("reads each workload type's pod spec where that type keeps it", () => {
+            const tagged = { name: "c", image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.1" };
+            const template = { spec: { template: { spec: { containers: [tagged] } } } };
+            for (const type of ["kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:StatefulSet", "kubernetes:batch/v1:Job"]) {
+                assert.deepStrictEqual(checkImageDigests(template, type).map((v) => v.split(" image")[0]), ["spec.template.spec.containers[0]"], type);
+            }
+            const cron = { spec: { jobTemplate: { spec: { template: { spec: { initContainers: [tagged] } } } } } };
+            assert.match(checkImageDigests(cron, "kubernetes:batch/v1:CronJob")[0], /^spec\.jobTemplate\.spec\.template\.spec\.initContainers\[0\] image/);
+            assert.match(checkImageDigests({ spec: { containers: [tagged] } }, "kubernetes:core/v1:Pod")[0], /^spec\.containers\[0\] image/);
+            assert.deepStrictEqual(checkImageDigests({ spec: { containers: [{ image: DIGEST_IMAGE }] } }, "kubernetes:core/v1:Pod"), []);
+            assert.deepStrictEqual(checkImageDigests(template, "kubernetes:core/v1:ConfigMap"), [], "not a workload");
         });
     });
 

@@ -14,8 +14,8 @@ const POLICY_DIR = path.resolve(__dirname, "../../../policy");
 /** Pulumi's marker for a value not known until the update runs (an image digest during preview). */
 const UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const POLICY_NAMES = [
+    "image-digest",
     "model-server-gpu-toleration",
-    "model-server-image-digest",
     "model-server-loadbalancer-source-ranges",
     "model-server-memory-limit",
     "model-server-probes",
@@ -47,8 +47,20 @@ describe("policy pack wiring", () => {
         delete firstContainer(bad).resources;
         firstContainer(bad).image = "tensorflow/serving:latest";
         assert.deepStrictEqual(violations("kubernetes:apps/v1:Deployment", bad).map((v) => v.split(":")[0]), [
-            "model-server-memory-limit", "model-server-image-digest",
+            "model-server-memory-limit", "image-digest",
         ]);
+    });
+
+    it("checks the digest of every workload's containers, not only the model server's", () => {
+        const plugin = {
+            metadata: { name: "nvidia-device-plugin-daemonset", namespace: "kube-system" },
+            spec: { template: { spec: { containers: [{ name: "nvidia-device-plugin-ctr", image: "nvcr.io/nvidia/k8s-device-plugin:v0.17.1" }] } } },
+        };
+        assert.deepStrictEqual(violations("kubernetes:apps/v1:DaemonSet", plugin).map((v) => v.split(":")[0]), ["image-digest"]);
+        plugin.spec.template.spec.containers[0].image = DIGEST_IMAGE;
+        assert.deepStrictEqual(violations("kubernetes:apps/v1:DaemonSet", plugin), []);
+        const web = { metadata: { labels: { app: "web" } }, spec: { template: { spec: { initContainers: [{ image: "busybox:1.36" }], containers: [{ image: DIGEST_IMAGE }] } } } };
+        assert.deepStrictEqual(violations("kubernetes:apps/v1:Deployment", web).map((v) => v.split(":")[0]), ["image-digest"]);
     });
 
     it("leaves resources alone that are not the model server's or not of the checked types", () => {
@@ -138,9 +150,9 @@ describe("policy pack as Pulumi runs it", function () {
         firstContainer(previewing).image = UNKNOWN_STRING;
         const diagnostics = (await analyze("kubernetes:apps/v1:Deployment", previewing)).getDiagnosticsList();
         assert.deepStrictEqual(diagnostics.map((d) => [d.getPolicyname(), d.getEnforcementlevel()]), [
-            ["model-server-image-digest", EnforcementLevel.ADVISORY],
+            ["image-digest", EnforcementLevel.ADVISORY],
         ]);
-        assert.match(diagnostics[0].getMessage(), /can't run policy 'model-server-image-digest'.* during preview/);
+        assert.match(diagnostics[0].getMessage(), /can't run policy 'image-digest'.* during preview/);
         firstContainer(previewing).image = DIGEST_IMAGE;
         assert.deepStrictEqual((await analyze("kubernetes:apps/v1:Deployment", previewing)).getDiagnosticsList(), []);
     });

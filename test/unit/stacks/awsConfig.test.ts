@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { readAwsConfig } from "../../../stacks/awsConfig";
+import { adminAccessIssues, readAwsConfig } from "../../../stacks/awsConfig";
 import { ConfigReader } from "../../../stacks/configReader";
 import { issueFor } from "../../support/cloudMocks";
 
@@ -101,6 +101,46 @@ describe("eks config", () => {
         assert.deepStrictEqual(read({ ...BASE, adminPrincipalArns: ["arn:aws:iam::123456789012:role/ci"] }).issues, []);
     });
 
+    it("adminPrincipalArns: each principal once (its access entry is named after it)", () => {
+        const issues = read({ ...BASE, adminPrincipalArns: ["arn:aws:iam::123456789012:role/ci", "arn:aws:iam::123456789012:role/ci"] }).issues;
+        assert.match(issueFor(issues, "eks.adminPrincipalArns[1]").expected, /same principal as eks\.adminPrincipalArns\[0\]/);
+        const sso = issueFor(read({ ...BASE, adminPrincipalArns: ["arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Admin_ab/alice"] }).issues, "eks.adminPrincipalArns[0]");
+        assert.match(sso.expected, /with the role's path if it has one/);
+    });
+
+    describe("adminAccessIssues: the identity running Pulumi keeps access", () => {
+        const ME = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Admin_ab";
+        const CI = "arn:aws:iam::123456789012:role/ci";
+
+        it("passes a list that includes the caller, whatever else it lists", () => {
+            assert.deepStrictEqual(adminAccessIssues([CI, ME], ME), []);
+            assert.deepStrictEqual(adminAccessIssues([CI, ME], CI), []);
+        });
+
+        it("refuses a list without the caller, naming the caller and the command that adds it", () => {
+            const [issue, ...more] = adminAccessIssues([CI], ME);
+            assert.deepStrictEqual(more, []);
+            assert.strictEqual(issue.key, "eks.adminPrincipalArns");
+            assert.deepStrictEqual(issue.value, [CI]);
+            assert.ok(issue.expected.startsWith(`does not include ${ME}, the identity running Pulumi: it would be locked out`), issue.expected);
+            assert.ok(issue.expected.includes(`pulumi config set --path 'eks.adminPrincipalArns[1]' ${ME}`), issue.expected);
+        });
+
+        it("explains a listed role that lacks the caller's path", () => {
+            const [issue] = adminAccessIssues(["arn:aws:iam::123456789012:role/AWSReservedSSO_Admin_ab"], ME);
+            assert.match(issue.expected, /names the same role without its path; EKS needs the exact ARN/);
+        });
+
+        it("requires the list, naming the caller when known", () => {
+            const [online] = adminAccessIssues(undefined, CI);
+            assert.strictEqual(online.value, undefined);
+            assert.ok(online.expected.includes(`pulumi config set --path 'eks.adminPrincipalArns[0]' ${CI}`), online.expected);
+            const [offline] = adminAccessIssues(undefined, undefined);
+            assert.match(offline.expected, /`pulumi preview` names its ARN/);
+            assert.deepStrictEqual(adminAccessIssues([CI], undefined), [], "offline (tfs plan), a list is taken as it is");
+        });
+    });
+
     it("kubernetesVersion: a quoted minor version", () => {
         assert.strictEqual(read({ ...BASE, kubernetesVersion: "1.33" }).config.kubernetesVersion, "1.33");
         const unquoted = issueFor(read({ ...BASE, kubernetesVersion: 1.3 }).issues, "eks.kubernetesVersion");
@@ -112,5 +152,15 @@ describe("eks config", () => {
         assert.match(issueFor(read({ ...BASE, registry: { repositoryPrefix: "TF/Serving" } }).issues, "eks.registry.repositoryPrefix").expected, /lowercase ECR repository path/);
         assert.match(issueFor(read({ ...BASE, registry: { keepImages: 0 } }).issues, "eks.registry.keepImages").expected, /from 1 to 1000/);
         assert.match(issueFor(read({ ...BASE, devicePluginImage: "x/y:1" }).issues, "eks.devicePluginImage").expected, /only with eks.gpuNodeGroup/);
+    });
+
+    it("devicePluginImage: a mirror pinned by digest, never a bare tag", () => {
+        const gpu = { ...BASE, gpuNodeGroup: { instanceType: "g5.xlarge" } };
+        const pinned = `mirror.example/k8s-device-plugin:v0.17.1@sha256:${"ab".repeat(32)}`;
+        assert.deepStrictEqual(read({ ...gpu, devicePluginImage: pinned }).issues, []);
+        const tagOnly = issueFor(read({ ...gpu, devicePluginImage: "mirror.example/k8s-device-plugin:v0.17.1" }).issues, "eks.devicePluginImage");
+        assert.strictEqual(tagOnly.value, "mirror.example/k8s-device-plugin:v0.17.1");
+        assert.match(tagOnly.expected, /must be pinned by digest, e\.g\. .*@sha256:/);
+        assert.ok(read({ ...gpu, devicePluginImage: "mirror.example/k8s-device-plugin@sha256:abc" }).issues.length === 1, "a short digest is no digest");
     });
 });

@@ -1,7 +1,14 @@
 import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import { parse } from "yaml";
+import { startMockRuntime } from "../../../ops/mockRuntime";
+import { planStack } from "../../../ops/plan";
 import { deployAws } from "../../../stacks/aws";
-import { ROOT, exampleConfig, runCloudStack } from "../../support/cloudMocks";
+import { readConfig } from "../../../stacks/config";
+import { prepareModels } from "../../../stacks/prepare";
+import { ROOT, awsCaller, exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const NLB = { hostname: "a1b2c3-0123456789.elb.us-west-2.amazonaws.com" };
@@ -16,6 +23,19 @@ const MIXED = {
         { name: "gpu-model", path: HALF_PLUS_TWO, gpu: true },
     ]),
 };
+
+/** A laptop's SSO role (a path, as Identity Center makes them) and CI's role, both cluster admins. */
+const LAPTOP_ROLE = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/us-west-2/AWSReservedSSO_Admin_0123456789abcdef";
+const CI_ROLE = "arn:aws:iam::123456789012:role/github-deploy";
+const LAPTOP = awsCaller(LAPTOP_ROLE, "alice@example.com");
+const CI = awsCaller(CI_ROLE, "GitHubActions");
+const withAdmins = (admins: string[] | undefined) => exampleConfig("aws-example", (eks: any) => {
+    if (admins === undefined) {
+        delete eks.adminPrincipalArns;
+    } else {
+        eks.adminPrincipalArns = admins;
+    }
+});
 
 describe("EKS stack (deployAws under mocks)", () => {
     it("the example stack: VPC, cluster, CPU node group, one ECR repository, model; no device plugin", async () => {
@@ -84,6 +104,82 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
         assert.ok(group.taints.every((taint: any) => plugin.tolerations.some((t: any) => t.key === taint.key && t.operator === "Exists")));
         assert.deepStrictEqual(recorder.ofType("aws:ecr/repository:Repository").map((r) => (r.inputs as any).name), ["tf-serving/cpu-model", "tf-serving/gpu-model"]);
+    });
+
+    it("installs metrics-server when a model autoscales (an HPA on EKS needs it), and not otherwise", async () => {
+        const addons = (recorder: Awaited<ReturnType<typeof runCloudStack>>["recorder"]) =>
+            recorder.ofType("aws:eks/addon:Addon").map((a) => (a.inputs as any).addonName).sort();
+        const plain = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        assert.deepStrictEqual(addons(plain.recorder), ["vpc-cni"]);
+        const autoscaling = { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 6, targetCpuUtilization: 70 }) };
+        const scaled = await runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, autoscaling), NLB);
+        assert.deepStrictEqual(addons(scaled.recorder), ["metrics-server", "vpc-cni"]);
+        assert.strictEqual(scaled.recorder.ofType("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").length, 1);
+    });
+
+    it("access: laptop, then CI, then laptop again: every run registers the same entries, so nobody loses access", async () => {
+        const config = withAdmins([LAPTOP_ROLE, CI_ROLE]);
+        const runs = [];
+        for (const caller of [LAPTOP, CI, LAPTOP]) {
+            const { recorder } = await runCloudStack(deployAws, config, NLB, caller);
+            // Registration order is not the program's order (the caller's entry carries an alias): compare by name.
+            const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+            const entries = recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => ({ name: e.name, principalArn: (e.inputs as any).principalArn })).sort(byName);
+            const associations = recorder.ofType("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+                .map((a) => ({ name: a.name, principalArn: (a.inputs as any).principalArn, policyArn: (a.inputs as any).policyArn })).sort(byName);
+            runs.push({ entries, associations });
+        }
+        assert.deepStrictEqual(runs[0].entries, [
+            { name: "eks-admin-123456789012-role-aws-reserved-sso-amazonaws-com-us-west-2-AWSReservedSSO-Admin-0123456789abcdef", principalArn: LAPTOP_ROLE },
+            { name: "eks-admin-123456789012-role-github-deploy", principalArn: CI_ROLE },
+        ]);
+        assert.ok(runs[0].associations.every((a) => a.policyArn.endsWith(":cluster-access-policy/AmazonEKSClusterAdminPolicy")));
+        assert.deepStrictEqual(runs[0].associations.map((a) => a.principalArn), [LAPTOP_ROLE, CI_ROLE]);
+        assert.deepStrictEqual(runs[1], runs[0], "CI's run keeps the laptop's entry");
+        assert.deepStrictEqual(runs[2], runs[0], "the laptop's next run keeps CI's entry");
+    });
+
+    it("access: a list without the caller is refused before anything is registered, naming the key, the caller and the fix", async () => {
+        const all = withAdmins([CI_ROLE]);
+        const recorder = await startMockRuntime({ config: all, call: LAPTOP });
+        const config = readConfig(all, "tf-serving", ROOT);
+        await assert.rejects(deployAws(config, prepareModels(config, "tf-serving").models), (err: Error) => {
+            assert.match(err.message, /tf-serving:eks\.adminPrincipalArns = \["arn:aws:iam::123456789012:role\/github-deploy"\]: does not include /);
+            assert.ok(err.message.includes(`does not include ${LAPTOP_ROLE}, the identity running Pulumi`), err.message);
+            assert.match(err.message, /locked out .* Unauthorized/);
+            assert.ok(err.message.includes(`pulumi config set --path 'eks.adminPrincipalArns[1]' ${LAPTOP_ROLE}`), err.message);
+            return true;
+        });
+        await recorder.settle();
+        assert.deepStrictEqual(recorder.resources.map((r) => r.type), ["pulumi:providers:aws"], "only the provider the identity was asked through");
+        const listed = await runCloudStack(deployAws, withAdmins([LAPTOP_ROLE]), NLB, LAPTOP);
+        const recorded = listed.recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => (e.inputs as any).principalArn);
+        assert.deepStrictEqual(recorded, [LAPTOP_ROLE], "the same stack with the caller listed goes ahead");
+    });
+
+    it("access: without eks.adminPrincipalArns the preview stops and names the caller's role ARN to list", async () => {
+        await assert.rejects(runCloudStack(deployAws, withAdmins(undefined), NLB, CI), (err: Error) => {
+            assert.match(err.message, /tf-serving:eks\.adminPrincipalArns is not set: list the IAM roles or users/);
+            assert.ok(err.message.includes(`pulumi config set --path 'eks.adminPrincipalArns[0]' ${CI_ROLE}`), err.message);
+            return true;
+        });
+    });
+
+    it("tfs plan (offline) takes the listed admins as they are: no identity to ask", async () => {
+        // A list without the mock runtime's default caller (role/deployer): only an offline run accepts it.
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-aws-plan-"));
+        fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+        fs.writeFileSync(path.join(dir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
+        const example = fs.readFileSync(path.join(ROOT, "Pulumi.aws-example.yaml"), "utf8")
+            .replace("role/deployer", "role/ci").replace("models/half_plus_two", path.join(ROOT, "models/half_plus_two"));
+        fs.writeFileSync(path.join(dir, "Pulumi.t.yaml"), example);
+        try {
+            const plan = await planStack(dir, "t");
+            assert.deepStrictEqual(plan.resources.filter((r) => r.type === "aws:eks/accessEntry:AccessEntry").map((r) => (r.inputs as any).principalArn),
+                ["arn:aws:iam::123456789012:role/ci"]);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     it("GPU serving without a GPU node group stops at config, naming the key", async () => {

@@ -13,7 +13,7 @@ const FIXTURES = SAVED_MODELS;
 function project(stackConfig: string): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-local-"));
     fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-    fs.writeFileSync(path.join(dir, "index.ts"), `export * from ${JSON.stringify(path.join(ROOT, "index"))};\n`);
+    fs.writeFileSync(path.join(dir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
     fs.writeFileSync(path.join(dir, "Pulumi.t.yaml"), stackConfig);
     return dir;
 }
