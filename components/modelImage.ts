@@ -1,15 +1,18 @@
 /**
  * ModelImage: the model baked into a pinned `tensorflow/serving` base, built and pushed with
- * `@pulumi/docker`, exposed pinned by digest.
+ * `@pulumi/docker`, exposed pinned by the digest the registry holds.
  *
  * The build context is staged (only the served version folders, a rendered Dockerfile) in a
- * stable folder, so `docker.Image`'s context hash, and with it the image, changes only when the
- * model does: an unchanged model builds and rolls nothing.
+ * stable folder inside the project and named relative to it, so `docker.Image`'s inputs and its
+ * context hash change only when the model does, whichever checkout or machine runs the update:
+ * an unchanged model builds and rolls nothing.
  */
 import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
 import { stageBuildContext } from "../serving/buildContext";
+import { contentTag } from "../serving/contentTag";
 import { contextDigest } from "../serving/contextDigest";
+import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
 
 export interface RegistryCredentials {
@@ -19,6 +22,12 @@ export interface RegistryCredentials {
     /** Kept secret in state. */
     password?: pulumi.Input<string>;
 }
+
+/**
+ * Asks the registry which manifest digest (`sha256:...`) it holds for `tag` of the pushed image.
+ * `image` is the pushed Image: the lookup must depend on it, so it runs after the push.
+ */
+export type RegistryDigestLookup = (tag: string, image: docker.Image) => pulumi.Output<string>;
 
 export interface ModelImageArgs {
     /** TF Serving model name; the model lands in `/models/<modelName>/<version>/`. */
@@ -33,37 +42,45 @@ export interface ModelImageArgs {
     gpu?: boolean;
     /** Base image override; default the pinned `tensorflow/serving` release. */
     baseImage?: string;
-    /** Image name without a tag (`REGISTRY/REPO/NAME`); the tag is the context's content digest. */
+    /** Image name without a tag (`REGISTRY/REPO/NAME`); the tag is `contentTag` of the context. */
     imageName: pulumi.Input<string>;
     registry: RegistryCredentials;
-    /** Stable folder to stage the build context in (one per stack and model). */
-    stagingDir: string;
+    /** The project root: the Pulumi program's working directory, where the Docker provider resolves relative paths. */
+    projectDir: string;
+    /** Folder to stage the build context in, relative to `projectDir` and inside it; stable (one per stack and model). */
+    contextDir: string;
+    /**
+     * How to ask the registry for the pushed tag's digest. Default: the Docker provider's
+     * `getRegistryImage` (the registry's v2 API, with `registry`'s credentials).
+     */
+    registryDigest?: RegistryDigestLookup;
 }
 
 export class ModelImage extends pulumi.ComponentResource {
-    /** `name@sha256:...`: what the pod spec uses. */
+    /** `name@sha256:...` with the registry's own digest for the pushed tag: what the pod spec uses. */
     readonly imageRef: pulumi.Output<string>;
-    /** The tag pushed (content digest prefix), for humans and registries' UIs. */
+    /** The tag pushed (`ctx-` and the context digest's prefix), for humans and registries' UIs. */
     readonly tag: string;
     readonly image: docker.Image;
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ModelImage", name, {}, opts);
+        const location = projectRelative(args.projectDir, args.contextDir);
         const staged = stageBuildContext({
             modelBaseDir: args.modelBaseDir,
             modelName: args.modelName,
             versions: args.versions,
             versionLabels: args.versionLabels,
             baseImage: args.baseImage ?? defaultBaseImage(args.gpu ?? false),
-            outDir: args.stagingDir,
+            outDir: location.stagingDir,
         });
-        this.tag = contextDigest(staged.outDir).slice(0, 16);
+        this.tag = contentTag(contextDigest(staged.outDir));
 
         this.image = new docker.Image(name, {
             imageName: pulumi.interpolate`${args.imageName}:${this.tag}`,
             build: {
-                context: staged.outDir,
-                dockerfile: staged.dockerfile,
+                context: location.context,
+                dockerfile: location.dockerfile,
                 platform: "linux/amd64",
             },
             registry: {
@@ -73,7 +90,24 @@ export class ModelImage extends pulumi.ComponentResource {
             },
         }, { parent: this });
 
-        this.imageRef = this.image.repoDigest;
+        // Not `image.repoDigest`: when the push reports no digest (podman's Docker API), the Docker
+        // provider falls back to the local store's digest, which the registry does not know.
+        const lookup: RegistryDigestLookup = args.registryDigest ?? ((_tag, image) => this.dockerRegistryDigest(name, args.registry, image));
+        const digest = lookup(this.tag, this.image);
+        this.imageRef = pulumi.interpolate`${args.imageName}@${digest}`;
         this.registerOutputs({ imageRef: this.imageRef });
+    }
+
+    /** The registry's digest through the Docker provider, logged in with `registry`'s credentials when it has them. */
+    private dockerRegistryDigest(name: string, registry: RegistryCredentials, image: docker.Image): pulumi.Output<string> {
+        const provider = registry.username === undefined ? undefined : new docker.Provider(`${name}-registry`, {
+            registryAuth: [{
+                address: registry.server,
+                username: registry.username,
+                password: registry.password === undefined ? undefined : pulumi.secret(registry.password),
+            }],
+        }, { parent: this });
+        // `image.imageName` resolves once the Image is created or updated: the lookup follows the push.
+        return docker.getRegistryImageOutput({ name: image.imageName }, { parent: this, provider, dependsOn: [image] }).sha256Digest;
     }
 }

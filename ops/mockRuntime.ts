@@ -46,6 +46,8 @@ export interface MockOptions {
 
 export class Recorder {
     readonly resources: RecordedResource[] = [];
+    /** Every provider function the program invoked, in order, with its arguments. */
+    readonly calls: { token: string; args: Record<string, unknown> }[] = [];
 
     ofType(type: string): RecordedResource[] {
         return this.resources.filter((r) => r.type === type);
@@ -109,8 +111,13 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
     }
 }
 
-function defaultCall(token: string): Record<string, unknown> {
+function defaultCall(token: string, args: Record<string, unknown>): Record<string, unknown> {
     switch (token) {
+        case "docker:index/getRegistryImage:getRegistryImage":
+            // Not the Image's mock repoDigest: the registry's digest for a tag is another answer.
+            return { id: String(args.name), name: args.name, sha256Digest: fakeDigest(`registry ${String(args.name)}`), insecureSkipVerify: false };
+        case "aws:ecr/getImage:getImage":
+            return { imageDigest: fakeDigest(`ecr ${String(args.repositoryName)}:${String(args.imageTag)}`), imageTag: args.imageTag, repositoryName: args.repositoryName };
         case "aws:index/getCallerIdentity:getCallerIdentity":
             return { accountId: "123456789012", arn: "arn:aws:sts::123456789012:assumed-role/deployer/session", userId: "AROAMOCK:session", id: "123456789012" };
         case "aws:iam/getSessionContext:getSessionContext":
@@ -191,7 +198,9 @@ export async function startMockRuntime(options: MockOptions = {}): Promise<Recor
             return { id: args.custom === false ? "" : `${args.name}-id`, state };
         },
         call(args) {
-            return { ...defaultCall(args.token), ...(options.call?.(args.token, args.inputs) ?? {}) };
+            const inputs = (args.inputs ?? {}) as Record<string, unknown>;
+            recorder.calls.push({ token: args.token, args: inputs });
+            return { ...defaultCall(args.token, inputs), ...(options.call?.(args.token, inputs) ?? {}) };
         },
     }, project, stack, options.preview ?? false);
 

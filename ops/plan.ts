@@ -1,9 +1,10 @@
 /**
  * An offline plan: run the program under Pulumi's mock runtime with one stack's config file and
- * list every resource it would register. No engine, no credentials, no cluster.
+ * list every resource it would register, with exactly the inputs `pulumi up` would send: the program
+ * runs in the project folder, as the language host runs it, and stages build contexts where an
+ * update does. No engine, no credentials, no cluster.
  */
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
@@ -85,13 +86,10 @@ export async function planStack(projectDir: string, stack: string, options: { lo
     const loadBalancer = options.loadBalancer ?? (config[`${project}:cloud`] === "aws" ? { hostname: "mock-nlb.elb.amazonaws.com" } : undefined);
     const recorder: Recorder = await startMockRuntime({ project, stack, config, preview: true, loadBalancer });
     const previousCwd = process.cwd();
-    const previousStaging = process.env.TFS_STAGING_DIR;
     const previousOffline = process.env.TFS_OFFLINE;
-    const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-plan-"));
     let program: Record<string, unknown>;
     try {
         process.chdir(projectDir);
-        process.env.TFS_STAGING_DIR = staging;
         process.env.TFS_OFFLINE = "1";
         const entry = require.resolve(path.join(projectDir, "index.ts"));
         // The program is loaded at run time by path, as the Pulumi language host does.
@@ -106,24 +104,19 @@ export async function planStack(projectDir: string, stack: string, options: { lo
         throw err;
     } finally {
         process.chdir(previousCwd);
-        restoreEnv("TFS_STAGING_DIR", previousStaging);
         restoreEnv("TFS_OFFLINE", previousOffline);
     }
-    try {
-        await recorder.settle();
-        const outputs: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(program)) {
-            if (pulumi.Output.isInstance(value)) {
-                const resolved = await settleOutput(value);
-                if (resolved !== undefined) {
-                    outputs[name] = name === "kubeconfig" ? "[secret]" : resolved;
-                }
+    await recorder.settle();
+    const outputs: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(program)) {
+        if (pulumi.Output.isInstance(value)) {
+            const resolved = await settleOutput(value);
+            if (resolved !== undefined) {
+                outputs[name] = name === "kubeconfig" ? "[secret]" : resolved;
             }
         }
-        return { stack, resources: recorder.resources, counts: recorder.countsByType(), outputs };
-    } finally {
-        fs.rmSync(staging, { recursive: true, force: true });
     }
+    return { stack, resources: recorder.resources, counts: recorder.countsByType(), outputs };
 }
 
 /**

@@ -67,8 +67,14 @@ export interface ServiceSettings {
 }
 
 export interface LocalSettings {
-    /** Kubeconfig file; undefined means the ambient one (`KUBECONFIG` or `~/.kube/config`). */
+    /** Kubeconfig file, absolute (for this program's own checks); undefined means the ambient one (`KUBECONFIG` or `~/.kube/config`). */
     kubeconfig?: string;
+    /**
+     * The same file as the stack file writes it (relative to the project, or `~/...`): the Kubernetes
+     * provider's input. The provider resolves both forms itself, so the input is the same on every
+     * machine and in every checkout, and the provider is never seen as changed.
+     */
+    kubeconfigAsWritten?: string;
     /** Kubeconfig context; undefined means its current context. */
     context?: string;
     registry: {
@@ -84,6 +90,11 @@ export interface LocalSettings {
 
 export interface ServingConfig {
     cloud: Cloud;
+    /**
+     * The project root (Pulumi's program working directory): relative paths in config start here,
+     * and resource inputs name files relative to it so they are the same in every checkout.
+     */
+    projectDir: string;
     namespace: string;
     /** Create (and label for Pod Security `restricted`) the namespace, or use an existing one. */
     createNamespace: boolean;
@@ -131,6 +142,7 @@ export function readConfig(all: Record<string, string>, project: string, project
     const models = readModels(r, projectDir);
     const config: ServingConfig = {
         cloud,
+        projectDir,
         namespace: r.dnsLabel("namespace", "tf-serving"),
         createNamespace: r.bool("createNamespace", true),
         service,
@@ -344,6 +356,7 @@ function readLocal(r: ConfigReader, projectDir: string): LocalSettings {
     const kubeconfig = r.string("kubeconfig");
     return {
         kubeconfig: kubeconfig === undefined ? undefined : path.resolve(projectDir, kubeconfig.replace(/^~(?=$|\/)/, process.env.HOME ?? "~")),
+        kubeconfigAsWritten: kubeconfig,
         context: r.string("kubeContext"),
         registry: { server, repositoryPrefix: prefix, username, password },
     };

@@ -4,11 +4,11 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import * as path from "path";
-import { ModelImage } from "../components/modelImage";
+import { ModelImage, RegistryDigestLookup } from "../components/modelImage";
 import { ModelServer, NodePlacement } from "../components/modelServer";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../model/sizing";
+import { contextFolder } from "../serving/contextLocation";
 import { ModelSettings, ServingConfig } from "./config";
 
 export { NodePlacement };
@@ -30,6 +30,8 @@ export interface RegistryTarget {
     username?: pulumi.Input<string>;
     /** Secret. */
     password?: pulumi.Input<string>;
+    /** How to ask the registry for a model's pushed tag digest; default the Docker provider's `getRegistryImage`. */
+    registryDigest?(model: string): RegistryDigestLookup;
 }
 
 export interface DeployArgs {
@@ -43,8 +45,6 @@ export interface DeployArgs {
     serviceAnnotations?: Record<string, string>;
     /** Resources the model servers wait for (node pools, the device plugin). */
     dependsOn?: pulumi.Input<pulumi.Resource>[];
-    /** Folder under which build contexts are staged; default `$TFS_STAGING_DIR`, else `.tfs/build` in the project. */
-    stagingRoot?: string;
 }
 
 /** The outputs every stack exports, whatever the cloud. */
@@ -80,7 +80,6 @@ export function deployModels(args: DeployArgs): StackOutputs {
             metadata: { name: config.namespace, labels: { ...podSecurityLabels(), "app.kubernetes.io/managed-by": "pulumi" } },
         }, { provider, dependsOn: args.dependsOn }).metadata.name
         : pulumi.output(config.namespace);
-    const stagingRoot = args.stagingRoot ?? process.env.TFS_STAGING_DIR ?? path.join(process.cwd(), ".tfs", "build");
 
     const servers = args.models.map(({ settings, report, sizing, batchingParameters }) => {
         const image = new ModelImage(settings.name, {
@@ -92,7 +91,9 @@ export function deployModels(args: DeployArgs): StackOutputs {
             baseImage: settings.baseImage,
             imageName: args.registry.imageName(settings.name),
             registry: { server: args.registry.server, username: args.registry.username, password: args.registry.password },
-            stagingDir: path.join(stagingRoot, pulumi.getStack(), settings.name),
+            projectDir: config.projectDir,
+            contextDir: contextFolder(pulumi.getStack(), settings.name),
+            registryDigest: args.registry.registryDigest?.(settings.name),
         });
         return new ModelServer(settings.name, {
             provider,

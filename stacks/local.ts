@@ -9,9 +9,10 @@ import { PreparedModel, StackOutputs, deployModels } from "./deploy";
 
 export function deployLocal(config: ServingConfig, models: PreparedModel[]): StackOutputs {
     const local = config.local!;
-    // Without a kubeconfig the provider uses the ambient one (KUBECONFIG or ~/.kube/config).
+    // Without a kubeconfig the provider uses the ambient one (KUBECONFIG or ~/.kube/config). With
+    // one, the path goes in as written: an absolute path would differ between machines and checkouts.
     const provider = new k8s.Provider("local", {
-        kubeconfig: local.kubeconfig,
+        kubeconfig: local.kubeconfigAsWritten,
         context: local.context,
     });
     const { server, repositoryPrefix, username, password } = local.registry;

@@ -1,10 +1,13 @@
 /**
- * One ECR repository per model (`<prefix>/<model>`): scanned on push, immutable tags, a lifecycle
- * policy that keeps the last N images, and registry credentials from `GetAuthorizationToken` for
- * the build. EKS nodes pull with their role's AmazonEC2ContainerRegistryPullOnly policy.
+ * One ECR repository per model (`<prefix>/<model>`): scanned on push, tags immutable except the
+ * content tags this program pushes, a lifecycle policy that keeps the last N images, registry
+ * credentials from `GetAuthorizationToken` for the build, and the pushed tag's digest from ECR's
+ * own API. EKS nodes pull with their role's AmazonEC2ContainerRegistryPullOnly policy.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import type { RegistryDigestLookup } from "../modelImage";
+import { CONTENT_TAG_WILDCARD } from "../../serving/contentTag";
 
 export interface EcrSettings {
     /** Repository names are `<repositoryPrefix>/<model>`, e.g. `tf-serving/half-plus-two`. */
@@ -19,6 +22,22 @@ export interface EcrArgs {
     settings: EcrSettings;
     /** Model names (DNS labels); one repository each. */
     models: string[];
+}
+
+/**
+ * Tag mutability: immutable, except the content tags (`ctx-*`) this program pushes. ECR refuses to
+ * push an existing tag to an IMMUTABLE repository even with the identical digest
+ * (ImageTagAlreadyExistsException, aws/containers-roadmap#2179), and a content tag is pushed again
+ * whenever an Image is rebuilt from the same model: an update after `pulumi refresh`, a second stack
+ * on the same model, a rebuild on another machine (builds are not bit-for-bit reproducible, so even
+ * the digest may differ). Such a push must succeed; pods run a digest, never a tag, so a tag that
+ * moves changes nothing that runs. Any other tag (a release tag pushed by hand) stays immutable.
+ */
+export function tagMutability(): { imageTagMutability: string; imageTagMutabilityExclusionFilters: { filter: string; filterType: "WILDCARD" }[] } {
+    return {
+        imageTagMutability: "IMMUTABLE_WITH_EXCLUSION",
+        imageTagMutabilityExclusionFilters: [{ filter: CONTENT_TAG_WILDCARD, filterType: "WILDCARD" }],
+    };
 }
 
 /** ECR lifecycle policy text: expire all but the newest `keep` images, tagged or not. */
@@ -47,8 +66,7 @@ export class Ecr extends pulumi.ComponentResource {
         for (const model of args.models) {
             const repository = new aws.ecr.Repository(`${name}-${model}`, {
                 name: `${args.settings.repositoryPrefix}/${model}`,
-                // Tags are content hashes: a tag never has to move.
-                imageTagMutability: "IMMUTABLE",
+                ...tagMutability(),
                 imageScanningConfiguration: { scanOnPush: true },
                 forceDelete: args.settings.forceDelete,
             }, { parent: this });
@@ -69,10 +87,28 @@ export class Ecr extends pulumi.ComponentResource {
 
     /** Image name without tag for a model: its repository URL, known once the repository exists. */
     imageName(model: string): pulumi.Output<string> {
+        const repository = this.repository(model);
+        return pulumi.interpolate`${this.server}/${repository.name}`;
+    }
+
+    /**
+     * A model's pushed tag digest, from ECR's DescribeImages (the AWS provider's credentials): unlike
+     * a Docker registry login, it needs no token that changes on every run.
+     */
+    registryDigest(model: string): RegistryDigestLookup {
+        const repository = this.repository(model);
+        return (tag, image) => aws.ecr.getImageOutput({
+            // Through the Image's name, so the lookup waits for the push.
+            repositoryName: pulumi.all([repository.name, image.imageName]).apply(([name]) => name),
+            imageTag: tag,
+        }, { parent: this, dependsOn: [image] }).imageDigest;
+    }
+
+    private repository(model: string): aws.ecr.Repository {
         const repository = this.repositories[model];
         if (repository === undefined) {
             throw new Error(`no ECR repository for model "${model}" (repositories: ${Object.keys(this.repositories).join(", ")})`);
         }
-        return pulumi.interpolate`${this.server}/${repository.name}`;
+        return repository;
     }
 }

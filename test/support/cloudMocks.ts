@@ -6,7 +6,6 @@
  */
 import * as assert from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../ops/mockRuntime";
 import { stackConfig } from "../../ops/plan";
@@ -45,7 +44,8 @@ export interface StackRun {
 /**
  * Runs `deploy` for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
  * under the mock runtime, the load balancer answering with `loadBalancer` and provider functions
- * (the caller's identity) with `call` over the defaults.
+ * (the caller's identity) with `call` over the defaults. The project root is this repository: build
+ * contexts are staged under its `.tfs/build/test/`.
  */
 export async function runCloudStack(
     deploy: (config: ServingConfig, models: PreparedModel[]) => StackOutputs | Promise<StackOutputs>,
@@ -54,31 +54,21 @@ export async function runCloudStack(
     call?: MockOptions["call"],
 ): Promise<StackRun> {
     const recorder = await startMockRuntime({ config: all, loadBalancer, call });
-    const staging = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-cloud-"));
-    const previous = process.env.TFS_STAGING_DIR;
-    process.env.TFS_STAGING_DIR = staging;
-    try {
-        const config = readConfig(all, "tf-serving", ROOT);
-        const { models } = prepareModels(config, "tf-serving");
-        const result = await deploy(config, models);
-        const outputs: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(result)) {
-            outputs[key] = value === undefined ? undefined : await settleOutput(value);
-        }
-        await recorder.settle();
-        const dockerfiles: Record<string, string> = {};
-        for (const image of recorder.ofType("docker:index/image:Image")) {
-            const build = image.inputs.build as { context: string; dockerfile: string };
-            dockerfiles[image.name] = fs.readFileSync(path.resolve(build.context, build.dockerfile), "utf8");
-        }
-        return { recorder, outputs, dockerfiles };
-    } finally {
-        process.env.TFS_STAGING_DIR = previous;
-        if (previous === undefined) {
-            delete process.env.TFS_STAGING_DIR;
-        }
-        fs.rmSync(staging, { recursive: true, force: true });
+    const config = readConfig(all, "tf-serving", ROOT);
+    const { models } = prepareModels(config, "tf-serving");
+    const result = await deploy(config, models);
+    const outputs: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(result)) {
+        outputs[key] = value === undefined ? undefined : await settleOutput(value);
     }
+    await recorder.settle();
+    const dockerfiles: Record<string, string> = {};
+    for (const image of recorder.ofType("docker:index/image:Image")) {
+        // The Docker provider resolves the Dockerfile from the project root, as this does.
+        const build = image.inputs.build as { dockerfile: string };
+        dockerfiles[image.name] = fs.readFileSync(path.resolve(ROOT, build.dockerfile), "utf8");
+    }
+    return { recorder, outputs, dockerfiles };
 }
 
 /**

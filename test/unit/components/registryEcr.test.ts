@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
-import { Ecr, lifecyclePolicy } from "../../../components/registry/ecr";
+import { Ecr, lifecyclePolicy, tagMutability } from "../../../components/registry/ecr";
+import { contentTag } from "../../../serving/contentTag";
 import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -14,6 +15,25 @@ describe("ECR lifecycle policy", () => {
                 action: { type: "expire" },
             }],
         });
+    });
+});
+
+describe("ECR tag mutability", () => {
+    /** ECR's WILDCARD filter: `*` matches any run of characters. */
+    const excluded = (tag: string) => tagMutability().imageTagMutabilityExclusionFilters.some((f) =>
+        new RegExp(`^${f.filter.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&")).join(".*")}$`).test(tag));
+
+    it("lets every tag the program pushes be pushed again (a rebuild, a refresh, another stack)", () => {
+        for (const seed of ["0", "a", "f"]) {
+            assert.ok(excluded(contentTag(seed.repeat(64))), contentTag(seed.repeat(64)));
+        }
+    });
+
+    it("keeps every other tag immutable", () => {
+        assert.strictEqual(tagMutability().imageTagMutability, "IMMUTABLE_WITH_EXCLUSION");
+        for (const tag of ["latest", "v1.2.0", "release-2024", "0123456789abcdef"]) {
+            assert.ok(!excluded(tag), tag);
+        }
     });
 });
 
@@ -32,12 +52,14 @@ describe("Ecr", () => {
         return { recorder, ecr, resolved };
     }
 
-    it("one repository per model: scanned on push, immutable tags", async () => {
+    it("one repository per model: scanned on push, tags immutable except the content tags a re-push may move", async () => {
         const { recorder } = await build(["half-plus-two", "resnet"]);
         const repos = recorder.ofType("aws:ecr/repository:Repository").map((r) => r.inputs as any);
         assert.deepStrictEqual(repos.map((r) => r.name), ["tf-serving/half-plus-two", "tf-serving/resnet"]);
         for (const repo of repos) {
-            assert.strictEqual(repo.imageTagMutability, "IMMUTABLE");
+            // Plain IMMUTABLE refuses pushing an existing tag again, even with the same digest.
+            assert.strictEqual(repo.imageTagMutability, "IMMUTABLE_WITH_EXCLUSION");
+            assert.deepStrictEqual(repo.imageTagMutabilityExclusionFilters, [{ filter: "ctx-*", filterType: "WILDCARD" }]);
             assert.deepStrictEqual(repo.imageScanningConfiguration, { scanOnPush: true });
             assert.strictEqual(repo.forceDelete, false);
         }

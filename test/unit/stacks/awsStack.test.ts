@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parse } from "yaml";
-import { startMockRuntime } from "../../../ops/mockRuntime";
+import { fakeDigest, startMockRuntime } from "../../../ops/mockRuntime";
 import { planStack } from "../../../ops/plan";
 import { deployAws } from "../../../stacks/aws";
 import { readConfig } from "../../../stacks/config";
@@ -68,10 +68,17 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.deepStrictEqual(service.spec.loadBalancerSourceRanges, ["203.0.113.0/24"]);
     });
 
-    it("pushes to ECR with GetAuthorizationToken credentials as secrets", async () => {
-        const { recorder } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+    it("pushes to ECR with GetAuthorizationToken credentials as secrets; pods run the digest ECR reports for the tag", async () => {
+        const { recorder, outputs } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
         const image = recorder.one("docker:index/image:Image");
-        assert.match((image.inputs as any).imageName, /^123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
+        assert.match((image.inputs as any).imageName, /^123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
+        const tag = String((image.inputs as any).imageName).split(":").pop();
+        const lookup = recorder.calls.filter((c) => c.token === "aws:ecr/getImage:getImage");
+        assert.deepStrictEqual(lookup.map((c) => c.args), [{ repositoryName: "tf-serving/half-plus-two", imageTag: tag }]);
+        assert.strictEqual(outputs.imageRef, `123456789012.dkr.ecr.us-west-2.amazonaws.com/tf-serving/half-plus-two@${fakeDigest(`ecr tf-serving/half-plus-two:${tag}`)}`);
+        // No Docker registry login for the lookup: ECR's token changes on every run and would show as a change.
+        assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);
+        assert.ok(!recorder.calls.some((c) => c.token === "docker:index/getRegistryImage:getRegistryImage"));
         assert.strictEqual((image.inputs as any).registry.server, "123456789012.dkr.ecr.us-west-2.amazonaws.com");
         assert.ok(image.secretPaths.includes("registry.password"), `secret paths: ${image.secretPaths}`);
         assert.doesNotMatch(JSON.stringify(image.inputs), /mock-ecr-password/);

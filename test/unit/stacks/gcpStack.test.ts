@@ -34,11 +34,18 @@ describe("GKE stack (deployGcp under mocks)", () => {
     it("pushes to Artifact Registry with the access token as a secret, and pods run the pushed digest", async () => {
         const { recorder, outputs } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image");
-        assert.match((image.inputs as any).imageName, /^us-central1-docker\.pkg\.dev\/my-gcp-project\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
+        assert.match((image.inputs as any).imageName, /^us-central1-docker\.pkg\.dev\/my-gcp-project\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.strictEqual((image.inputs as any).registry.username, "oauth2accesstoken");
         assert.ok(image.secretPaths.includes("registry.password"), `secret paths: ${image.secretPaths}`);
         assert.doesNotMatch(JSON.stringify(image.inputs), /mock-gcp-access-token/);
         assert.match(outputs.imageRef as string, /^us-central1-docker\.pkg\.dev\/my-gcp-project\/tf-serving\/half-plus-two@sha256:/);
+        // The digest is the registry's, read with the same access token (kept secret).
+        const lookup = recorder.calls.find((c) => c.token === "docker:index/getRegistryImage:getRegistryImage");
+        assert.strictEqual(lookup?.args.name, (image.inputs as any).imageName);
+        const login = recorder.one("pulumi:providers:docker");
+        // Provider config goes over the wire as JSON text, here inside a secret.
+        assert.deepStrictEqual(JSON.parse((login.rawInputs as any).registryAuth.value), [{ address: "us-central1-docker.pkg.dev", username: "oauth2accesstoken", password: "mock-gcp-access-token" }]);
+        assert.doesNotMatch(JSON.stringify(login.inputs), /mock-gcp-access-token/);
         const reader = recorder.one("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember").inputs as any;
         assert.strictEqual(reader.member, "serviceAccount:tf-serving-example-nodes@my-gcp-project.iam.gserviceaccount.com");
     });

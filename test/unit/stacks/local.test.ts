@@ -37,7 +37,7 @@ describe("local stack (the program under mocks)", () => {
         const ns = plan.resources.find((r) => r.type === "kubernetes:core/v1:Namespace")!.inputs as any;
         assert.strictEqual(ns.metadata.labels["pod-security.kubernetes.io/enforce"], "restricted");
         const image = plan.resources.find((r) => r.type === "docker:index/image:Image")!.inputs as any;
-        assert.match(image.imageName, /^localhost:5001\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
+        assert.match(image.imageName, /^localhost:5001\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.strictEqual(image.build.platform, "linux/amd64");
         const deployment = plan.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any;
         const [container] = deployment.spec.template.spec.containers;

@@ -236,7 +236,13 @@ func (d *dockerClient) localRepoDigest(ctx context.Context, name string) (string
 
 var digestPattern = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
 
-// push pushes imageName and returns REPO@DIGEST of the pushed manifest.
+// pushWarning is what the real provider (5.x) logs when the engine's push
+// stream carries no digest, as podman's Docker-compatible API does
+// (containers/podman#14779), before it takes the local store's digest.
+const pushWarning = "Push completed without reporting a digest; falling back to local image inspect"
+
+// push pushes imageName and returns the digest the daemon reported for the
+// push, or "" when it reported none.
 func (d *dockerClient) push(ctx context.Context, in imageInputs) (string, error) {
 	repo, tag := splitImageName(in.imageName)
 	auth, _ := json.Marshal(map[string]string{
@@ -261,29 +267,62 @@ func (d *dockerClient) push(ctx context.Context, in imageInputs) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("docker push of %s failed: %v\n%s", in.imageName, err, tail(lines, 20))
 	}
-	// The registry's answer is the truth a kubelet pulls by; the daemon's own
-	// report comes next.
-	if digest, err := registryDigest(ctx, in.registryServer(), repo, tag, in.username, in.password); err == nil {
-		return repo + "@" + digest, nil
-	}
+	return pushedDigest(aux, lines), nil
+}
+
+// pushedDigest is the digest a push stream reports: Docker's aux
+// {"Digest": ...} or its "TAG: digest: sha256:... size: N" status line; ""
+// when the stream has neither (podman).
+func pushedDigest(aux []json.RawMessage, lines []string) string {
 	for _, a := range aux {
 		var pushed struct{ Digest string }
-		if json.Unmarshal(a, &pushed) == nil && pushed.Digest != "" {
-			return repo + "@" + pushed.Digest, nil
+		if json.Unmarshal(a, &pushed) == nil && digestPattern.MatchString(pushed.Digest) {
+			return digestPattern.FindString(pushed.Digest)
 		}
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if m := digestPattern.FindString(lines[i]); m != "" && strings.Contains(lines[i], "digest") {
-			return repo + "@" + m, nil
+			return m
 		}
 	}
-	return "", fmt.Errorf("docker push of %s: pushed, but the registry reported no digest", in.imageName)
+	return ""
+}
+
+// fallbackRepoDigest is the real provider's fallback after a push without a
+// digest: the local store's view of the image (its first RepoDigest, one of
+// this repository's if there is one, else the image id), which the registry
+// does not know when the daemon re-compressed the layers on push.
+func fallbackRepoDigest(repo string, info imageInfo) string {
+	for _, rd := range info.RepoDigests {
+		if strings.HasPrefix(rd, repo+"@") {
+			return rd
+		}
+	}
+	if len(info.RepoDigests) > 0 {
+		_, digest, _ := strings.Cut(info.RepoDigests[0], "@")
+		return repo + "@" + digest
+	}
+	id := info.ID
+	if !strings.HasPrefix(id, "sha256:") {
+		id = "sha256:" + id
+	}
+	return repo + "@" + id
+}
+
+// manifestMediaTypes are the manifest kinds a digest lookup accepts; a
+// registry answers a HEAD without a matching Accept with a schema 1 digest
+// or 404.
+var manifestMediaTypes = []string{
+	"application/vnd.oci.image.manifest.v1+json",
+	"application/vnd.docker.distribution.manifest.v2+json",
+	"application/vnd.oci.image.index.v1+json",
+	"application/vnd.docker.distribution.manifest.list.v2+json",
 }
 
 // registryDigest asks the registry (HTTP API v2) for the manifest digest of
-// repo:tag. Loopback registries are spoken to over http, others over https.
-func registryDigest(ctx context.Context, server, repo, tag, user, password string) (string, error) {
-	path := strings.TrimPrefix(repo, server+"/")
+// path:reference (a tag or a digest) on server. Loopback registries are
+// spoken to over http, others over https.
+func registryDigest(ctx context.Context, server, path, reference, user, password string) (string, error) {
 	scheme := "https"
 	host := server
 	if h, _, err := net.SplitHostPort(server); err == nil {
@@ -294,28 +333,29 @@ func registryDigest(ctx context.Context, server, repo, tag, user, password strin
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead,
-		fmt.Sprintf("%s://%s/v2/%s/manifests/%s", scheme, server, path, tag), nil)
-	if err != nil {
-		return "", err
+	manifest := fmt.Sprintf("%s://%s/v2/%s/manifests/%s", scheme, server, path, reference)
+	// HEAD first; a registry that leaves the header off a HEAD gets a GET.
+	for _, method := range []string{http.MethodHead, http.MethodGet} {
+		req, err := http.NewRequestWithContext(ctx, method, manifest, nil)
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Accept", strings.Join(manifestMediaTypes, ", "))
+		if user != "" {
+			req.SetBasicAuth(user, password)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", fmt.Errorf("registry %s: manifest %s:%s: %w", server, path, reference, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("registry %s: manifest %s:%s: %s", server, path, reference, resp.Status)
+		}
+		if digest := resp.Header.Get("Docker-Content-Digest"); digestPattern.MatchString(digest) {
+			return digest, nil
+		}
 	}
-	req.Header.Set("Accept", strings.Join([]string{
-		"application/vnd.oci.image.manifest.v1+json",
-		"application/vnd.docker.distribution.manifest.v2+json",
-		"application/vnd.oci.image.index.v1+json",
-		"application/vnd.docker.distribution.manifest.list.v2+json",
-	}, ", "))
-	if user != "" {
-		req.SetBasicAuth(user, password)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	digest := resp.Header.Get("Docker-Content-Digest")
-	if resp.StatusCode != http.StatusOK || digest == "" {
-		return "", fmt.Errorf("registry %s: manifest %s:%s: %s", server, path, tag, resp.Status)
-	}
-	return digest, nil
+	return "", fmt.Errorf("registry %s: manifest %s:%s: no Docker-Content-Digest in the answer", server, path, reference)
 }

@@ -1,12 +1,14 @@
 // Command pulumi-resource-docker is this environment's stand-in for the
 // Docker resource provider of @pulumi/docker. The real provider's module
 // (github.com/pulumi/pulumi-docker/provider) is not served by the Go module
-// proxy reachable here, so this provider implements the one resource the
-// project uses, docker:index/image:Image, against the Docker Engine API
+// proxy reachable here, so this provider implements what the project uses:
+// the resource docker:index/image:Image, against the Docker Engine API
 // (podman's compatible service on DOCKER_HOST): it builds the context, tags
-// the image as imageName, pushes it unless skipPush, and reports repoDigest.
-// Like the real provider it hashes the build context, so an unchanged
-// context builds nothing, and it never deletes images or tags.
+// the image as imageName, pushes it unless skipPush, and reports repoDigest;
+// and the function getRegistryImage, against the registry's v2 API. Like the
+// real provider it hashes the build context, so an unchanged context builds
+// nothing, never deletes images or tags, and, when the push reports no
+// digest (podman), warns and reports the local store's digest as repoDigest.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -35,7 +38,10 @@ var dockerProviderVersion = "5.2.0"
 const imageType = "docker:index/image:Image"
 
 func main() {
-	p := &provider{}
+	p := &provider{registryAuth: map[string]registryLogin{}}
+	if len(os.Args) > 1 {
+		p.connectEngine(os.Args[1])
+	}
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(srv *grpc.Server) error {
 			pulumirpc.RegisterResourceProviderServer(srv, p)
@@ -56,6 +62,32 @@ func main() {
 type provider struct {
 	pulumirpc.UnimplementedResourceProviderServer
 	dockerHost string
+	// registryAuth holds the configured registry logins by host.
+	registryAuth map[string]registryLogin
+	// engine receives warnings for the user; nil until the engine's address is known.
+	engine pulumirpc.EngineClient
+}
+
+// connectEngine dials the engine's address (given by the handshake, or as the
+// first argument by older engines) for logging.
+func (p *provider) connectEngine(address string) {
+	if address == "" || p.engine != nil {
+		return
+	}
+	conn, err := grpc.NewClient(address, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-resource-docker: cannot reach the engine at %s: %v\n", address, err)
+		return
+	}
+	p.engine = pulumirpc.NewEngineClient(conn)
+}
+
+// warn shows msg to the user as a warning on urn, as the real provider's host.Log does.
+func (p *provider) warn(ctx context.Context, urn, msg string) {
+	fmt.Fprintf(os.Stderr, "warning: %s: %s\n", urn, msg)
+	if p.engine != nil {
+		_, _ = p.engine.Log(ctx, &pulumirpc.LogRequest{Severity: pulumirpc.LogSeverity_WARNING, Message: msg, Urn: urn})
+	}
 }
 
 var unmarshalOpts = plugin.MarshalOptions{KeepUnknowns: true, SkipNulls: true, KeepSecrets: false}
@@ -68,7 +100,8 @@ func marshal(m resource.PropertyMap) (*structpb.Struct, error) {
 	return plugin.MarshalProperties(m, plugin.MarshalOptions{KeepUnknowns: true, SkipNulls: true})
 }
 
-func (p *provider) Handshake(context.Context, *pulumirpc.ProviderHandshakeRequest) (*pulumirpc.ProviderHandshakeResponse, error) {
+func (p *provider) Handshake(_ context.Context, req *pulumirpc.ProviderHandshakeRequest) (*pulumirpc.ProviderHandshakeResponse, error) {
+	p.connectEngine(req.GetEngineAddress())
 	return &pulumirpc.ProviderHandshakeResponse{}, nil
 }
 
@@ -81,6 +114,25 @@ func (p *provider) GetSchema(context.Context, *pulumirpc.GetSchemaRequest) (*pul
 		"name":        "docker",
 		"version":     dockerProviderVersion,
 		"description": "Stand-in Docker provider of the tf-serving e2e environment (Image only)",
+		"functions": map[string]any{
+			getRegistryImageToken: map[string]any{
+				"inputs": map[string]any{
+					"properties": map[string]any{
+						"name":               map[string]any{"type": "string"},
+						"insecureSkipVerify": map[string]any{"type": "boolean"},
+					},
+					"required": []string{"name"},
+				},
+				"outputs": map[string]any{
+					"properties": map[string]any{
+						"id":                 map[string]any{"type": "string"},
+						"name":               map[string]any{"type": "string"},
+						"sha256Digest":       map[string]any{"type": "string"},
+						"insecureSkipVerify": map[string]any{"type": "boolean"},
+					},
+				},
+			},
+		},
 		"resources": map[string]any{
 			imageType: map[string]any{
 				"inputProperties": map[string]any{
@@ -131,11 +183,27 @@ func (p *provider) DiffConfig(_ context.Context, req *pulumirpc.DiffRequest) (*p
 
 func (p *provider) Configure(_ context.Context, req *pulumirpc.ConfigureRequest) (*pulumirpc.ConfigureResponse, error) {
 	host := ""
-	if args := req.GetArgs(); args != nil {
-		if v, ok := args.GetFields()["host"]; ok {
-			host = v.GetStringValue()
+	auth := resource.NewNullProperty()
+	if req.GetArgs() != nil {
+		args, err := unmarshal(req.GetArgs())
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := stringAt(args, "host"); ok {
+			host = v
+		}
+		if v, ok := args["registryAuth"]; ok {
+			auth = v
 		}
 	}
+	if v, ok := req.GetVariables()["docker:config:registryAuth"]; ok && auth.IsNull() {
+		auth = resource.NewStringProperty(v)
+	}
+	logins, err := registryAuthFrom(auth)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	p.registryAuth = logins
 	if host == "" {
 		host = req.GetVariables()["docker:config:host"]
 	}
@@ -160,9 +228,24 @@ func onlyImage(t, urn string) error {
 	return nil
 }
 
-func (p *provider) Invoke(_ context.Context, req *pulumirpc.InvokeRequest) (*pulumirpc.InvokeResponse, error) {
-	return nil, status.Errorf(codes.Unimplemented,
-		"the e2e environment's stand-in docker provider implements no functions (called %s)", req.GetTok())
+func (p *provider) Invoke(ctx context.Context, req *pulumirpc.InvokeRequest) (*pulumirpc.InvokeResponse, error) {
+	if req.GetTok() != getRegistryImageToken {
+		return nil, status.Errorf(codes.Unimplemented,
+			"the e2e environment's stand-in docker provider implements only the function %s, not %s", getRegistryImageToken, req.GetTok())
+	}
+	args, err := unmarshal(req.GetArgs())
+	if err != nil {
+		return nil, err
+	}
+	outs, err := p.getRegistryImage(ctx, args)
+	if err != nil {
+		return &pulumirpc.InvokeResponse{Failures: []*pulumirpc.CheckFailure{{Property: "name", Reason: err.Error()}}}, nil
+	}
+	s, err := marshal(outs)
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.InvokeResponse{Return: s}, nil
 }
 
 func (p *provider) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pulumirpc.CheckResponse, error) {
@@ -238,8 +321,8 @@ func (p *provider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumir
 }
 
 // buildAndPushMarshalled is Create's and Update's shared work: build, push, and the outputs on the wire.
-func (p *provider) buildAndPushMarshalled(ctx context.Context, props resource.PropertyMap, preview bool) (string, *structpb.Struct, error) {
-	id, outs, err := p.buildAndPush(ctx, props, preview)
+func (p *provider) buildAndPushMarshalled(ctx context.Context, urn string, props resource.PropertyMap, preview bool) (string, *structpb.Struct, error) {
+	id, outs, err := p.buildAndPush(ctx, urn, props, preview)
 	if err != nil {
 		return "", nil, err
 	}
@@ -255,7 +338,7 @@ func (p *provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	id, s, err := p.buildAndPushMarshalled(ctx, props, req.GetPreview())
+	id, s, err := p.buildAndPushMarshalled(ctx, req.GetUrn(), props, req.GetPreview())
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +353,7 @@ func (p *provider) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	_, s, err := p.buildAndPushMarshalled(ctx, news, req.GetPreview())
+	_, s, err := p.buildAndPushMarshalled(ctx, req.GetUrn(), news, req.GetPreview())
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +377,7 @@ func (p *provider) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, erro
 	return &emptypb.Empty{}, nil
 }
 
-func (p *provider) buildAndPush(ctx context.Context, props resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
+func (p *provider) buildAndPush(ctx context.Context, urn string, props resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
 	in, failures := readImageInputs(props)
 	if len(failures) > 0 {
 		msgs := make([]string, 0, len(failures))
@@ -336,9 +419,20 @@ func (p *provider) buildAndPush(ctx context.Context, props resource.PropertyMap,
 	if in.skipPush {
 		repoDigest, _ = d.localRepoDigest(ctx, in.imageName)
 	} else {
-		repoDigest, err = d.push(ctx, in)
+		repo, _ := splitImageName(in.imageName)
+		pushed, err := d.push(ctx, in)
 		if err != nil {
 			return "", nil, err
+		}
+		if pushed != "" {
+			repoDigest = repo + "@" + pushed
+		} else {
+			p.warn(ctx, urn, pushWarning)
+			info, err := d.inspect(ctx, in.imageName)
+			if err != nil {
+				return "", nil, fmt.Errorf("docker push of %s: pushed, but the image cannot be inspected: %w", in.imageName, err)
+			}
+			repoDigest = fallbackRepoDigest(repo, *info)
 		}
 	}
 	outs["repoDigest"] = resource.NewStringProperty(repoDigest)

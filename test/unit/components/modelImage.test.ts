@@ -1,0 +1,101 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { ModelImage, ModelImageArgs } from "../../../components/modelImage";
+import { Recorder, fakeDigest, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { fixtureModelDir } from "../../support/fixtures";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const REGISTRY_LOOKUP = "docker:index/getRegistryImage:getRegistryImage";
+/** What the Docker provider reports when the push gave no digest: the local store's, unknown to the registry. */
+const LOCAL_STORE_DIGEST = fakeDigest("podman local store");
+
+describe("ModelImage", () => {
+    let projectDir: string;
+    before(() => { projectDir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-model-image-")); });
+    after(() => fs.rmSync(projectDir, { recursive: true, force: true }));
+
+    async function build(extra: Partial<ModelImageArgs> = {}): Promise<{ recorder: Recorder; image: ModelImage; imageRef?: string }> {
+        const recorder = await startMockRuntime({
+            state: ({ type, inputs }) => type === "docker:index/image:Image"
+                ? { repoDigest: `${String(inputs.imageName).replace(/:[^:/]+$/, "")}@${LOCAL_STORE_DIGEST}` }
+                : undefined,
+        });
+        const image = new ModelImage("m", {
+            modelName: "m",
+            modelBaseDir: fixtureModelDir("half_plus_two_cpu"),
+            versions: [123],
+            imageName: "registry.internal:5000/team/m",
+            registry: { server: "registry.internal:5000" },
+            projectDir,
+            contextDir: ".tfs/build/test/m",
+            ...extra,
+        });
+        const imageRef = await settleOutput(image.imageRef);
+        await recorder.settle();
+        return { recorder, image, imageRef };
+    }
+
+    it("stages the context inside the project and names it relative to the project", async () => {
+        const { recorder } = await build();
+        const inputs = recorder.one("docker:index/image:Image").inputs as any;
+        assert.deepStrictEqual(inputs.build, { context: ".tfs/build/test/m", dockerfile: ".tfs/build/test/m/Dockerfile", platform: "linux/amd64" });
+        assert.ok(fs.existsSync(path.join(projectDir, ".tfs/build/test/m/models/m/123/saved_model.pb")));
+    });
+
+    it("pins the pod to the digest the registry holds for the pushed tag, not the provider's repoDigest", async () => {
+        const { recorder, image, imageRef } = await build();
+        const pushed = String((recorder.one("docker:index/image:Image").inputs as any).imageName);
+        assert.strictEqual(pushed, `registry.internal:5000/team/m:${image.tag}`);
+        assert.deepStrictEqual(recorder.calls.filter((c) => c.token === REGISTRY_LOOKUP).map((c) => c.args.name), [pushed]);
+        assert.strictEqual(imageRef, `registry.internal:5000/team/m@${fakeDigest(`registry ${pushed}`)}`);
+        assert.ok(!imageRef!.includes(LOCAL_STORE_DIGEST));
+    });
+
+    it("asks the registry about the name the Image reports after its push", async () => {
+        // The lookup's argument is the Image's output: it cannot run before the push has happened.
+        const recorder = await startMockRuntime({
+            state: ({ type }) => (type === "docker:index/image:Image" ? { imageName: "registry.internal:5000/team/m:as-pushed" } : undefined),
+        });
+        const image = new ModelImage("m", {
+            modelName: "m", modelBaseDir: fixtureModelDir("half_plus_two_cpu"), versions: [123],
+            imageName: "registry.internal:5000/team/m", registry: { server: "registry.internal:5000" }, projectDir, contextDir: ".tfs/build/test/m",
+        });
+        await settleOutput(image.imageRef);
+        assert.deepStrictEqual(recorder.calls.filter((c) => c.token === REGISTRY_LOOKUP).map((c) => c.args.name), ["registry.internal:5000/team/m:as-pushed"]);
+    });
+
+    it("logs the lookup into the registry with the build's credentials, the password secret", async () => {
+        const { recorder } = await build({ registry: { server: "registry.internal:5000", username: "ci", password: "s3cret" } });
+        const login = recorder.one("pulumi:providers:docker");
+        assert.strictEqual(login.parent, "tf-serving:index:ModelImage::m");
+        assert.deepStrictEqual(JSON.parse((login.rawInputs as any).registryAuth.value), [{ address: "registry.internal:5000", username: "ci", password: "s3cret" }]);
+        assert.doesNotMatch(JSON.stringify(login.inputs), /s3cret/);
+    });
+
+    it("needs no provider of its own for a registry without credentials", async () => {
+        const { recorder } = await build();
+        assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);
+    });
+
+    it("uses the registry's own lookup when given one, with the tag and the Image", async () => {
+        const seen: string[] = [];
+        const { imageRef, image } = await build({
+            registryDigest: (tag, pushed) => {
+                seen.push(tag);
+                return pushed.imageName.apply(() => "sha256:" + "e".repeat(64));
+            },
+        });
+        assert.deepStrictEqual(seen, [image.tag]);
+        assert.strictEqual(imageRef, `registry.internal:5000/team/m@sha256:${"e".repeat(64)}`);
+    });
+
+    it("refuses a context folder outside the project, naming both", async () => {
+        await startMockRuntime();
+        assert.throws(() => new ModelImage("m", {
+            modelName: "m", modelBaseDir: fixtureModelDir("half_plus_two_cpu"), versions: [123],
+            imageName: "r/m", registry: { server: "r" }, projectDir, contextDir: "../elsewhere",
+        }), new RegExp(`not inside the project ${projectDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    });
+});
