@@ -1,8 +1,8 @@
 /**
  * Where the model images go on Google Cloud, readable by the cluster's nodes, with short-lived
  * credentials for the build. Two shapes:
- * - `docker.pkg.dev`: an Artifact Registry Docker repository this stack creates and owns (immutable
- *   tags, a cleanup policy), deleted with the stack.
+ * - `docker.pkg.dev`: an Artifact Registry Docker repository this stack creates and owns (mutable
+ *   tags, see `OWNED_DOCKER_CONFIG`; a cleanup policy), deleted with the stack.
  * - a `gcr.io` host: Container Registry is shut down and `gcr.io`, `us.gcr.io`, `eu.gcr.io` and
  *   `asia.gcr.io` are now Artifact Registry repositories named after the host, created once per
  *   project and shared by everyone who pushes there. This stack only reads that repository (a
@@ -77,6 +77,17 @@ function isOwned(settings: ArtifactRegistrySettings): settings is OwnedRepositor
     return settings.host === "docker.pkg.dev";
 }
 
+/**
+ * Docker settings of a repository this stack owns: tags stay mutable. Artifact Registry's immutable
+ * tags refuse to move a tag, and it has no exclusion filter (ECR's `IMMUTABLE_WITH_EXCLUSION`), while
+ * a content tag (`ctx-*`) is pushed again whenever an Image is rebuilt from an unchanged model (an
+ * update after `pulumi refresh`, a second stack, another machine), and builds are not bit-for-bit
+ * reproducible, so that push may carry another digest: it must succeed. Pods run a digest, never a
+ * tag, so a tag that moves changes nothing that runs. Explicit `false`: an update turns it off on a
+ * repository an earlier version created with immutable tags.
+ */
+export const OWNED_DOCKER_CONFIG = { immutableTags: false } as const;
+
 /** What to do when the shared `gcr.io` repository cannot be read (usually: the project never set it up). */
 export function gcrRepositoryProblem(project: string, host: GcrHost, cause: string): string {
     const location = GCR_LOCATIONS[host];
@@ -136,8 +147,7 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
                 repositoryId: naming.repositoryId,
                 format: "DOCKER",
                 description: "TensorFlow Serving model images (tf-serving)",
-                // Tags are content hashes: a tag never has to move.
-                dockerConfig: { immutableTags: true },
+                dockerConfig: OWNED_DOCKER_CONFIG,
                 cleanupPolicyDryRun: false,
                 cleanupPolicies: [
                     { id: "keep-recent", action: "KEEP", mostRecentVersions: { keepCount: settings.keepImages } },

@@ -56,17 +56,24 @@ describe("ArtifactRegistry", () => {
         return { recorder, resolved, invokes };
     }
 
-    it("a DOCKER repository with immutable tags and a cleanup policy keeping the last N", async () => {
+    it("a DOCKER repository with a cleanup policy keeping the last N", async () => {
         const { recorder } = await build({ ...PKG_DEV, keepImages: 7 });
         const repo = recorder.one("gcp:artifactregistry/repository:Repository").inputs as any;
         assert.strictEqual(repo.format, "DOCKER");
         assert.strictEqual(repo.location, "us-central1");
         assert.strictEqual(repo.repositoryId, "tf-serving");
-        assert.deepStrictEqual(repo.dockerConfig, { immutableTags: true });
         assert.strictEqual(repo.cleanupPolicyDryRun, false);
         const keep = repo.cleanupPolicies.find((p: any) => p.action === "KEEP");
         assert.deepStrictEqual(keep.mostRecentVersions, { keepCount: 7 });
         assert.ok(repo.cleanupPolicies.some((p: any) => p.action === "DELETE"));
+    });
+
+    it("mutable tags (explicitly false): a content tag pushed again with another build's digest must not be refused", async () => {
+        // Artifact Registry has no exclusion filter for immutable tags (ECR's ctx-* exclusion): every tag
+        // stays mutable, and pods are pinned by digest.
+        const { recorder } = await build(PKG_DEV);
+        const repo = recorder.one("gcp:artifactregistry/repository:Repository").inputs as any;
+        assert.deepStrictEqual(repo.dockerConfig, { immutableTags: false });
     });
 
     it("grants the nodes reader on this repository only", async () => {
