@@ -54,7 +54,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
         const config = exampleConfig("gcp-example", (gke: any) => { gke.registry = { host: "gcr.io" }; });
         const { recorder, outputs } = await runCloudStack(deployGcp, config, { ip: "203.0.113.10" });
         assert.strictEqual(recorder.ofType("gcp:artifactregistry/repository:Repository").length, 0);
-        assert.match((recorder.one("docker:index/image:Image").inputs as any).imageName, /^gcr\.io\/my-gcp-project\/half-plus-two:[0-9a-f]{16}$/);
+        assert.match((recorder.one("docker:index/image:Image").inputs as any).imageName, /^gcr\.io\/my-gcp-project\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.match(outputs.imageRef as string, /^gcr\.io\/my-gcp-project\/half-plus-two@sha256:/);
         const reader = recorder.one("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember").inputs as any;
         assert.deepStrictEqual([reader.repository, reader.location, reader.role], ["gcr.io", "us", "roles/artifactregistry.reader"]);
@@ -65,7 +65,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
         const config = exampleConfig("gcp-example", (gke: any) => { gke.project = "example.com:my-gcp-project"; });
         const { recorder, outputs } = await runCloudStack(deployGcp, config, { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image").inputs as any;
-        assert.match(image.imageName, /^us-central1-docker\.pkg\.dev\/example\.com\/my-gcp-project\/tf-serving\/half-plus-two:[0-9a-f]{16}$/);
+        assert.match(image.imageName, /^us-central1-docker\.pkg\.dev\/example\.com\/my-gcp-project\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.match(outputs.imageRef as string, /^us-central1-docker\.pkg\.dev\/example\.com\/my-gcp-project\/tf-serving\/half-plus-two@sha256:/);
         assert.strictEqual((recorder.one("gcp:artifactregistry/repository:Repository").inputs as any).project, "example.com:my-gcp-project");
     });
