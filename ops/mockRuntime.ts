@@ -116,6 +116,13 @@ function defaultCall(token: string, args: Record<string, unknown>): Record<strin
         case "docker:index/getRegistryImage:getRegistryImage":
             // Not the Image's mock repoDigest: the registry's digest for a tag is another answer.
             return { id: String(args.name), name: args.name, sha256Digest: fakeDigest(`registry ${String(args.name)}`), insecureSkipVerify: false };
+        case "gcp:artifactregistry/getDockerImage:getDockerImage": {
+            // `imageName` is `IMAGE:TAG` inside the repository; the answer's name carries the digest instead of the tag.
+            const [image, tag] = String(args.imageName).split(":");
+            const where = `projects/${String(args.project)}/locations/${String(args.location)}/repositories/${String(args.repositoryId)}`;
+            const digest = fakeDigest(`artifact registry ${where}/${String(args.imageName)}`);
+            return { ...args, name: `${where}/dockerImages/${encodeURIComponent(image)}@${digest}`, tags: [tag] };
+        }
         case "aws:ecr/getImage:getImage":
             return { imageDigest: fakeDigest(`ecr ${String(args.repositoryName)}:${String(args.imageTag)}`), imageTag: args.imageTag, repositoryName: args.repositoryName };
         case "aws:index/getCallerIdentity:getCallerIdentity":

@@ -1,8 +1,8 @@
 /**
  * Where the model images go on Google Cloud, readable by the cluster's nodes, with short-lived
- * credentials for the build. Two shapes:
- * - `docker.pkg.dev`: an Artifact Registry Docker repository this stack creates and owns (immutable
- *   tags, a cleanup policy), deleted with the stack.
+ * credentials for the build, and the pushed tag's digest from Artifact Registry's own API. Two shapes:
+ * - `docker.pkg.dev`: an Artifact Registry Docker repository this stack creates and owns (mutable
+ *   tags, see `OWNED_DOCKER_CONFIG`; a cleanup policy), deleted with the stack.
  * - a `gcr.io` host: Container Registry is shut down and `gcr.io`, `us.gcr.io`, `eu.gcr.io` and
  *   `asia.gcr.io` are now Artifact Registry repositories named after the host, created once per
  *   project and shared by everyone who pushes there. This stack only reads that repository (a
@@ -11,6 +11,7 @@
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
+import type { RegistryDigestLookup } from "../modelImage";
 
 export const GCR_HOSTS = ["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"] as const;
 export type GcrHost = (typeof GCR_HOSTS)[number];
@@ -77,6 +78,29 @@ function isOwned(settings: ArtifactRegistrySettings): settings is OwnedRepositor
     return settings.host === "docker.pkg.dev";
 }
 
+/**
+ * Docker settings of a repository this stack owns: tags stay mutable. Artifact Registry's immutable
+ * tags refuse to move a tag, and it has no exclusion filter (ECR's `IMMUTABLE_WITH_EXCLUSION`), while
+ * a content tag (`ctx-*`) is pushed again whenever an Image is rebuilt from an unchanged model (an
+ * update after `pulumi refresh`, a second stack, another machine), and builds are not bit-for-bit
+ * reproducible, so that push may carry another digest: it must succeed. Pods run a digest, never a
+ * tag, so a tag that moves changes nothing that runs. Explicit `false`: an update turns it off on a
+ * repository an earlier version created with immutable tags.
+ */
+export const OWNED_DOCKER_CONFIG = { immutableTags: false } as const;
+
+/**
+ * The manifest digest in a Docker image's Artifact Registry name
+ * (`projects/P/locations/L/repositories/R/dockerImages/IMAGE@sha256:...`) or URI (`HOST/.../IMAGE@sha256:...`).
+ */
+export function dockerImageDigest(name: string): string {
+    const digest = /@(sha256:[0-9a-f]{64})$/.exec(name)?.[1];
+    if (digest === undefined) {
+        throw new Error(`Artifact Registry answered a Docker image without a sha256 digest: "${name}"`);
+    }
+    return digest;
+}
+
 /** What to do when the shared `gcr.io` repository cannot be read (usually: the project never set it up). */
 export function gcrRepositoryProblem(project: string, host: GcrHost, cause: string): string {
     const location = GCR_LOCATIONS[host];
@@ -120,6 +144,10 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
     /** The deploying identity's OAuth access token (secret; valid for about an hour, fetched on every run). */
     readonly password: pulumi.Output<string>;
     private readonly imagePrefix: pulumi.Output<string>;
+    private readonly project: string;
+    private readonly location: string;
+    /** The repository id, once the repository exists. */
+    private readonly ready: pulumi.Output<string>;
 
     constructor(name: string, args: ArtifactRegistryArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ArtifactRegistry", name, {}, opts);
@@ -136,8 +164,7 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
                 repositoryId: naming.repositoryId,
                 format: "DOCKER",
                 description: "TensorFlow Serving model images (tf-serving)",
-                // Tags are content hashes: a tag never has to move.
-                dockerConfig: { immutableTags: true },
+                dockerConfig: OWNED_DOCKER_CONFIG,
                 cleanupPolicyDryRun: false,
                 cleanupPolicies: [
                     { id: "keep-recent", action: "KEEP", mostRecentVersions: { keepCount: settings.keepImages } },
@@ -162,6 +189,9 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
         this.server = pulumi.output(naming.server);
         this.username = pulumi.output(TOKEN_USER);
         this.password = pulumi.secret(gcp.organizations.getClientConfigOutput({ parent: this }).accessToken);
+        this.project = project;
+        this.location = naming.location;
+        this.ready = ready;
 
         this.registerOutputs({ server: this.server, imagePrefix: this.imagePrefix });
     }
@@ -169,5 +199,21 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
     /** Image name without tag for a model. */
     imageName(model: string): pulumi.Output<string> {
         return pulumi.interpolate`${this.imagePrefix}/${model}`;
+    }
+
+    /**
+     * A model's pushed tag digest, from Artifact Registry's API with the Google provider's credentials:
+     * unlike a Docker registry login, nothing in it carries the access token that changes on every run.
+     * The image is named inside the repository (`MODEL:TAG`); the project id stays as Google writes it
+     * (`example.com:my-project`), not as in image paths.
+     */
+    registryDigest(model: string): RegistryDigestLookup {
+        return (tag, image) => gcp.artifactregistry.getDockerImageOutput({
+            project: this.project,
+            location: this.location,
+            // Through the Image's name, so the lookup waits for the push.
+            repositoryId: pulumi.all([this.ready, image.imageName]).apply(([id]) => id),
+            imageName: `${model}:${tag}`,
+        }, { parent: this, dependsOn: [image] }).name.apply(dockerImageDigest);
     }
 }

@@ -91,6 +91,20 @@ describe("ModelImage", () => {
         assert.strictEqual(imageRef, `registry.internal:5000/team/m@sha256:${"e".repeat(64)}`);
     });
 
+    it("with the registry's own lookup, no Docker provider carries the credentials, and the password stays a secret of the build", async () => {
+        // The cloud registries' passwords change on every run (ECR's, Google's access token): a provider
+        // holding one would preview an update every time.
+        const { recorder } = await build({
+            registry: { server: "registry.internal:5000", username: "ci", password: "s3cret" },
+            registryDigest: (_tag, pushed) => pushed.imageName.apply(() => "sha256:" + "e".repeat(64)),
+        });
+        assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);
+        assert.ok(!recorder.calls.some((c) => c.token === REGISTRY_LOOKUP));
+        const image = recorder.one("docker:index/image:Image");
+        assert.ok(image.secretPaths.includes("registry.password"), `secret paths: ${image.secretPaths}`);
+        assert.doesNotMatch(JSON.stringify(image.inputs), /s3cret/);
+    });
+
     it("refuses a context folder outside the project, naming both", async () => {
         await startMockRuntime();
         assert.throws(() => new ModelImage("m", {

@@ -1,9 +1,11 @@
 import * as assert from "assert";
+import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
 import {
-    ArtifactRegistry, ArtifactRegistrySettings, OwnedRepositorySettings, artifactRegistryNaming, findGcrRepository, gcrRepositoryProblem, imagePathProject,
+    ArtifactRegistry, ArtifactRegistrySettings, OwnedRepositorySettings, artifactRegistryNaming, dockerImageDigest, findGcrRepository, gcrRepositoryProblem,
+    imagePathProject,
 } from "../../../components/registry/artifactRegistry";
-import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { MockOptions, fakeDigest, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const PKG_DEV: OwnedRepositorySettings = { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 };
@@ -56,17 +58,24 @@ describe("ArtifactRegistry", () => {
         return { recorder, resolved, invokes };
     }
 
-    it("a DOCKER repository with immutable tags and a cleanup policy keeping the last N", async () => {
+    it("a DOCKER repository with a cleanup policy keeping the last N", async () => {
         const { recorder } = await build({ ...PKG_DEV, keepImages: 7 });
         const repo = recorder.one("gcp:artifactregistry/repository:Repository").inputs as any;
         assert.strictEqual(repo.format, "DOCKER");
         assert.strictEqual(repo.location, "us-central1");
         assert.strictEqual(repo.repositoryId, "tf-serving");
-        assert.deepStrictEqual(repo.dockerConfig, { immutableTags: true });
         assert.strictEqual(repo.cleanupPolicyDryRun, false);
         const keep = repo.cleanupPolicies.find((p: any) => p.action === "KEEP");
         assert.deepStrictEqual(keep.mostRecentVersions, { keepCount: 7 });
         assert.ok(repo.cleanupPolicies.some((p: any) => p.action === "DELETE"));
+    });
+
+    it("mutable tags (explicitly false): a content tag pushed again with another build's digest must not be refused", async () => {
+        // Artifact Registry has no exclusion filter for immutable tags (ECR's ctx-* exclusion): every tag
+        // stays mutable, and pods are pinned by digest.
+        const { recorder } = await build(PKG_DEV);
+        const repo = recorder.one("gcp:artifactregistry/repository:Repository").inputs as any;
+        assert.deepStrictEqual(repo.dockerConfig, { immutableTags: false });
     });
 
     it("grants the nodes reader on this repository only", async () => {
@@ -133,5 +142,53 @@ describe("ArtifactRegistry", () => {
         assert.doesNotMatch(gcrRepositoryProblem("p", "gcr.io", ""), /p: \./, "no empty cause");
         assert.match(text, /gcloud artifacts repositories create eu\.gcr\.io --repository-format=docker --location=europe --project=my-project/);
         assert.match(text, /remove gke\.registry\.host/);
+    });
+});
+
+describe("ArtifactRegistry: the pushed tag's digest", () => {
+    const LOOKUP = "gcp:artifactregistry/getDockerImage:getDockerImage";
+    const TAG = "ctx-0123456789abcdef";
+
+    /** The registry, an Image pushed to it under mocks, and the digest its lookup resolves to. */
+    async function lookUp(project: string, settings: ArtifactRegistrySettings, options: MockOptions = {}) {
+        const recorder = await startMockRuntime(options);
+        const registry = new ArtifactRegistry("images", { project, settings, readers: [] });
+        const image = new docker.Image("half-plus-two", {
+            imageName: pulumi.interpolate`${registry.imageName("half-plus-two")}:${TAG}`,
+            build: { context: ".tfs/build/test/half-plus-two" },
+            registry: { server: registry.server, username: registry.username, password: registry.password },
+        });
+        const digest = await settleOutput(registry.registryDigest("half-plus-two")(TAG, image));
+        await recorder.settle();
+        return { recorder, digest, lookups: recorder.calls.filter((c) => c.token === LOOKUP).map((c) => c.args) };
+    }
+
+    it("an owned repository: asks Artifact Registry's API for MODEL:TAG in it, and answers the digest in the image's name", async () => {
+        const { digest, lookups, recorder } = await lookUp("my-project", PKG_DEV);
+        assert.deepStrictEqual(lookups, [{ project: "my-project", location: "us-central1", repositoryId: "tf-serving", imageName: `half-plus-two:${TAG}` }]);
+        assert.strictEqual(digest, fakeDigest(`artifact registry projects/my-project/locations/us-central1/repositories/tf-serving/half-plus-two:${TAG}`));
+        assert.ok(!recorder.calls.some((c) => c.token === "docker:index/getRegistryImage:getRegistryImage"));
+    });
+
+    it("a gcr.io host in a domain-scoped project: the host's repository and location, the project id as Google writes it", async () => {
+        const { lookups } = await lookUp("example.com:my-project", { host: "eu.gcr.io" });
+        assert.deepStrictEqual(lookups, [{ project: "example.com:my-project", location: "europe", repositoryId: "eu.gcr.io", imageName: `half-plus-two:${TAG}` }]);
+    });
+
+    it("waits for the push: while the Image's name is unknown (a preview before the push) it does not ask", async () => {
+        const { digest, lookups } = await lookUp("my-project", PKG_DEV, {
+            preview: true,
+            state: ({ type }) => (type === "docker:index/image:Image" ? { imageName: undefined } : undefined),
+        });
+        assert.deepStrictEqual(lookups, []);
+        assert.strictEqual(digest, undefined);
+    });
+
+    it("reads the digest off the image's name or URI, and refuses an answer without one", () => {
+        const digest = `sha256:${"a".repeat(64)}`;
+        assert.strictEqual(dockerImageDigest(`projects/p/locations/us/repositories/gcr.io/dockerImages/half-plus-two@${digest}`), digest);
+        assert.strictEqual(dockerImageDigest(`us-central1-docker.pkg.dev/p/r/half-plus-two@${digest}`), digest);
+        assert.throws(() => dockerImageDigest("projects/p/locations/us/repositories/r/dockerImages/half-plus-two"),
+            /Artifact Registry answered a Docker image without a sha256 digest: "projects\/p\/locations\/us\/repositories\/r\/dockerImages\/half-plus-two"/);
     });
 });

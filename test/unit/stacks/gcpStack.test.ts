@@ -1,5 +1,6 @@
 import * as assert from "assert";
 import { parse } from "yaml";
+import { REDACTED, fakeDigest } from "../../../ops/mockRuntime";
 import { deployGcp } from "../../../stacks/gcp";
 import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
@@ -39,15 +40,36 @@ describe("GKE stack (deployGcp under mocks)", () => {
         assert.ok(image.secretPaths.includes("registry.password"), `secret paths: ${image.secretPaths}`);
         assert.doesNotMatch(JSON.stringify(image.inputs), /mock-gcp-access-token/);
         assert.match(outputs.imageRef as string, /^us-central1-docker\.pkg\.dev\/my-gcp-project\/tf-serving\/half-plus-two@sha256:/);
-        // The digest is the registry's, read with the same access token (kept secret).
-        const lookup = recorder.calls.find((c) => c.token === "docker:index/getRegistryImage:getRegistryImage");
-        assert.strictEqual(lookup?.args.name, (image.inputs as any).imageName);
-        const login = recorder.one("pulumi:providers:docker");
-        // Provider config goes over the wire as JSON text, here inside a secret.
-        assert.deepStrictEqual(JSON.parse((login.rawInputs as any).registryAuth.value), [{ address: "us-central1-docker.pkg.dev", username: "oauth2accesstoken", password: "mock-gcp-access-token" }]);
-        assert.doesNotMatch(JSON.stringify(login.inputs), /mock-gcp-access-token/);
+        // The digest is Artifact Registry's for the pushed tag, asked through its API (the Google provider's
+        // credentials), not through a Docker registry login that would carry the hourly access token.
+        const tag = String((image.inputs as any).imageName).split(":").pop();
+        const lookups = recorder.calls.filter((c) => c.token === "gcp:artifactregistry/getDockerImage:getDockerImage").map((c) => c.args);
+        assert.deepStrictEqual(lookups, [{ project: "my-gcp-project", location: "us-central1", repositoryId: "tf-serving", imageName: `half-plus-two:${tag}` }]);
+        assert.strictEqual(outputs.imageRef, "us-central1-docker.pkg.dev/my-gcp-project/tf-serving/half-plus-two@" +
+            fakeDigest(`artifact registry projects/my-gcp-project/locations/us-central1/repositories/tf-serving/half-plus-two:${tag}`));
+        assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);
+        assert.ok(!recorder.calls.some((c) => c.token === "docker:index/getRegistryImage:getRegistryImage"));
         const reader = recorder.one("gcp:artifactregistry/repositoryIamMember:RepositoryIamMember").inputs as any;
         assert.strictEqual(reader.member, "serviceAccount:tf-serving-example-nodes@my-gcp-project.iam.gserviceaccount.com");
+    });
+
+    it("an hour later (a new access token) every input and lookup is the same but the Image's secret registry password", async () => {
+        // `up` from a laptop, then `preview --expect-no-changes` from CI: only the build's login may carry
+        // the token, and the Docker provider ignores registry username and password changes on an Image.
+        const at = (token: string) => runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" },
+            (t) => (t === "gcp:organizations/getClientConfig:getClientConfig" ? { accessToken: token } : undefined));
+        const [first, second] = [await at("token-at-9am"), await at("token-at-10am")];
+        const inputs = (run: typeof first) => run.recorder.resources.map((r) => ({ type: r.type, name: r.name, inputs: r.rawInputs }));
+        const tokenFree = (run: typeof first) => JSON.stringify(inputs(run)).replace(/token-at-(9|10)am/g, REDACTED);
+        assert.strictEqual(tokenFree(second), tokenFree(first));
+        const carriers = inputs(second).filter((r) => JSON.stringify(r.inputs).includes("token-at-10am")).map((r) => `${r.type}::${r.name}`);
+        assert.deepStrictEqual(carriers, ["docker:index/image:Image::half-plus-two"]);
+        const image = second.recorder.one("docker:index/image:Image");
+        assert.ok(image.secretPaths.includes("registry.password"), `secret paths: ${image.secretPaths}`);
+        assert.doesNotMatch(JSON.stringify(image.inputs), /token-at/, "the token is there as a secret only");
+        const lookups = (run: typeof first) => run.recorder.calls.filter((c) => c.token !== "gcp:organizations/getClientConfig:getClientConfig");
+        assert.deepStrictEqual(lookups(second), lookups(first));
+        assert.doesNotMatch(JSON.stringify(lookups(second)), /token-at/);
     });
 
     it("a gcr.io host: pushes to the project's shared repository without creating it; the nodes get their own read grant", async () => {
