@@ -156,10 +156,9 @@ export class EksCluster extends pulumi.ComponentResource {
 
         if (args.gpuNodeGroup) {
             this.devicePlugin = new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, {
-                provider: this.provider,
                 nodeSelector: poolLabels("gpu"),
                 image: args.devicePluginImage,
-            }, { parent: this });
+            }, { parent: this, provider: this.provider });
         }
         this.placement = poolPlacement();
 
