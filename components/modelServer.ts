@@ -18,28 +18,15 @@ import {
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
+import { NodePlacement } from "./nodePlacement";
 import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
 
-export { RolloutStrategy };
+export type { NodePlacement, RolloutStrategy };
 
 /** Seconds the pod keeps serving after it is marked terminating, so endpoints and load balancers drain first. */
 export const PRESTOP_SLEEP_SECONDS = 10;
 /** Seconds TF Serving gets after SIGTERM to finish in-flight requests. */
 export const SHUTDOWN_SECONDS = 20;
-
-export interface NodePlacement {
-    /**
-     * Node labels the pod's node must have (e.g. the CPU pool, or `cloud.google.com/gke-accelerator`).
-     * Merged over `kubernetes.io/arch: amd64` and `kubernetes.io/os: linux`, which are always set
-     * (TF Serving has no arm64 image). Default: those two only.
-     */
-    nodeSelector?: Record<string, string>;
-    /**
-     * Taints the pod tolerates. GPU nodes are tainted `nvidia.com/gpu` (GKE always, the EKS GPU group
-     * here), so a GPU model needs `GPU_TOLERATION`. Default: none.
-     */
-    tolerations?: k8s.types.input.core.v1.Toleration[];
-}
 
 /** The model the server loads, as the preflight found it on disk. */
 export interface ServedModel {

@@ -8,8 +8,7 @@ import * as gcp from "@pulumi/gcp";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
-import { NodePlacement } from "../modelServer";
-import { poolPlacement } from "../nodePlacement";
+import { NodePlacement, poolPlacement } from "../nodePlacement";
 import { GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
