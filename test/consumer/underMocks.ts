@@ -51,7 +51,7 @@ async function main(mode: string, modelDir: string): Promise<unknown> {
         return { registered, pureLoaded, entries, preflightOk: report.ok, memoryLimit: sizing.memoryLimit };
     }
 
-    const outputs = (await import("./index")) as Record<string, pulumi.Output<unknown> | unknown>;
+    const outputs = (await import("./index.js")) as Record<string, pulumi.Output<unknown> | unknown>;
     const resolved: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(outputs)) {
         resolved[key] = pulumi.Output.isInstance(value) ? await new Promise((resolve) => value.apply(resolve)) : value;

@@ -40,8 +40,11 @@ describe("the packed library in another Pulumi program", function () {
         fs.mkdirSync(consumer);
         writeConsumer(consumer, path.join(ROOT, "test", "consumer"), ROOT, path.join(work, pack.filename));
         run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], consumer);
-        // The repository's TypeScript, resolving the consumer's modules: the shipped declarations must type-check it.
-        run(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "."], consumer);
+        // The repository's TypeScript, resolving the consumer's modules (typesVersions, as moduleResolution node reads them).
+        const tsc = require.resolve("typescript/bin/tsc");
+        run(process.execPath, [tsc, "-p", "."], consumer);
+        // And through the exports map's types conditions, as node16 resolution reads them.
+        run(process.execPath, [tsc, "-p", ".", "--noEmit", "--module", "node16", "--moduleResolution", "node16"], consumer);
     });
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
