@@ -16,10 +16,14 @@ import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
 
 export interface RegistryCredentials {
-    /** Registry host (`localhost:5001`, `us-docker.pkg.dev`, `ACCOUNT.dkr.ecr.REGION.amazonaws.com`). */
+    /** Registry host the build logs into (`localhost:5001`, `us-docker.pkg.dev`, `ACCOUNT.dkr.ecr.REGION.amazonaws.com`). */
     server: pulumi.Input<string>;
+    /**
+     * User to log in as. Default: none (an anonymous push, or the Docker client's own login). With a
+     * user, the digest lookup gets a Docker provider of its own logged in with these credentials.
+     */
     username?: pulumi.Input<string>;
-    /** Kept secret in state. */
+    /** Password or token for `username`; kept secret in state. Default: none. */
     password?: pulumi.Input<string>;
 }
 
@@ -30,28 +34,40 @@ export interface RegistryCredentials {
 export type RegistryDigestLookup = (tag: string, image: docker.Image) => pulumi.Output<string>;
 
 export interface ModelImageArgs {
-    /** TF Serving model name; the model lands in `/models/<modelName>/<version>/`. */
+    /**
+     * TF Serving model name (a DNS label); the model lands in `/models/<modelName>/<version>/` and the
+     * ENTRYPOINT serves it under this name. `ModelServer`'s `model.name` must be the same.
+     */
     modelName: string;
-    /** The model base folder on disk (numeric version folders inside). */
+    /** The model base folder on disk, numeric version folders inside (absolute, or relative to the working directory). */
     modelBaseDir: string;
-    /** Versions to bake; they must exist (the preflight checked). */
+    /**
+     * Versions to bake (folder numbers: `00000123` is 123); they must exist (run the preflight first:
+     * `PreflightReport.servedVersions`). One version and no labels: the server serves it by name and
+     * path. Several, or `versionLabels`: a model config file serving exactly these versions.
+     */
     versions: number[];
-    /** Serve exactly these versions with these labels (a model config file); otherwise the latest only. */
+    /** Version labels (`stable: 123`; names `[a-zA-Z0-9_]+`, versions among `versions`), served through the model config file. Default: none. */
     versionLabels?: Record<string, number>;
-    /** Use the `-gpu` base. Ignored when `baseImage` is set. */
+    /** Build on the `-gpu` (CUDA) base of the pinned release. Default false. Ignored when `baseImage` is set. */
     gpu?: boolean;
-    /** Base image override; default the pinned `tensorflow/serving` release. */
+    /** Base image, e.g. a mirror of `tensorflow/serving`; it must hold `/usr/bin/tensorflow_model_server`. Default the pinned release (`tensorflow/serving:2.19.1`, `-gpu` with `gpu`). */
     baseImage?: string;
-    /** Image name without a tag (`REGISTRY/REPO/NAME`); the tag is `contentTag` of the context. */
+    /** Image name without a tag (`REGISTRY/REPO/NAME`); the tag is `ctx-` and the build context's digest, so an unchanged model pushes nothing. */
     imageName: pulumi.Input<string>;
+    /** Where to push, and the login for the push and for the digest lookup. */
     registry: RegistryCredentials;
-    /** The project root: the Pulumi program's working directory, where the Docker provider resolves relative paths. */
+    /** The project root: the Pulumi program's working directory, where the Docker provider resolves relative paths (usually `process.cwd()`). */
     projectDir: string;
-    /** Folder to stage the build context in, relative to `projectDir` and inside it; stable (one per stack and model). */
+    /**
+     * Folder to stage the build context in, relative to `projectDir` and inside it (an error otherwise),
+     * e.g. `.tfs/build/<stack>/<model>`. Keep it stable and one per stack and model: its path is an input
+     * of the Image, and the component owns what is in it (stale files are removed).
+     */
     contextDir: string;
     /**
      * How to ask the registry for the pushed tag's digest. Default: the Docker provider's
-     * `getRegistryImage` (the registry's v2 API, with `registry`'s credentials).
+     * `getRegistryImage` (the registry's v2 API, with `registry`'s credentials). ECR: `Ecr.registryDigest(model)`.
      */
     registryDigest?: RegistryDigestLookup;
 }

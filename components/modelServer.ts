@@ -1,72 +1,133 @@
 /**
  * ModelServer: TensorFlow Serving for one model on any Kubernetes cluster.
  *
- * Cloud-agnostic: it takes a `k8s.Provider` and a node placement, and knows nothing of GKE or EKS.
- * It registers the ServiceAccount, the server configuration ConfigMap, the Deployment, the Service,
- * a PodDisruptionBudget, a NetworkPolicy and, when asked, a HorizontalPodAutoscaler.
+ * Cloud-agnostic: it knows nothing of GKE or EKS. The cluster comes as a Kubernetes provider in
+ * the resource options (`new ModelServer(name, args, { provider })`, or `providers: [...]`), which
+ * every child inherits through `parent: this`; without one, Pulumi's default provider (the ambient
+ * kubeconfig). It sizes the pod from the model (`model/sizing.ts`) and registers the ServiceAccount,
+ * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
+ * NetworkPolicy and, when asked, a HorizontalPodAutoscaler.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { EPHEMERAL_STORAGE, Sizing } from "../model/sizing";
+import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../model/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
     defaultBatchingConfig, monitoringConfig, serverArgs,
 } from "../serving/flags";
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
+import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
+import { NodePlacement } from "./nodePlacement";
 import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
+
+export type { NodePlacement, RolloutStrategy };
 
 /** Seconds the pod keeps serving after it is marked terminating, so endpoints and load balancers drain first. */
 export const PRESTOP_SLEEP_SECONDS = 10;
 /** Seconds TF Serving gets after SIGTERM to finish in-flight requests. */
 export const SHUTDOWN_SECONDS = 20;
 
-export interface NodePlacement {
-    /** Labels the pod's node must have (e.g. the CPU pool, or `cloud.google.com/gke-accelerator`). */
-    nodeSelector?: Record<string, string>;
-    /** Taints the pod tolerates (GPU nodes are tainted `nvidia.com/gpu`). */
-    tolerations?: k8s.types.input.core.v1.Toleration[];
+/** The model the server loads, as the preflight found it on disk. */
+export interface ServedModel {
+    /**
+     * TF Serving model name: a DNS label (lowercase letters, digits, `-`; at most 63 characters),
+     * checked at construction. Names the Deployment, Service, ServiceAccount, PodDisruptionBudget and
+     * NetworkPolicy, is the `app.kubernetes.io/instance` label and the REST path `/v1/models/<name>`.
+     * It must match the name baked into the image (`ModelImage`'s `modelName`).
+     */
+    name: string;
+    /**
+     * Size on disk of each version the server loads, in bytes (one entry per served version; the
+     * preflight's `PreflightReport.versions[].sizeBytes`). Sets the memory request (steady state), the
+     * memory limit (reload peak: the largest version loads beside the others), the startup probe's
+     * budget, the rollout timeouts, and the `tf-serving.dev/model-bytes` pod annotation (their sum).
+     */
+    versionBytes: number[];
+}
+
+/** What each pod asks for. Unset values are derived from the model (`model/sizing.ts`). */
+export interface ServerResources {
+    /**
+     * CPU request and limit (equal), a Kubernetes quantity (`"500m"`, `"2"`). At least `250m`.
+     * Default `"1"`, `"2"` with GPUs. TF Serving's thread pools (`--tensorflow_intra_op_parallelism`,
+     * `--rest_api_num_threads`, ...) follow it, rounded up to whole CPUs.
+     */
+    cpu?: string;
+    /**
+     * Memory request, a Kubernetes quantity (`"2Gi"`). Default: the runtime (256 MiB, 1.5 GiB with
+     * GPUs) + 1.2 x the served versions (+128 MiB with batching). A value below that default is an
+     * error (`SizingError` at construction); it must not exceed the limit.
+     */
+    memoryRequest?: string;
+    /**
+     * Memory limit, a Kubernetes quantity. Default 1.25 x the reload peak (the request plus the
+     * largest version, loaded beside the old one during an update). A value below the peak is an
+     * error (`SizingError` at construction): pods would be OOMKilled on the next model update.
+     */
+    memoryLimit?: string;
+    /**
+     * `nvidia.com/gpu` per pod (request and limit). Default 0: CPU serving. Above 0 the pod also gets
+     * `TF_FORCE_GPU_ALLOW_GROWTH=true`, the GPU runtime overhead and the longer GPU startup budget and
+     * timeouts; it needs an image on the `-gpu` base (`ModelImage`'s `gpu`) and a `placement` that
+     * reaches the GPU nodes (their selector and `GPU_TOLERATION`).
+     */
+    gpuCount?: number;
 }
 
 export interface ModelServerArgs {
-    /** Kubernetes provider for the target cluster. */
-    provider: k8s.Provider;
-    /** TF Serving model name (a DNS label); also names the Deployment, Service and labels. */
-    modelName: string;
-    /** Existing namespace to deploy into (the caller creates it when it should exist). */
+    /** The model: its name and the size of each served version. */
+    model: ServedModel;
+    /** Namespace to deploy into; it must exist (the caller creates it, with Pod Security `restricted` if wanted). */
     namespace: pulumi.Input<string>;
-    /** Image pinned by digest (`repo@sha256:...`), so a new model rolls the pods and an unchanged one rolls nothing. */
+    /**
+     * Image to run, pinned by digest (`repo@sha256:...`, e.g. `ModelImage.imageRef`), so a new model rolls
+     * the pods and an unchanged one rolls nothing. Its ENTRYPOINT must run `tensorflow_model_server` for
+     * `model.name` (as `ModelImage`'s does); the managed flags are passed as container args.
+     */
     image: pulumi.Input<string>;
-    /** Sizing derived from the model (`model/sizing.ts`): resources, thread flags and probe timing. */
-    sizing: Sizing;
-    /** Desired pods; ignored when `autoscaling` is set (the HPA owns the replica count). Default 2. */
+    /** CPU, memory and GPUs per pod. Default: all derived from `model` (see each field). */
+    resources?: ServerResources;
+    /** Where pods may run. Default: any amd64 Linux node without taints. */
+    placement?: NodePlacement;
+    /** Desired pods. Default 2. Ignored when `autoscaling` is set (the HPA owns the replica count). */
     replicas?: number;
     /**
-     * `surge` (default): one extra pod first, never below the desired count. `oneAtATime`: stop a pod,
-     * then start its replacement; for GPU pools with no GPU to spare (the stack chooses, README "GPU capacity").
+     * How pods are replaced. `surge` (default): one extra pod first (`maxSurge: 1`, `maxUnavailable: 0`),
+     * never below the desired count. `oneAtATime`: stop a pod, then start its replacement (`maxSurge: 0`,
+     * `maxUnavailable: 1`), for GPU pools with no GPU to spare for a surge pod; with one replica every
+     * rollout is an outage while the new pod loads.
      */
     rollout?: RolloutStrategy;
-    /** Horizontal autoscaling on CPU utilization. */
+    /**
+     * Horizontal autoscaling on CPU utilization (`targetCpuUtilization` in percent of the CPU request).
+     * Default: none. Needs metrics-server in the cluster; `maxReplicas` also sets the update timeout.
+     */
     autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
-    /** `nvidia.com/gpu` per pod; 0 or unset for CPU serving. Requires `placement` to reach GPU nodes. */
-    gpuCount?: number;
-    /** Where pods may run. GPU models need the GPU toleration; CPU models should select CPU nodes. */
-    placement?: NodePlacement;
-    /** Server-side batching; `parametersText` overrides the default batching parameters (text proto). */
+    /**
+     * Server-side batching. Default off. On: `--enable_batching` with a batching parameters file,
+     * `parametersText` (a `BatchingParameters` text proto) or, by default, parameters matched to the CPU
+     * count; the derived memory request grows by 128 MiB for the queues.
+     */
     batching?: { enabled: boolean; parametersText?: string };
-    /** Bytes on disk of the served versions; recorded on the pods so `tfs doctor` can set an OOM beside the model's size. */
-    modelBytes?: number;
     /** Replay the model's warmup requests (`assets.extra/tf_serving_warmup_requests`) at each load. Default true, as in TF Serving. */
     enableWarmup?: boolean;
-    /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
+    /**
+     * Extra `tensorflow_model_server` flags, appended after the managed ones. Default none. Must not
+     * repeat a managed flag (`MANAGED_FLAGS` in `serving/flags.ts`): TF Serving takes the last
+     * occurrence, so a repeat would silently override the sizing or the image.
+     */
     extraServerArgs?: string[];
     /** Service type. Default `LoadBalancer`. */
     serviceType?: "LoadBalancer" | "NodePort" | "ClusterIP";
-    /** CIDRs allowed through the load balancer; empty means open (only with `publicEndpoint`). */
+    /**
+     * CIDRs allowed through the load balancer (`loadBalancerSourceRanges`); only with `serviceType`
+     * `LoadBalancer`. Default empty: open to any address, which the policy pack accepts only with `publicEndpoint`.
+     */
     loadBalancerSourceRanges?: string[];
-    /** Marks an open load balancer as deliberate (the policy pack checks this annotation). */
+    /** Marks an open load balancer as deliberate (the `tf-serving.dev/public` annotation the policy pack reads). Default false. */
     publicEndpoint?: boolean;
-    /** Extra Service annotations (cloud load balancer settings). */
+    /** Extra Service annotations (cloud load balancer settings), merged over the managed ones. Default none. */
     serviceAnnotations?: Record<string, string>;
 }
 
@@ -82,20 +143,34 @@ export class ModelServer extends pulumi.ComponentResource {
     readonly deployment: k8s.apps.v1.Deployment;
     readonly service: k8s.core.v1.Service;
 
+    /** CPU, memory and probe timing derived from the model and `resources`. */
+    readonly sizing: Sizing;
+
+    /**
+     * @param opts the cluster's Kubernetes provider goes here (`provider` or `providers`); children inherit it.
+     * @throws SizingError when a `resources` value cannot work for the model (the message names both numbers).
+     */
     constructor(name: string, args: ModelServerArgs, opts?: pulumi.ComponentResourceOptions) {
+        const problem = modelNameProblem(args.model.name);
+        if (problem !== undefined) {
+            throw new Error(`ModelServer ${name}: ${problem}`);
+        }
+        const sizing = modelServerSizing(args);
         super("tf-serving:index:ModelServer", name, {}, opts);
-        const childOpts = { parent: this, provider: args.provider };
-        const labels = modelServerLabels(args.modelName);
+        this.sizing = sizing;
+        const modelName = args.model.name;
+        const childOpts = { parent: this };
+        const labels = modelServerLabels(modelName);
         const meta = { namespace: args.namespace, labels };
 
         const serviceAccount = new k8s.core.v1.ServiceAccount(name, {
-            metadata: { ...meta, name: args.modelName },
+            metadata: { ...meta, name: modelName },
             automountServiceAccountToken: false,
         }, childOpts);
 
         const configData: Record<string, string> = { [MONITORING_CONFIG_FILE]: monitoringConfig() };
         if (args.batching?.enabled) {
-            configData[BATCHING_CONFIG_FILE] = args.batching.parametersText ?? defaultBatchingConfig(args.sizing.cpuCount);
+            configData[BATCHING_CONFIG_FILE] = args.batching.parametersText ?? defaultBatchingConfig(sizing.cpuCount);
         }
         // Auto-named, so a config change creates a new ConfigMap and rolls the pods onto it.
         const serverConfig = new k8s.core.v1.ConfigMap(`${name}-server-config`, {
@@ -105,14 +180,14 @@ export class ModelServer extends pulumi.ComponentResource {
 
         // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
-            metadata: { ...meta, name: args.modelName },
-            spec: deploymentSpec(args, labels, serviceAccount.metadata.name, serverConfig.metadata.name),
-        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args)) });
+            metadata: { ...meta, name: modelName },
+            spec: deploymentSpec(args, sizing, labels, serviceAccount.metadata.name, serverConfig.metadata.name),
+        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)) });
 
         this.service = new k8s.core.v1.Service(name, {
             metadata: {
                 ...meta,
-                name: args.modelName,
+                name: modelName,
                 annotations: {
                     ...(args.publicEndpoint ? { [PUBLIC_ANNOTATION]: "true" } : {}),
                     ...args.serviceAnnotations,
@@ -134,18 +209,18 @@ export class ModelServer extends pulumi.ComponentResource {
         // AlwaysAllow: a pod that is not Ready serves nothing, so evicting it costs nothing; with the default
         // (IfHealthyBudget) a crash-looping or still-loading pod would count against the budget and stall the drain.
         new k8s.policy.v1.PodDisruptionBudget(name, {
-            metadata: { ...meta, name: args.modelName },
+            metadata: { ...meta, name: modelName },
             spec: { maxUnavailable: 1, selector: { matchLabels: labels }, unhealthyPodEvictionPolicy: "AlwaysAllow" },
         }, childOpts);
 
         new k8s.networking.v1.NetworkPolicy(name, {
-            metadata: { ...meta, name: args.modelName },
+            metadata: { ...meta, name: modelName },
             spec: networkPolicySpec(labels),
         }, childOpts);
 
         if (args.autoscaling) {
             new k8s.autoscaling.v2.HorizontalPodAutoscaler(name, {
-                metadata: { ...meta, name: args.modelName },
+                metadata: { ...meta, name: modelName },
                 spec: {
                     scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: this.deployment.metadata.name },
                     minReplicas: args.autoscaling.minReplicas,
@@ -163,7 +238,7 @@ export class ModelServer extends pulumi.ComponentResource {
             i?.[0]?.ip || i?.[0]?.hostname || clusterIp || "");
         this.restUrl = pulumi.interpolate`http://${formatHost(this.externalAddress)}:${REST_PORT}`;
         this.grpcEndpoint = pulumi.interpolate`${formatHost(this.externalAddress)}:${GRPC_PORT}`;
-        this.modelStatusUrl = pulumi.interpolate`${this.restUrl}${modelStatusPath(args.modelName)}`;
+        this.modelStatusUrl = pulumi.interpolate`${this.restUrl}${modelStatusPath(modelName)}`;
         this.imageRef = pulumi.output(args.image);
 
         this.registerOutputs({
@@ -213,12 +288,28 @@ export function networkPolicySpec(labels: Record<string, string>): k8s.types.inp
     };
 }
 
-/** How long this server's pods may take to start and to roll, from its sizing, GPU and size. */
-export function modelServerTiming(args: ModelServerArgs): RolloutTiming {
+/** The pod's sizing: derived from the model's versions, its GPUs and batching, with `resources` as overrides. */
+export function modelServerSizing(args: Pick<ModelServerArgs, "model" | "resources" | "batching">): Sizing {
+    const { gpuCount, ...overrides } = args.resources ?? {};
+    return sizeServer({
+        servedVersionBytes: args.model.versionBytes,
+        gpu: (gpuCount ?? 0) > 0,
+        batching: args.batching?.enabled ?? false,
+        overrides,
+    });
+}
+
+/** Bytes on disk of the served versions together (the image's model layers). */
+function modelBytes(model: ServedModel): number {
+    return model.versionBytes.reduce((sum, bytes) => sum + bytes, 0);
+}
+
+/** How long this server's pods may take to start and to roll, from its sizing, GPUs and size. */
+export function modelServerTiming(args: ModelServerArgs, sizing: Sizing = modelServerSizing(args)): RolloutTiming {
     return rolloutTiming({
-        sizing: args.sizing,
-        gpu: (args.gpuCount ?? 0) > 0,
-        modelBytes: args.modelBytes ?? 0,
+        sizing,
+        gpu: (args.resources?.gpuCount ?? 0) > 0,
+        modelBytes: modelBytes(args.model),
         pods: args.autoscaling?.maxReplicas ?? args.replicas ?? 2,
         terminationGraceSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS,
     });
@@ -229,25 +320,25 @@ type DeploymentSpec = k8s.types.input.apps.v1.DeploymentSpec;
 /** The Deployment spec, kept apart from resource wiring so its shape reads top to bottom. */
 export function deploymentSpec(
     args: ModelServerArgs,
+    sizing: Sizing,
     labels: Record<string, string>,
     serviceAccountName: pulumi.Input<string>,
     serverConfigName: pulumi.Input<string>,
 ): DeploymentSpec {
-    const { sizing } = args;
-    const gpuCount = args.gpuCount ?? 0;
+    const gpuCount = args.resources?.gpuCount ?? 0;
     const gpu: Record<string, string> = gpuCount > 0 ? { "nvidia.com/gpu": String(gpuCount) } : {};
     return {
         replicas: args.autoscaling ? undefined : args.replicas ?? 2,
         selector: { matchLabels: labels },
         strategy: { type: "RollingUpdate", rollingUpdate: rollingUpdate(args.rollout ?? "surge") },
         minReadySeconds: MIN_READY_SECONDS,
-        progressDeadlineSeconds: modelServerTiming(args).progressDeadlineSeconds,
+        progressDeadlineSeconds: modelServerTiming(args, sizing).progressDeadlineSeconds,
         revisionHistoryLimit: 5,
         template: {
             metadata: {
                 labels,
                 annotations: {
-                    ...(args.modelBytes !== undefined ? { [MODEL_BYTES_ANNOTATION]: String(args.modelBytes) } : {}),
+                    [MODEL_BYTES_ANNOTATION]: String(modelBytes(args.model)),
                     [MEMORY_PEAK_ANNOTATION]: String(Math.round(sizing.peakBytes)),
                     "prometheus.io/scrape": "true",
                     "prometheus.io/port": String(REST_PORT),
@@ -290,7 +381,7 @@ export function deploymentSpec(
                         requests: { "cpu": sizing.cpu, "memory": sizing.memoryRequest, "ephemeral-storage": EPHEMERAL_STORAGE.request, ...gpu },
                         limits: { "cpu": sizing.cpu, "memory": sizing.memoryLimit, "ephemeral-storage": EPHEMERAL_STORAGE.limit, ...gpu },
                     },
-                    ...serverProbes(args.modelName, sizing),
+                    ...serverProbes(args.model.name, sizing),
                     // The native sleep action needs no shell in the image (Kubernetes 1.30+).
                     lifecycle: { preStop: { sleep: { seconds: PRESTOP_SLEEP_SECONDS } } },
                     securityContext: {

@@ -4,7 +4,22 @@
  * itself; the EKS GPU node group sets it). CPU pods select the CPU pool, so they never take a GPU
  * node even where the taint would let them; GPU pods select the GPU pool and tolerate the taint.
  */
-import { NodePlacement } from "./modelServer";
+import type * as k8s from "@pulumi/kubernetes";
+
+/** Where a model server's pods may run (`ModelServerArgs.placement`). */
+export interface NodePlacement {
+    /**
+     * Node labels the pod's node must have (e.g. the CPU pool, or `cloud.google.com/gke-accelerator`).
+     * Merged over `kubernetes.io/arch: amd64` and `kubernetes.io/os: linux`, which are always set
+     * (TF Serving has no arm64 image). Default: those two only.
+     */
+    nodeSelector?: Record<string, string>;
+    /**
+     * Taints the pod tolerates. GPU nodes are tainted `nvidia.com/gpu` (GKE always, the EKS GPU group
+     * here), so a GPU model needs `GPU_TOLERATION`. Default: none.
+     */
+    tolerations?: k8s.types.input.core.v1.Toleration[];
+}
 
 /** Node label naming the pool a node belongs to. */
 export const NODE_POOL_LABEL = "tf-serving/pool";

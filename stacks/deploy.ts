@@ -81,7 +81,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
         }, { provider, dependsOn: args.dependsOn }).metadata.name
         : pulumi.output(config.namespace);
 
-    const servers = args.models.map(({ settings, report, sizing, batchingParameters }) => {
+    const servers = args.models.map(({ settings, report, batchingParameters }) => {
         const image = new ModelImage(settings.name, {
             modelName: settings.name,
             modelBaseDir: settings.path,
@@ -95,17 +95,18 @@ export function deployModels(args: DeployArgs): StackOutputs {
             contextDir: contextFolder(pulumi.getStack(), settings.name),
             registryDigest: args.registry.registryDigest?.(settings.name),
         });
+        // The same inputs `prepareModels` sized the model from, so the server derives the same sizing.
         return new ModelServer(settings.name, {
-            provider,
-            modelName: settings.name,
+            model: {
+                name: settings.name,
+                versionBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).map((v) => v.sizeBytes),
+            },
             namespace,
             image: image.imageRef,
-            sizing,
-            modelBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).reduce((sum, v) => sum + v.sizeBytes, 0),
+            resources: { ...settings.resources, gpuCount: settings.gpu ? settings.gpuCount : 0 },
             replicas: settings.replicas,
             rollout: settings.rollout,
             autoscaling: settings.autoscaling,
-            gpuCount: settings.gpu ? settings.gpuCount : 0,
             placement: settings.gpu ? args.placement.gpu : args.placement.cpu,
             batching: { enabled: settings.batching.enabled, parametersText: batchingParameters },
             enableWarmup: settings.enableWarmup,
@@ -114,7 +115,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             loadBalancerSourceRanges: config.service.sourceRanges,
             publicEndpoint: config.service.publicEndpoint,
             serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
-        }, { dependsOn: args.dependsOn });
+        }, { provider, dependsOn: args.dependsOn });
     });
 
     const first = servers[0];

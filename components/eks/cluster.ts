@@ -9,8 +9,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
-import { NodePlacement } from "../modelServer";
-import { poolLabels, poolPlacement } from "../nodePlacement";
+import { NodePlacement, poolLabels, poolPlacement } from "../nodePlacement";
 import { metricsServerAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
@@ -46,8 +45,12 @@ export interface EksClusterArgs {
     kubernetesVersion?: string;
     /** When true, EKS refuses to delete the cluster until it is set to false and applied. */
     deletionProtection: boolean;
+    /**
+     * `create`: an `EksVpc` (public and private subnets per zone, NAT) made here. `existing`: your
+     * subnets, tagged for load balancers and routed to the internet (NAT) or to ECR endpoints.
+     */
     network: EksNetworkSettings;
-    /** CIDRs allowed to reach the public Kubernetes API endpoint. */
+    /** CIDRs allowed to reach the public Kubernetes API endpoint (`pulumi up` runs from one of them). Required; `0.0.0.0/0` opens it to any address (still authenticated). */
     apiAccessCidrs: string[];
     /**
      * IAM role or user ARNs (roles with their path, never STS session ARNs) given cluster-admin access
@@ -62,9 +65,9 @@ export interface EksClusterArgs {
     callerArn?: string;
     /** The node group every CPU model and cluster add-on runs on. */
     cpuNodeGroup: EksNodeGroupSettings;
-    /** Optional GPU node group, for models with `gpu: true`; brings NVIDIA's device plugin. */
+    /** Optional GPU node group (NVIDIA AMI, tainted `nvidia.com/gpu`), for models with GPUs (`ModelServer` `placement`: this cluster's `placement.gpu`); brings NVIDIA's device plugin. Default: none. */
     gpuNodeGroup?: EksNodeGroupSettings;
-    /** Device plugin image override (e.g. a mirror, pinned by digest); default the pinned NVIDIA release. */
+    /** Device plugin image override (e.g. a mirror), pinned by digest (`NAME@sha256:...`); only with `gpuNodeGroup`. Default the pinned NVIDIA release (`NVIDIA_DEVICE_PLUGIN_IMAGE`). */
     devicePluginImage?: string;
     /** Install the metrics-server add-on, which an HPA needs and EKS does not install; default false. The EKS stack sets it when a model autoscales. */
     metricsServer?: boolean;
@@ -156,10 +159,9 @@ export class EksCluster extends pulumi.ComponentResource {
 
         if (args.gpuNodeGroup) {
             this.devicePlugin = new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, {
-                provider: this.provider,
                 nodeSelector: poolLabels("gpu"),
                 image: args.devicePluginImage,
-            }, { parent: this });
+            }, { parent: this, provider: this.provider });
         }
         this.placement = poolPlacement();
 

@@ -2,7 +2,8 @@
  * NVIDIA's Kubernetes device plugin, which EKS does not install: without it GPU nodes advertise no
  * `nvidia.com/gpu` and GPU pods stay Pending. Runs only on the GPU nodes (node selector), tolerates
  * their taint, and is system-node-critical so it is never evicted before the pods that need it.
- * GKE runs its own device plugin: never deploy this there.
+ * GKE runs its own device plugin: never deploy this there. The cluster's Kubernetes provider comes
+ * in the resource options (`{ provider }`), as for every component here.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -21,11 +22,15 @@ export const DIGEST_PINNED_IMAGE = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 const DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
 
 export interface NvidiaDevicePluginArgs {
-    /** Provider of the cluster to install into. */
-    provider: k8s.Provider;
-    /** Labels of the GPU nodes; the DaemonSet runs there only. */
+    /**
+     * Labels of the GPU nodes; the DaemonSet runs there only (and tolerates the `nvidia.com/gpu` taint).
+     * On clusters made here: `poolLabels("gpu")`.
+     */
     nodeSelector: Record<string, string>;
-    /** Device plugin image, pinned by digest (`NAME@sha256:...`); default `NVIDIA_DEVICE_PLUGIN_IMAGE`. */
+    /**
+     * Device plugin image, pinned by digest (`NAME[:TAG]@sha256:<64 hex>`, e.g. a mirror); anything else
+     * throws at construction. Default `NVIDIA_DEVICE_PLUGIN_IMAGE` (v0.17.1).
+     */
     image?: string;
 }
 
@@ -75,7 +80,7 @@ export class NvidiaDevicePlugin extends pulumi.ComponentResource {
         this.daemonSet = new k8s.apps.v1.DaemonSet(name, {
             metadata: { name: "nvidia-device-plugin-daemonset", namespace: "kube-system" },
             spec: devicePluginSpec(image, args.nodeSelector),
-        }, { parent: this, provider: args.provider });
+        }, { parent: this });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name });
     }
 }

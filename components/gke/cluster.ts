@@ -8,8 +8,7 @@ import * as gcp from "@pulumi/gcp";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
-import { NodePlacement } from "../modelServer";
-import { poolPlacement } from "../nodePlacement";
+import { NodePlacement, poolPlacement } from "../nodePlacement";
 import { GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
@@ -25,7 +24,7 @@ export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
 export const GKE_NODE_PROJECT_ROLES = ["roles/container.defaultNodeServiceAccount"] as const;
 
 export interface GkeClusterArgs {
-    /** Google Cloud project id. */
+    /** Google Cloud project id; also where the network and the node service account are created. */
     project: string;
     /** Region of the regional cluster (control plane replicated across its zones), e.g. `us-central1`. */
     region: string;
@@ -33,7 +32,7 @@ export interface GkeClusterArgs {
     zones?: string[];
     /** GKE cluster name (1-40 characters: lowercase letters, digits, '-'). */
     clusterName: string;
-    /** Release channel; GKE upgrades the control plane and nodes within it. */
+    /** Release channel (`RAPID`, `REGULAR`, `STABLE`, `EXTENDED`); GKE picks the version and upgrades the control plane and nodes within it. Required. */
     releaseChannel: GkeReleaseChannel;
     /** When true, GKE refuses to delete the cluster (`pulumi destroy` fails until it is set to false and applied). */
     deletionProtection: boolean;
@@ -41,13 +40,13 @@ export interface GkeClusterArgs {
     privateNodes: boolean;
     /** Primary range of the node subnetwork, e.g. `10.0.0.0/20`; pod and service ranges are picked by GKE. */
     subnetCidr: string;
-    /** The control plane's /28 range, used only with `privateNodes`. */
+    /** The control plane's /28 range (e.g. `172.16.0.0/28`), used only with `privateNodes`; it must not overlap `subnetCidr`. */
     masterCidr: string;
     /** CIDRs allowed to reach the Kubernetes API; undefined leaves the public endpoint open to any address (still authenticated). */
     apiAccessCidrs?: string[];
     /** The pool every CPU model and cluster add-on runs on. */
     cpuPool: GkeNodePoolSettings;
-    /** Optional GPU pool, for models with `gpu: true`. */
+    /** Optional GPU pool, for models with GPUs (`ModelServer` `placement`: this cluster's `placement.gpu`). Default: none. GKE taints its nodes and runs the NVIDIA device plugin itself. */
     gpuPool?: GkeGpuPoolSettings;
 }
 

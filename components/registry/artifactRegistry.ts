@@ -125,8 +125,13 @@ export async function findGcrRepository(project: string, host: GcrHost, opts?: p
 }
 
 export interface ArtifactRegistryArgs {
-    /** Google Cloud project id. */
+    /** Google Cloud project id of the repository (and of the image paths). */
     project: string;
+    /**
+     * `docker.pkg.dev`: a repository this component creates and owns (immutable tags, a cleanup policy
+     * keeping `keepImages` per model). A `gcr.io` host: the project's existing shared repository, only
+     * read (a missing one fails the run with the command that creates it) and never deleted.
+     */
     settings: ArtifactRegistrySettings;
     /** IAM members (`serviceAccount:...`) granted `roles/artifactregistry.reader` on this repository only: the GKE nodes. */
     readers: pulumi.Input<string>[];

@@ -19,6 +19,7 @@ export interface EcrSettings {
 }
 
 export interface EcrArgs {
+    /** Naming, retention and deletion of the repositories (one per model). */
     settings: EcrSettings;
     /** Model names (DNS labels); one repository each. */
     models: string[];

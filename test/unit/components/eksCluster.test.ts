@@ -164,7 +164,8 @@ describe("EksCluster", () => {
     });
 
     it("GPU: NVIDIA's device plugin on the GPU nodes only, tolerating their taint, node-critical", async () => {
-        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const { recorder, cluster } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        assert.strictEqual(cluster.devicePlugin?.daemonSet.getProvider("kubernetes:apps/v1:DaemonSet"), cluster.provider, "installed through the cluster's own provider");
         const ds = recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any;
         assert.strictEqual(ds.metadata.namespace, "kube-system");
         const pod = ds.spec.template.spec;
@@ -185,7 +186,7 @@ describe("EksCluster", () => {
         const mirror = `mirror.example/k8s-device-plugin:v0.17.1@sha256:${"ab".repeat(32)}`;
         const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: mirror }));
         assert.strictEqual((recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any).spec.template.spec.containers[0].image, mirror);
-        assert.throws(() => new NvidiaDevicePlugin("plugin", { provider: undefined as any, nodeSelector: {}, image: "mirror.example/k8s-device-plugin:v0.17.1" }),
+        assert.throws(() => new NvidiaDevicePlugin("plugin", { nodeSelector: {}, image: "mirror.example/k8s-device-plugin:v0.17.1" }),
             /not pinned by digest/);
     });
 

@@ -1,28 +1,29 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
-import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION, modelServerTiming } from "../../../components/modelServer";
+import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
 import { deploymentTimeouts } from "../../../serving/rollout";
-import { EPHEMERAL_STORAGE, sizeServer } from "../../../model/sizing";
+import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../model/sizing";
 import { parseQuantity } from "../../../model/quantity";
 import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const SIZING = sizeServer({ servedVersionBytes: [300 * 2 ** 20], gpu: false, batching: false, overrides: { cpu: "2" } });
+const MODEL = { name: "half-plus-two", versionBytes: [300 * 2 ** 20] };
+/** What the stack's preflight derives for MODEL with `cpu: "2"`: the server must derive the same. */
+const SIZING = sizeServer({ servedVersionBytes: MODEL.versionBytes, gpu: false, batching: false, overrides: { cpu: "2" } });
 
-async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: Recorder; server: ModelServer }> {
+async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: Recorder; server: ModelServer; provider: k8s.Provider }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const server = new ModelServer("half-plus-two", {
-        provider,
-        modelName: "half-plus-two",
+        model: MODEL,
         namespace: "serving",
         image: "registry.test/tf-serving/half-plus-two@sha256:0123",
-        sizing: SIZING,
+        resources: { cpu: "2" },
         loadBalancerSourceRanges: ["203.0.113.0/24"],
         ...args,
-    });
+    }, { provider });
     await rec.settle();
-    return { rec, server };
+    return { rec, server, provider };
 }
 
 function podSpec(rec: Recorder): any {
@@ -37,6 +38,26 @@ describe("ModelServer", () => {
             "kubernetes:apps/v1:Deployment", "kubernetes:core/v1:ConfigMap", "kubernetes:core/v1:Service",
             "kubernetes:core/v1:ServiceAccount", "kubernetes:networking.k8s.io/v1:NetworkPolicy", "kubernetes:policy/v1:PodDisruptionBudget",
         ]);
+    });
+
+    it("gives every child the cluster's provider from its resource options", async () => {
+        const { server, provider } = await serve({ autoscaling: { minReplicas: 2, maxReplicas: 4, targetCpuUtilization: 60 } });
+        assert.strictEqual(server.deployment.getProvider("kubernetes:apps/v1:Deployment"), provider);
+        assert.strictEqual(server.service.getProvider("kubernetes:core/v1:Service"), provider);
+    });
+
+    it("sizes the pod from the model and the resources, as the stack's preflight does", async () => {
+        const { server } = await serve();
+        assert.deepStrictEqual(server.sizing, SIZING);
+        assert.deepStrictEqual(modelServerSizing({ model: MODEL, resources: { gpuCount: 1 }, batching: { enabled: true } }),
+            sizeServer({ servedVersionBytes: MODEL.versionBytes, gpu: true, batching: true, overrides: {} }));
+    });
+
+    it("refuses resources the model cannot run with, and a model name that is no DNS label", async () => {
+        await startMockRuntime();
+        const args: ModelServerArgs = { model: MODEL, namespace: "serving", image: "registry.test/m@sha256:0123", resources: { memoryLimit: "256Mi" } };
+        assert.throws(() => new ModelServer("low", args), (err: unknown) => err instanceof SizingError && err.key === "memoryLimit");
+        assert.throws(() => new ModelServer("bad", { ...args, model: { ...MODEL, name: "Half_Plus_Two" }, resources: {} }), /must be a DNS label/);
     });
 
     it("runs the digest-pinned image with ports grpc 8500 and http 8501", async () => {
@@ -83,15 +104,15 @@ describe("ModelServer", () => {
     });
 
     it("rolls GPU pods one at a time when the stack says the GPU pool has no GPU to spare", async () => {
-        const { rec } = await serve({ gpuCount: 1, replicas: 2, rollout: "oneAtATime" });
+        const { rec } = await serve({ resources: { gpuCount: 1 }, replicas: 2, rollout: "oneAtATime" });
         const spec = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec;
         assert.deepStrictEqual(spec.strategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
     });
 
     it("gives a first GPU rollout more than the provider's 10 minutes, and reports no stall while a pod waits for its node", async () => {
         const gpuSizing = sizeServer({ servedVersionBytes: [2 * 2 ** 30], gpu: true, batching: false, overrides: {} });
-        const args = { sizing: gpuSizing, gpuCount: 1, replicas: 2, modelBytes: 2 * 2 ** 30 };
-        const timing = modelServerTiming(args as ModelServerArgs);
+        const args = { model: { name: "half-plus-two", versionBytes: [2 * 2 ** 30] }, resources: { gpuCount: 1 }, replicas: 2 };
+        const timing = modelServerTiming({ ...args, namespace: "serving", image: "registry.test/m@sha256:0123" });
         const minutes = (t: string) => Number(t.replace(/m$/, ""));
         assert.ok(minutes(deploymentTimeouts(timing).create) > 10, JSON.stringify(deploymentTimeouts(timing)));
         assert.ok(minutes(deploymentTimeouts(timing).update) > minutes(deploymentTimeouts(timing).create));
@@ -159,15 +180,16 @@ describe("ModelServer", () => {
     });
 
     it("records the model's size and the reload peak on the pods, for diagnosis", async () => {
-        const { rec } = await serve({ modelBytes: 300 * 2 ** 20 });
+        const { rec } = await serve({ model: { name: "half-plus-two", versionBytes: [100 * 2 ** 20, 200 * 2 ** 20] } });
         const annotations = (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.metadata.annotations;
         assert.strictEqual(annotations["tf-serving.dev/model-bytes"], String(300 * 2 ** 20));
-        assert.strictEqual(annotations["tf-serving.dev/memory-peak-bytes"], String(Math.round(SIZING.peakBytes)));
+        const twoVersions = sizeServer({ servedVersionBytes: [100 * 2 ** 20, 200 * 2 ** 20], gpu: false, batching: false, overrides: { cpu: "2" } });
+        assert.strictEqual(annotations["tf-serving.dev/memory-peak-bytes"], String(Math.round(twoVersions.peakBytes)));
     });
 
     it("requests GPUs with the GPU toleration and memory growth on GPU nodes", async () => {
         const toleration = { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" };
-        const { rec } = await serve({ gpuCount: 1, placement: { nodeSelector: { "cloud.google.com/gke-accelerator": "nvidia-l4" }, tolerations: [toleration] } });
+        const { rec } = await serve({ resources: { gpuCount: 1 }, placement: { nodeSelector: { "cloud.google.com/gke-accelerator": "nvidia-l4" }, tolerations: [toleration] } });
         const pod = podSpec(rec);
         const c = pod.containers[0];
         assert.strictEqual(c.resources.limits["nvidia.com/gpu"], "1");

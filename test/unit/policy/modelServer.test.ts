@@ -2,7 +2,6 @@ import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs } from "../../../components/modelServer";
 import { poolPlacement } from "../../../components/nodePlacement";
-import { sizeServer } from "../../../model/sizing";
 import { startMockRuntime } from "../../../ops/mockRuntime";
 import {
     checkGpuTolerations,
@@ -22,16 +21,13 @@ import { DIGEST_IMAGE } from "./fixtures";
 describe("ModelServer under the policy pack", () => {
     const render = async (args: Partial<ModelServerArgs>) => {
         const rec = await startMockRuntime({});
-        const gpu = (args.gpuCount ?? 0) > 0;
         new ModelServer("half-plus-two", {
-            provider: new k8s.Provider("test", {}),
-            modelName: "half-plus-two",
+            model: { name: "half-plus-two", versionBytes: [300 * 2 ** 20] },
             namespace: "serving",
             image: DIGEST_IMAGE,
-            sizing: sizeServer({ servedVersionBytes: [300 * 2 ** 20], gpu, batching: false, overrides: {} }),
             loadBalancerSourceRanges: ["203.0.113.0/24"],
             ...args,
-        });
+        }, { provider: new k8s.Provider("test", {}) });
         await rec.settle();
         return {
             deployment: rec.one("kubernetes:apps/v1:Deployment").inputs as DeploymentProps,
@@ -52,20 +48,20 @@ describe("ModelServer under the policy pack", () => {
 
     it("passes on GPU nodes with the GPU placement, and as a deliberately public endpoint", async () => {
         const { deployment, service } = await render({
-            gpuCount: 1, placement: poolPlacement().gpu, loadBalancerSourceRanges: [], publicEndpoint: true,
+            resources: { gpuCount: 1 }, placement: poolPlacement().gpu, loadBalancerSourceRanges: [], publicEndpoint: true,
         });
         assert.deepStrictEqual(deploymentViolations(deployment), []);
         assert.deepStrictEqual(checkLoadBalancerSourceRanges(service), []);
     });
 
     it("passes rolling GPU pods one at a time, as the stack does on a GPU pool with no GPU to spare", async () => {
-        const { deployment } = await render({ gpuCount: 1, placement: poolPlacement().gpu, replicas: 2, rollout: "oneAtATime" });
+        const { deployment } = await render({ resources: { gpuCount: 1 }, placement: poolPlacement().gpu, replicas: 2, rollout: "oneAtATime" });
         assert.deepStrictEqual(deployment.spec?.strategy?.rollingUpdate, { maxUnavailable: 1, maxSurge: 0 });
         assert.deepStrictEqual(deploymentViolations(deployment), []);
     });
 
     it("is caught when a GPU model lacks the toleration or an open endpoint is not marked public", async () => {
-        const { deployment, service } = await render({ gpuCount: 1, loadBalancerSourceRanges: [] });
+        const { deployment, service } = await render({ resources: { gpuCount: 1 }, loadBalancerSourceRanges: [] });
         assert.strictEqual(checkGpuTolerations(deployment).length, 1);
         assert.strictEqual(checkLoadBalancerSourceRanges(service).length, 1);
     });

@@ -1,0 +1,14 @@
+/**
+ * Entry point `tf-serving/eks`: an EKS cluster with CPU and GPU node groups, its VPC, NVIDIA's device
+ * plugin, and ECR repositories. Needs `@pulumi/pulumi`, `@pulumi/aws` and `@pulumi/kubernetes`.
+ * Registers nothing when imported.
+ */
+export { EksCluster } from "../components/eks/cluster";
+export type { EksClusterArgs, EksNetworkSettings } from "../components/eks/cluster";
+export type { CapacityType, EksNodeGroupSettings } from "../components/eks/nodeGroup";
+export { EksVpc } from "../components/eks/vpc";
+export type { EksVpcArgs, NatGatewayMode } from "../components/eks/vpc";
+export { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../components/eks/devicePlugin";
+export type { NvidiaDevicePluginArgs } from "../components/eks/devicePlugin";
+export { Ecr } from "../components/registry/ecr";
+export type { EcrArgs, EcrSettings } from "../components/registry/ecr";

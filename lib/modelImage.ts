@@ -1,0 +1,6 @@
+/**
+ * Entry point `tf-serving/model-image`: a SavedModel baked into a pinned `tensorflow/serving` base,
+ * pushed and pinned by digest. Needs `@pulumi/pulumi` and `@pulumi/docker`. Registers nothing when imported.
+ */
+export { ModelImage } from "../components/modelImage";
+export type { ModelImageArgs, RegistryCredentials, RegistryDigestLookup } from "../components/modelImage";

@@ -1,0 +1,83 @@
+/**
+ * Runs the consumer under Pulumi's mocks (`pulumi.runtime.setMocks`, the consumer's own SDK) and
+ * prints what was registered as JSON on stdout.
+ *
+ *     node bin/underMocks.js program MODEL_DIR   the program (index.ts): resources and outputs
+ *     node bin/underMocks.js imports MODEL_DIR   every entry point imported, the pure ones used: nothing may register
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+interface Registered {
+    type: string;
+    name: string;
+    inputs: Record<string, unknown>;
+    /** `URN::id` of the provider the resource was registered with, if any. */
+    provider?: string;
+}
+
+const REGISTRY_DIGEST = `sha256:${"ab".repeat(32)}`;
+
+async function main(mode: string, modelDir: string): Promise<unknown> {
+    const registered: Registered[] = [];
+    await pulumi.runtime.setMocks({
+        newResource(args) {
+            registered.push({ type: args.type, name: args.name, inputs: args.inputs, provider: args.provider });
+            const state: Record<string, unknown> = { ...args.inputs };
+            if (args.type === "kubernetes:core/v1:Service") {
+                state.status = { loadBalancer: { ingress: [{ ip: "198.51.100.20" }] } };
+            }
+            return { id: `${args.name}-id`, state };
+        },
+        call(args) {
+            return args.token === "docker:index/getRegistryImage:getRegistryImage" ? { sha256Digest: REGISTRY_DIGEST } : {};
+        },
+    }, "consumer", "test", false);
+    pulumi.runtime.setAllConfig({ "consumer:modelDir": modelDir });
+
+    if (mode === "imports") {
+        // The pure modules first and alone: they must load no Pulumi SDK at all.
+        const sdkBefore = pulumiModules();
+        const { preflight } = await import("tf-serving/preflight");
+        const { sizeServer } = await import("tf-serving/sizing");
+        const report = preflight(modelDir);
+        const sizing = sizeServer({ servedVersionBytes: report.versions.map((v) => v.sizeBytes), gpu: false, batching: false, overrides: {} });
+        const pureLoaded = pulumiModules().filter((m) => !sdkBefore.includes(m));
+        // gke, eks and components need @pulumi/gcp or @pulumi/aws, optional peers this consumer does not install.
+        const entries: Record<string, string> = {};
+        for (const entry of ["tf-serving/model-server", "tf-serving/model-image", "tf-serving/components", "tf-serving/gke", "tf-serving/eks"]) {
+            entries[entry] = await import(entry).then((m: object) => `exports ${Object.keys(m).length}`, (err: Error) => err.message.split("\n")[0]);
+        }
+        await settle(registered);
+        return { registered, pureLoaded, entries, preflightOk: report.ok, memoryLimit: sizing.memoryLimit };
+    }
+
+    const outputs = (await import("./index.js")) as Record<string, pulumi.Output<unknown> | unknown>;
+    const resolved: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(outputs)) {
+        resolved[key] = pulumi.Output.isInstance(value) ? await new Promise((resolve) => value.apply(resolve)) : value;
+    }
+    await settle(registered);
+    return { registered, outputs: resolved };
+}
+
+/** Files of `@pulumi/*` packages loaded so far. */
+function pulumiModules(): string[] {
+    return Object.keys(require.cache).filter((file) => file.includes("/node_modules/@pulumi/"));
+}
+
+/** Waits until registrations stop arriving. */
+async function settle(registered: Registered[]): Promise<void> {
+    let seen = -1;
+    while (seen !== registered.length) {
+        seen = registered.length;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+}
+
+main(process.argv[2], process.argv[3]).then(
+    (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
+    (err) => {
+        console.error(err);
+        process.exitCode = 1;
+    },
+);
