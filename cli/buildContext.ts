@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { formatReport, preflight } from "../model/savedModel";
 import { stageBuildContext, StagedContext, StagingError } from "../serving/buildContext";
 import { defaultBaseImage, IMAGE_PLATFORM, imageReferenceProblem } from "../serving/images";
@@ -31,7 +32,7 @@ export function buildContextCommand(exit: (code: number) => void): Command {
         .option("--gpu", "use the pinned -gpu base image")
         .option("--version <n...>", "versions to bake and serve (default: the highest)", collectVersion)
         .option("--label <name=version...>", "a version label, e.g. stable=2 (needs --version listing that version)", collectLabel)
-        .option("--signature <name>", "the signature clients call; the preflight checks it", "serving_default")
+        .option("--signature <name>", "the signature clients call; the preflight checks it", DEFAULT_SIGNATURE)
         .exitOverride()
         .showHelpAfterError("(tfs build-context --help shows the usage)")
         .action((baseDir: string, flags: BuildContextFlags) => {

@@ -1,5 +1,6 @@
 import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SmokeReport, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
@@ -32,7 +33,7 @@ export function smokeCommand(exit: (code: number) => void): Command {
         .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501")
         .option("--model <name>", "model name as served (default with --stack: the stack's modelName output)")
         .option("--timeout <seconds>", "how long to wait for AVAILABLE", parseSeconds, DEFAULT_TIMEOUT_SECONDS)
-        .option("--signature <name>", "signature to build the request from (default serving_default)")
+        .option("--signature <name>", `signature to build the request from (default ${DEFAULT_SIGNATURE})`)
         .option("--input <file>", "send this JSON predict body ({\"instances\": ...} or {\"inputs\": ...}) instead of a made-up example")
         .option("--json", "print one JSON object instead of text")
         .exitOverride()

@@ -4,7 +4,8 @@
  *     import { ModelImage, ModelServer } from "tf-serving/components";
  */
 export { ModelImage, ModelImageArgs, RegistryCredentials } from "./modelImage";
-export { ModelServer, ModelServerArgs, NodePlacement, PUBLIC_ANNOTATION, modelServerLabels } from "./modelServer";
+export { ModelServer, ModelServerArgs, NodePlacement } from "./modelServer";
+export { PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
 export { GkeCluster } from "./gke/cluster";
 export { EksCluster } from "./eks/cluster";
 export { EksVpc } from "./eks/vpc";

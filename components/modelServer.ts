@@ -7,6 +7,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
 import { EPHEMERAL_STORAGE, Sizing } from "../model/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -175,23 +176,6 @@ export class ModelServer extends pulumi.ComponentResource {
             imageRef: this.imageRef,
         });
     }
-}
-
-/** Pod annotations recording the model's size and the memory it peaks at during a reload (bytes). */
-export const MODEL_BYTES_ANNOTATION = "tf-serving.dev/model-bytes";
-export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
-
-/** Annotation that marks a deliberately open load balancer; the policy pack reads it. */
-export const PUBLIC_ANNOTATION = "tf-serving.dev/public";
-
-/** The labels every model-server object carries; the policy pack and `tfs doctor` select on them. */
-export function modelServerLabels(modelName: string): Record<string, string> {
-    return {
-        "app.kubernetes.io/name": "tf-serving",
-        "app.kubernetes.io/component": "model-server",
-        "app.kubernetes.io/instance": modelName,
-        "app.kubernetes.io/managed-by": "pulumi",
-    };
 }
 
 function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {

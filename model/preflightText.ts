@@ -1,6 +1,6 @@
-import type { PreflightReport, SignatureSpec } from "./savedModel";
+import { SignatureSpec, isInternalSignature } from "../contract/signature";
+import type { PreflightReport } from "./savedModel";
 import { humanBytes } from "./sizing";
-import { isInternalSignature } from "./tfProto";
 
 /** Human-readable text for the CLI: versions, sizes, tags, served signatures, findings, then a one-line verdict. */
 export function formatReport(report: PreflightReport): string {

@@ -1,7 +1,7 @@
 import { assessReadiness, parseModelStatus, Readiness, VersionStatus } from "./modelStatus";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
 import {
     buildPredictRequest,
-    DEFAULT_SIGNATURE,
     parseModelMetadata,
     PredictRequestBody,
     UnsupportedSignatureError,

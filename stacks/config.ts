@@ -6,10 +6,13 @@
  * raises one `ConfigError` before any resource is registered.
  */
 import * as path from "path";
-import { ConfigError, ConfigReader, isCidr } from "./configReader";
+import { isCidr } from "../contract/cidr";
+import { REPOSITORY_PATH } from "../contract/registry";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { ConfigError, ConfigReader } from "./configReader";
 import { AwsConfig, readAwsConfig } from "./awsConfig";
 import { GcpConfig, readGcpConfig } from "./gcpConfig";
-import { MANAGED_FLAGS } from "../serving/flags";
+import { managedFlags } from "../serving/flags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
@@ -301,7 +304,8 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             return "must be a flag of the form --name=value";
         }
         const flag = arg.split("=")[0];
-        return Object.hasOwn(MANAGED_FLAGS, flag) ? `${flag} is set by this program: ${MANAGED_FLAGS[flag]}` : undefined;
+        const why = managedFlags().get(flag);
+        return why !== undefined ? `${flag} is set by this program: ${why}` : undefined;
     }) ?? [];
 
     const baseImage = src("baseImage").string("baseImage");
@@ -313,7 +317,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     return {
         name,
         path: modelPath,
-        signature: src("signature").string("signature", "serving_default"),
+        signature: src("signature").string("signature", DEFAULT_SIGNATURE),
         versions: servedVersions,
         versionLabels: labels,
         gpu,
@@ -345,7 +349,7 @@ function readLocal(r: ConfigReader, projectDir: string): LocalSettings {
         (reg ?? r).fail(reg ? "server" : "registry", "must be a registry host[:port] such as \"localhost:5001\" (no scheme, no path)", server);
     }
     const prefix = reg?.string("repositoryPrefix") ?? "tf-serving";
-    if (!/^[a-z0-9]+([._-][a-z0-9]+)*(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/.test(prefix)) {
+    if (!REPOSITORY_PATH.test(prefix)) {
         reg?.fail("repositoryPrefix", "must be a lowercase repository path such as \"tf-serving\" or \"team/models\"");
     }
     const username = reg?.string("username");

@@ -7,7 +7,8 @@ import {
     Finding, Rule, containerSpec, describeEvent, describeMemory, describeTermination, modelMemory, podFinding, podName, quoteLog,
     runAsEvidence,
 } from "./findings";
-import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, ClusterSnapshot, ContainerStatus, Pod, eventsFor, logKey } from "./snapshot";
+import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION } from "../../contract/labels";
+import { ClusterSnapshot, ContainerStatus, Pod, eventsFor, logKey } from "./snapshot";
 
 /** Log lines of a crashed container shown beside its termination. */
 const CRASH_LOG_LINES = 5;

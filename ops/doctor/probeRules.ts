@@ -5,7 +5,8 @@
  */
 import { humanBytes } from "../../model/sizing";
 import { Finding, Rule, describeEvent, describeProbe, describeTermination, modelMemory, podFinding, probeBudgetSeconds } from "./findings";
-import { MODEL_BYTES_ANNOTATION, Event, Pod, eventsFor, isPodReady } from "./snapshot";
+import { MODEL_BYTES_ANNOTATION } from "../../contract/labels";
+import { Event, Pod, eventsFor, isPodReady } from "./snapshot";
 
 const STARTUP_KILL = /failed startup probe/;
 const LIVENESS_KILL = /failed liveness probe/;

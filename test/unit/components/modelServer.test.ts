@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
-import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION, modelServerTiming } from "../../../components/modelServer";
+import { ModelServer, ModelServerArgs, modelServerTiming } from "../../../components/modelServer";
+import { PUBLIC_ANNOTATION } from "../../../contract/labels";
 import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, sizeServer } from "../../../model/sizing";
 import { parseQuantity } from "../../../model/quantity";

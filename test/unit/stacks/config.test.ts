@@ -1,7 +1,9 @@
 import * as assert from "assert";
 import * as path from "path";
 import { readConfig } from "../../../stacks/config";
-import { ConfigError, isCidr, parseQuantity } from "../../../stacks/configReader";
+import { isCidr } from "../../../contract/cidr";
+import { parseQuantity } from "../../../model/quantity";
+import { ConfigError } from "../../../stacks/configReader";
 
 const PROJECT = "tf-serving";
 const DIR = "/project";
