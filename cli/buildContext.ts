@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
-import { formatReport, preflight } from "../model/savedModel";
+import { preflight } from "../model/savedModel";
+import { formatReport } from "./preflightText";
 import { stageBuildContext, StagedContext, StagingError } from "../serving/buildContext";
 import { defaultBaseImage, IMAGE_PLATFORM, imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
-import { formatReport, preflight } from "../model/savedModel";
+import { preflight } from "../model/savedModel";
+import { formatReport } from "./preflightText";
 
 interface PreflightFlags { signature: string; version?: number[]; tags: string; json?: boolean }
 

@@ -8,7 +8,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
-import { EPHEMERAL_STORAGE, Sizing } from "../model/sizing";
+import { EPHEMERAL_STORAGE, Sizing } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
     defaultBatchingConfig, monitoringConfig, serverArgs,
@@ -38,7 +38,7 @@ export interface ModelServerArgs {
     namespace: pulumi.Input<string>;
     /** Image pinned by digest (`repo@sha256:...`), so a new model rolls the pods and an unchanged one rolls nothing. */
     image: pulumi.Input<string>;
-    /** Sizing derived from the model (`model/sizing.ts`): resources, thread flags and probe timing. */
+    /** Sizing derived from the model (`serving/sizing.ts`): resources, thread flags and probe timing. */
     sizing: Sizing;
     /** Desired pods; ignored when `autoscaling` is set (the HPA owns the replica count). Default 2. */
     replicas?: number;

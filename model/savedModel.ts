@@ -1,11 +1,9 @@
 import * as fs from "fs";
 import * as path from "path";
 import { BadLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
-import { plural } from "./preflightText";
+import { plural } from "../contract/quantity";
 import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
 import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
-
-export { formatReport } from "./preflightText";
 
 /** One numeric version folder, as TF Serving would find it. */
 export interface VersionReport {

@@ -3,7 +3,7 @@
  * files those flags point at. The image bakes only what never changes (ports, model path);
  * everything sized from the pod's resources is passed here, so resizing rolls pods without a rebuild.
  */
-import { Sizing } from "../model/sizing";
+import { Sizing } from "./sizing";
 import { imageServerFlags } from "./dockerfile";
 import { ServerFlag, flagArgs } from "./serverFlag";
 

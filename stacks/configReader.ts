@@ -34,7 +34,7 @@ export class ConfigError extends Error {
     }
 }
 
-import { parseQuantity } from "../model/quantity";
+import { parseQuantity } from "../contract/quantity";
 
 type Raw = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { ModelImage, RegistryDigestLookup } from "../components/modelImage";
 import { ModelServer, NodePlacement } from "../components/modelServer";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
-import { Sizing } from "../model/sizing";
+import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
 import { ModelSettings, ServingConfig } from "./config";
 

@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import { preflight } from "../model/savedModel";
-import { SizingError, sizeServer } from "../model/sizing";
+import { SizingError, sizeServer } from "../serving/sizing";
 import { ModelSettings, ServingConfig } from "./config";
 import { PreparedModel } from "./deploy";
 

@@ -2,7 +2,7 @@
  * Rules that read container statuses: OOMKilled, CrashLoopBackOff, image pulls, containers that
  * cannot be created or started (permission denied on exec, a bad security context).
  */
-import { humanBytes } from "../../model/sizing";
+import { humanBytes } from "../../contract/quantity";
 import {
     Finding, Rule, containerSpec, describeEvent, describeMemory, describeTermination, modelMemory, podFinding, podName, quoteLog,
     runAsEvidence,

@@ -3,8 +3,8 @@ import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs, modelServerTiming } from "../../../components/modelServer";
 import { PUBLIC_ANNOTATION } from "../../../contract/labels";
 import { deploymentTimeouts } from "../../../serving/rollout";
-import { EPHEMERAL_STORAGE, sizeServer } from "../../../model/sizing";
-import { parseQuantity } from "../../../model/quantity";
+import { EPHEMERAL_STORAGE, sizeServer } from "../../../serving/sizing";
+import { parseQuantity } from "../../../contract/quantity";
 import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { TensorSpec } from "../../../contract/signature";
-import { Finding, formatReport, preflight, PreflightReport } from "../../../model/savedModel";
+import { formatReport } from "../../../cli/preflightText";
+import { Finding, preflight, PreflightReport } from "../../../model/savedModel";
 import { SAVED_MODELS } from "../../support/fixtures";
 
 const FIXTURES = SAVED_MODELS;

@@ -2,7 +2,7 @@ import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs } from "../../../components/modelServer";
 import { poolPlacement } from "../../../components/nodePlacement";
-import { sizeServer } from "../../../model/sizing";
+import { sizeServer } from "../../../serving/sizing";
 import { startMockRuntime } from "../../../ops/mockRuntime";
 import {
     checkGpuTolerations,

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { sizeServer } from "../../../model/sizing";
+import { sizeServer } from "../../../serving/sizing";
 import { imageServerArgs } from "../../../serving/dockerfile";
 import { managedFlags, serverArgs } from "../../../serving/flags";
 

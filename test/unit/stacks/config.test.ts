@@ -2,7 +2,7 @@ import * as assert from "assert";
 import * as path from "path";
 import { readConfig } from "../../../stacks/config";
 import { isCidr } from "../../../contract/cidr";
-import { parseQuantity } from "../../../model/quantity";
+import { parseQuantity } from "../../../contract/quantity";
 import { ConfigError } from "../../../stacks/configReader";
 
 const PROJECT = "tf-serving";
