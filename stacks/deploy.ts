@@ -10,7 +10,7 @@ import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
-import { ModelSettings, ServingConfig } from "./config";
+import { ModelSettings, ServingConfig } from "../config/config";
 
 export { NodePlacement };
 

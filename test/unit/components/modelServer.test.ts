@@ -5,12 +5,13 @@ import { PUBLIC_ANNOTATION } from "../../../contract/labels";
 import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, sizeServer } from "../../../serving/sizing";
 import { parseQuantity } from "../../../contract/quantity";
-import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { MockOptions } from "../../../ops/planRuntime";
+import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const SIZING = sizeServer({ servedVersionBytes: [300 * 2 ** 20], gpu: false, batching: false, overrides: { cpu: "2" } });
 
-async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: Recorder; server: ModelServer }> {
+async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: MockRun; server: ModelServer }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const server = new ModelServer("half-plus-two", {
@@ -26,7 +27,7 @@ async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}
     return { rec, server };
 }
 
-function podSpec(rec: Recorder): any {
+function podSpec(rec: MockRun): any {
     return (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
 }
 

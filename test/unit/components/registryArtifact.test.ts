@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import {
     ArtifactRegistry, ArtifactRegistrySettings, OwnedRepositorySettings, artifactRegistryNaming, findGcrRepository, gcrRepositoryProblem, imagePathProject,
 } from "../../../components/registry/artifactRegistry";
-import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const PKG_DEV: OwnedRepositorySettings = { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 };

@@ -3,7 +3,7 @@ import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs } from "../../../components/modelServer";
 import { poolPlacement } from "../../../components/nodePlacement";
 import { sizeServer } from "../../../serving/sizing";
-import { startMockRuntime } from "../../../ops/mockRuntime";
+import { startMockRuntime } from "../../support/mockRuntime";
 import {
     checkGpuTolerations,
     checkImageDigests,

@@ -91,8 +91,8 @@ export interface LocalSettings {
     };
 }
 
-export interface ServingConfig {
-    cloud: Cloud;
+/** What every stack has, whatever the cloud. */
+interface CommonConfig {
     /**
      * The project root (Pulumi's program working directory): relative paths in config start here,
      * and resource inputs name files relative to it so they are the same in every checkout.
@@ -103,10 +103,17 @@ export interface ServingConfig {
     createNamespace: boolean;
     service: ServiceSettings;
     models: ModelSettings[];
-    local?: LocalSettings;
-    gcp?: GcpConfig;
-    aws?: AwsConfig;
 }
+
+/** The whole configuration; `cloud` says which section the stack has (the `gke` and `eks` config keys). */
+export type ServingConfig = CommonConfig & (
+    | { cloud: "local"; local: LocalSettings }
+    | { cloud: "gcp"; gke: GcpConfig }
+    | { cloud: "aws"; eks: AwsConfig }
+);
+
+/** The configuration of a stack on `cloud`. */
+export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
@@ -143,8 +150,7 @@ export function readConfig(all: Record<string, string>, project: string, project
     }
 
     const models = readModels(r, projectDir);
-    const config: ServingConfig = {
-        cloud,
+    const common: CommonConfig = {
         projectDir,
         namespace: r.dnsLabel("namespace", "tf-serving"),
         createNamespace: r.bool("createNamespace", true),
@@ -152,31 +158,28 @@ export function readConfig(all: Record<string, string>, project: string, project
         models,
     };
 
-    if (cloud === "local") {
-        config.local = readLocal(r, projectDir);
-    } else if (r.has("registry") || r.has("kubeconfig") || r.has("kubeContext")) {
+    if (cloud !== "local") {
         for (const key of ["registry", "kubeconfig", "kubeContext"]) {
             if (r.has(key)) {
                 r.fail(key, `applies only to cloud "local"; ${cloud === "gcp" ? "GKE uses Artifact Registry" : "EKS uses ECR"} and the cluster this stack creates`);
             }
         }
     }
-    if (cloud === "gcp") {
-        config.gcp = readGcpConfig(r);
-    } else if (r.has("gke")) {
+    if (cloud !== "gcp" && r.has("gke")) {
         r.fail("gke", "applies only to cloud \"gcp\"");
     }
-    if (cloud === "aws") {
-        config.aws = readAwsConfig(r);
-    } else if (r.has("eks")) {
+    if (cloud !== "aws" && r.has("eks")) {
         r.fail("eks", "applies only to cloud \"aws\"");
     }
+    const config: ServingConfig = cloud === "local" ? { ...common, cloud, local: readLocal(r, projectDir) }
+        : cloud === "gcp" ? { ...common, cloud, gke: readGcpConfig(r) }
+        : { ...common, cloud, eks: readAwsConfig(r) };
 
     const gpuModels = models.filter((m) => m.gpu);
-    if (gpuModels.length > 0 && cloud === "gcp" && config.gcp && !config.gcp.gpuPool) {
+    if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
         r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see README, GKE)` });
     }
-    if (gpuModels.length > 0 && cloud === "aws" && config.aws && !config.aws.gpuNodeGroup) {
+    if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
     }
     const pool = gpuPoolOf(config);
@@ -200,14 +203,14 @@ export function readConfig(all: Record<string, string>, project: string, project
 
 /** The GPU pool the stack creates, in the terms of its config keys; undefined for an existing cluster or an unknown instance type. */
 function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
-    const gke = config.gcp?.gpuPool;
+    const gke = config.cloud === "gcp" ? config.gke.gpuPool : undefined;
     if (gke !== undefined) {
         return {
             nodes: gke.maxNodes, nodesKey: "gke.gpuPool.maxNodes",
             gpusPerNode: gke.acceleratorCount, gpusPerNodeKey: "gke.gpuPool.acceleratorCount", nodeName: gke.acceleratorType,
         };
     }
-    const eks = config.aws?.gpuNodeGroup;
+    const eks = config.cloud === "aws" ? config.eks.gpuNodeGroup : undefined;
     const gpusPerNode = eks && nvidiaGpusPerInstance(eks.instanceType);
     if (eks !== undefined && gpusPerNode !== undefined) {
         return {
