@@ -82,7 +82,7 @@ export function preflightStack(input: StackInput): string {
 }
 
 /** The stack's configuration as the engine hands it to the program: `project:key` to string values. */
-export async function engineConfig(stack: Stack, projectDir: string): Promise<StackInput> {
+async function engineConfig(stack: Stack, projectDir: string): Promise<StackInput> {
     const project = (await stack.workspace.projectSettings()).name;
     const config = Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([key, item]) => [key, item.value]));
     return { project, config, projectDir };

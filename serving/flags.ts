@@ -23,7 +23,7 @@ export interface ServerFlagInput {
 }
 
 /** The flags the pod adds to the image's, sized from its resources. */
-export function podServerFlags(input: Omit<ServerFlagInput, "extraServerArgs">): ServerFlag[] {
+function podServerFlags(input: Omit<ServerFlagInput, "extraServerArgs">): ServerFlag[] {
     const { threads } = input.sizing;
     const cpu = "threads follow the CPU limit: set cpu instead";
     const flags: ServerFlag[] = [

@@ -12,8 +12,6 @@ import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
 import { ModelSettings, ServingConfig } from "../config/config";
 
-export { NodePlacement };
-
 /** A model that passed preflight and sizing: everything needed to register its resources. */
 export interface PreparedModel {
     settings: ModelSettings;
