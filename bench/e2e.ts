@@ -18,6 +18,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { MODEL_SERVER_SELECTOR } from "../contract/labels";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
@@ -75,7 +76,7 @@ function writeBigVersion(fixtureVersion: string, target: string, bytes: number):
 /** The live objects the stack created, as plain manifests for `kubectl apply` in another namespace. */
 function exportObjects(namespace: string, target: string): string {
     const kinds = "serviceaccounts,configmaps,deployments,services,poddisruptionbudgets";
-    const list = kubectl("get", kinds, "-n", namespace, "-l", "app.kubernetes.io/name=tf-serving");
+    const list = kubectl("get", kinds, "-n", namespace, "-l", MODEL_SERVER_SELECTOR);
     const docs = list.items.map((o: any) => {
         const { name, labels, annotations } = o.metadata;
         const metadata: Record<string, unknown> = { name, namespace: target, labels };

@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
-import { formatReport, preflight } from "../model/savedModel";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { preflight } from "../model/savedModel";
+import { formatReport } from "./preflightText";
 import { stageBuildContext, StagedContext, StagingError } from "../serving/buildContext";
 import { defaultBaseImage, IMAGE_PLATFORM, imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
@@ -31,7 +33,7 @@ export function buildContextCommand(exit: (code: number) => void): Command {
         .option("--gpu", "use the pinned -gpu base image")
         .option("--version <n...>", "versions to bake and serve (default: the highest)", collectVersion)
         .option("--label <name=version...>", "a version label, e.g. stable=2 (needs --version listing that version)", collectLabel)
-        .option("--signature <name>", "the signature clients call; the preflight checks it", "serving_default")
+        .option("--signature <name>", "the signature clients call; the preflight checks it", DEFAULT_SIGNATURE)
         .exitOverride()
         .showHelpAfterError("(tfs build-context --help shows the usage)")
         .action((baseDir: string, flags: BuildContextFlags) => {

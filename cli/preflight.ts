@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
-import { formatReport, preflight } from "../model/savedModel";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { preflight } from "../model/savedModel";
+import { formatReport } from "./preflightText";
 
 interface PreflightFlags { signature: string; version?: number[]; tags: string; json?: boolean }
 
@@ -11,7 +13,7 @@ export function preflightCommand(exit: (code: number) => void): Command {
     return new Command("preflight")
         .description("Check a SavedModel base folder the way TF Serving will read it (exit 0: servable, 1: broken)")
         .argument("<model-base-dir>", "the folder that holds numbered version folders (BASE/1/saved_model.pb)")
-        .option("--signature <name>", "the signature clients call; it must exist in every served version", "serving_default")
+        .option("--signature <name>", "the signature clients call; it must exist in every served version", DEFAULT_SIGNATURE)
         .option("--version <n...>", "versions to serve (default: the highest, like TF Serving's default policy)", collectVersion)
         .option("--tags <tags>", "the MetaGraph tag set TF Serving loads, comma-separated (its --saved_model_tags)", "serve")
         .option("--json", "print one JSON object instead of text")

@@ -1,5 +1,6 @@
 import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SmokeReport, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
@@ -28,11 +29,11 @@ export function smokeCommand(exit: (code: number) => void): Command {
     return new Command("smoke")
         .description("Wait until a deployed model is AVAILABLE, send one predict request and report status, latency and answer "
             + "(exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error)")
-        .option("--stack <name>", "read restUrl and modelName from this stack's outputs (needs the Pulumi CLI)")
+        .option("--stack <name>", "read restUrl and its model from this stack's outputs (needs the Pulumi CLI)")
         .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501")
-        .option("--model <name>", "model name as served (default with --stack: the stack's modelName output)")
+        .option("--model <name>", "model name as served (default with --stack: the model the stack serves at restUrl)")
         .option("--timeout <seconds>", "how long to wait for AVAILABLE", parseSeconds, DEFAULT_TIMEOUT_SECONDS)
-        .option("--signature <name>", "signature to build the request from (default serving_default)")
+        .option("--signature <name>", `signature to build the request from (default ${DEFAULT_SIGNATURE})`)
         .option("--input <file>", "send this JSON predict body ({\"instances\": ...} or {\"inputs\": ...}) instead of a made-up example")
         .option("--json", "print one JSON object instead of text")
         .exitOverride()
@@ -92,7 +93,7 @@ async function resolveEndpoint(flags: SmokeFlags): Promise<{ restUrl: string; mo
     if (model === undefined || model === "") {
         throw new UserError(flags.url !== undefined
             ? "--model NAME is required with --url (the name TF Serving serves the model under)"
-            : `stack "${flags.stack}" has no modelName or models output; pass --model NAME`, USAGE_EXIT);
+            : `stack "${flags.stack}" has no models output; pass --model NAME`, USAGE_EXIT);
     }
     return { restUrl: endpoint.restUrl, model };
 }

@@ -4,13 +4,14 @@
  * Cloud-agnostic: it knows nothing of GKE or EKS. The cluster comes as a Kubernetes provider in
  * the resource options (`new ModelServer(name, args, { provider })`, or `providers: [...]`), which
  * every child inherits through `parent: this`; without one, Pulumi's default provider (the ambient
- * kubeconfig). It sizes the pod from the model (`model/sizing.ts`) and registers the ServiceAccount,
+ * kubeconfig). It sizes the pod from the model (`serving/sizing.ts`) and registers the ServiceAccount,
  * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
  * NetworkPolicy and, when asked, a HorizontalPodAutoscaler.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../model/sizing";
+import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
+import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
     defaultBatchingConfig, monitoringConfig, serverArgs,
@@ -46,7 +47,7 @@ export interface ServedModel {
     versionBytes: number[];
 }
 
-/** What each pod asks for. Unset values are derived from the model (`model/sizing.ts`). */
+/** What each pod asks for. Unset values are derived from the model (`serving/sizing.ts`). */
 export interface ServerResources {
     /**
      * CPU request and limit (equal), a Kubernetes quantity (`"500m"`, `"2"`). At least `250m`.
@@ -250,23 +251,6 @@ export class ModelServer extends pulumi.ComponentResource {
             imageRef: this.imageRef,
         });
     }
-}
-
-/** Pod annotations recording the model's size and the memory it peaks at during a reload (bytes). */
-export const MODEL_BYTES_ANNOTATION = "tf-serving.dev/model-bytes";
-export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
-
-/** Annotation that marks a deliberately open load balancer; the policy pack reads it. */
-export const PUBLIC_ANNOTATION = "tf-serving.dev/public";
-
-/** The labels every model-server object carries; the policy pack and `tfs doctor` select on them. */
-export function modelServerLabels(modelName: string): Record<string, string> {
-    return {
-        "app.kubernetes.io/name": "tf-serving",
-        "app.kubernetes.io/component": "model-server",
-        "app.kubernetes.io/instance": modelName,
-        "app.kubernetes.io/managed-by": "pulumi",
-    };
 }
 
 function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {

@@ -4,6 +4,7 @@
  */
 export {
     BATCHING_BYTES, EPHEMERAL_STORAGE, LIMIT_HEADROOM, LOAD_FACTOR, RUNTIME_OVERHEAD_BYTES, SizingError,
-    cpuCores, humanBytes, memoryBytes, sizeServer, toMi,
-} from "../model/sizing";
-export type { ProbeTiming, Sizing, SizingInput, SizingKey } from "../model/sizing";
+    cpuCores, memoryBytes, sizeServer, toMi,
+} from "../serving/sizing";
+export { humanBytes } from "../contract/quantity";
+export type { ProbeTiming, Sizing, SizingInput, SizingKey } from "../serving/sizing";

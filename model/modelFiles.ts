@@ -1,5 +1,6 @@
 import * as fs from "fs";
 import * as path from "path";
+import { isInside } from "../contract/paths";
 
 /** A symbolic link found under the model folder that the image build could not copy as it is. */
 export interface BadLink {
@@ -90,12 +91,6 @@ export function scanTree(root: string, modelRoot: string): TreeScan {
 
     visit(root);
     return scan;
-}
-
-/** True if `candidate` is `folder` or lies beneath it (both real, absolute paths). */
-export function isInside(candidate: string, folder: string): boolean {
-    const relative = path.relative(folder, candidate);
-    return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 export function realPathOrNull(entry: string): string | null {

@@ -1,11 +1,9 @@
 import * as fs from "fs";
 import * as path from "path";
 import { BadLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
-import { plural } from "./preflightText";
-import { decodeSavedModel, isInternalSignature, isRefDtype, MetaGraphSpec, parseSavedModelText, SignatureSpec } from "./tfProto";
-
-export { formatReport } from "./preflightText";
-export type { SignatureSpec, TensorSpec } from "./tfProto";
+import { plural } from "../contract/quantity";
+import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
+import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
 
 /** One numeric version folder, as TF Serving would find it. */
 export interface VersionReport {
@@ -60,7 +58,6 @@ export interface PreflightOptions {
     tags?: string[];
 }
 
-const DEFAULT_SIGNATURE = "serving_default";
 const DEFAULT_TAGS = ["serve"];
 /** In the order TensorFlow's reader tries them: a `.pb` hides a `.pbtxt` beside it. */
 const GRAPH_FILES = ["saved_model.pb", "saved_model.pbtxt"] as const;

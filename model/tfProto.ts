@@ -1,5 +1,6 @@
 import * as protobuf from "protobufjs";
 import * as textformat from "protobufjs/ext/textformat";
+import { SignatureSpec, TensorSpec } from "../contract/signature";
 
 /**
  * The few TensorFlow messages a preflight needs, with the field numbers of the official
@@ -130,12 +131,6 @@ enum DataType {
 }
 `;
 
-/** A tensor as a signature declares it: `shape` lists dims (-1 = unknown size), null = unknown rank. */
-export interface TensorSpec { dtype: string; shape: number[] | null }
-
-/** One SignatureDef: its method name and its named inputs and outputs. */
-export interface SignatureSpec { method: string; inputs: Record<string, TensorSpec>; outputs: Record<string, TensorSpec> }
-
 /** One MetaGraph of a SavedModel: its tag set and its signatures (names sorted). */
 export interface MetaGraphSpec { tags: string[]; signatures: Record<string, SignatureSpec> }
 
@@ -171,11 +166,6 @@ export function dtypeName(value: number): string {
 export function isRefDtype(name: string): boolean {
     const value = dataTypeEnum.values[name];
     return value !== undefined && value > REF_DTYPE_OFFSET;
-}
-
-/** Signatures TensorFlow writes for itself (`__saved_model_init_op`), not something a client calls. */
-export function isInternalSignature(name: string): boolean {
-    return name.startsWith("__saved_model_");
 }
 
 function fromMessage(message: protobuf.Message): MetaGraphSpec[] {

@@ -1,16 +1,14 @@
 /**
  * Stack updates from CI, through the Automation API: preflight, preview with the policy pack,
  * update, smoke test. Each step is timed and named; the first failure stops the run and is the
- * one the summary (and the exit code) reports.
+ * one the summary (and the exit code) reports. The stack's configuration comes from the engine
+ * (`getAllConfig`), so ESC environments and any secrets provider give the values the update will see.
  */
 import * as fs from "fs";
 import * as path from "path";
-import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { ConfigError } from "../stacks/configReader";
-import { readConfig } from "../stacks/config";
-import { credentialProblems } from "../stacks/credentials";
-import { PreparationError, prepareModels } from "../stacks/prepare";
-import { PlanError, stackConfig } from "./plan";
+import { LocalWorkspace, LocalWorkspaceOptions, Stack } from "@pulumi/pulumi/automation";
+import { ConfigError } from "../config/configReader";
+import { PreparationError, StackInput, prepareStack } from "../stacks/prepare";
 import { endpointFromStackOutputs, smoke, SmokeReport } from "./smoke";
 
 export type StepName = "preflight" | "preview" | "update" | "smoke";
@@ -47,6 +45,8 @@ export interface DeployOptions {
     onOutput?: (line: string) => void;
     /** One line per step as it starts and ends. */
     onStep?: (line: string) => void;
+    /** How the stack is selected; default the Automation API's local workspace (tests pass their own). */
+    selectStack?: (args: { stackName: string; workDir: string }, opts?: LocalWorkspaceOptions) => Promise<Stack>;
 }
 
 /** A failed step's message; the step name travels with it. */
@@ -67,24 +67,25 @@ async function timed(results: StepResult[], step: StepName, onStep: (l: string) 
     }
 }
 
-/** Checks the stack's config and models offline, exactly as the program will at preview. */
-export function preflightStack(projectDir: string, stack: string): string {
+/** Checks the stack's config, credentials and models, exactly as the program will at preview. */
+export function preflightStack(input: StackInput): string {
     try {
-        const { project, config } = stackConfig(projectDir, stack);
-        const parsed = readConfig(config, project, projectDir);
-        const missing = credentialProblems(parsed);
-        if (missing.length > 0) {
-            throw new PreparationError(missing);
-        }
-        const { models, warnings } = prepareModels(parsed, project);
+        const { models, warnings } = prepareStack(input, { offline: false });
         const names = models.map((m) => `${m.settings.name} v${m.report.servedVersions.join(",")}`).join("; ");
         return `${models.length} model(s) servable (${names})${warnings.length ? `, ${warnings.length} warning(s)` : ""}`;
     } catch (err) {
-        if (err instanceof ConfigError || err instanceof PreparationError || err instanceof PlanError) {
+        if (err instanceof ConfigError || err instanceof PreparationError) {
             throw new Error(err.message);
         }
         throw err;
     }
+}
+
+/** The stack's configuration as the engine hands it to the program: `project:key` to string values. */
+async function engineConfig(stack: Stack, projectDir: string): Promise<StackInput> {
+    const project = (await stack.workspace.projectSettings()).name;
+    const config = Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([key, item]) => [key, item.value]));
+    return { project, config, projectDir };
 }
 
 export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
@@ -94,12 +95,15 @@ export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
     const policyPack = options.policyPack ?? path.join(options.projectDir, "policy");
     const policyPacks = fs.existsSync(path.join(policyPack, "PulumiPolicy.yaml")) ? [policyPack] : [];
     const summary: DeploySummary = { stack: options.stack, ok: false, steps };
+    const selectStack = options.selectStack ?? ((args) => LocalWorkspace.selectStack(args));
     let stack: Stack | undefined;
     try {
-        await timed(steps, "preflight", onStep, async () => preflightStack(options.projectDir, options.stack));
+        await timed(steps, "preflight", onStep, async () => {
+            stack = await selectStack({ stackName: options.stack, workDir: options.projectDir });
+            return preflightStack(await engineConfig(stack, options.projectDir));
+        });
         await timed(steps, "preview", onStep, async () => {
-            stack = await LocalWorkspace.selectStack({ stackName: options.stack, workDir: options.projectDir });
-            const preview = await stack.preview({ policyPacks, diff: true, onOutput });
+            const preview = await stack!.preview({ policyPacks, diff: true, onOutput });
             summary.changes = preview.changeSummary;
             return describeChanges(preview.changeSummary);
         });

@@ -1,14 +1,15 @@
 /**
  * An offline plan: run the program under Pulumi's mock runtime with one stack's config file and
  * list every resource it would register, with exactly the inputs `pulumi up` would send: the program
- * runs in the project folder, as the language host runs it, and stages build contexts where an
+ * runs for the project folder, as the language host runs it, and stages build contexts where an
  * update does. No engine, no credentials, no cluster.
  */
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
-import { RecordedResource, Recorder, settleOutput, startMockRuntime } from "./mockRuntime";
+import { runProgram } from "../stacks/program";
+import { REDACTED, RecordedResource, recordProgram } from "./planRuntime";
 
 export interface PlanResult {
     stack: string;
@@ -79,70 +80,25 @@ function withoutCiphertext(value: unknown): unknown {
     return value;
 }
 
-/** Runs the project's program under mocks for `stack` and returns what it registered. */
+/** Runs the program under mocks for the project in `projectDir` and its `stack`, and returns what it registered. */
 export async function planStack(projectDir: string, stack: string, options: { loadBalancer?: { ip?: string; hostname?: string } } = {}): Promise<PlanResult> {
     const { project, config } = stackConfig(projectDir, stack);
     // AWS load balancers have only a hostname; the others report an IP.
     const loadBalancer = options.loadBalancer ?? (config[`${project}:cloud`] === "aws" ? { hostname: "mock-nlb.elb.amazonaws.com" } : undefined);
-    const recorder: Recorder = await startMockRuntime({ project, stack, config, preview: true, loadBalancer });
-    const previousCwd = process.cwd();
-    const previousOffline = process.env.TFS_OFFLINE;
-    let program: Record<string, unknown>;
     try {
-        process.chdir(projectDir);
-        process.env.TFS_OFFLINE = "1";
-        const entry = require.resolve(path.join(projectDir, "index.ts"));
-        // The program is loaded at run time by path, as the Pulumi language host does.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const exported = loadFresh(entry, () => require(entry) as Record<string, unknown> | Promise<Record<string, unknown>>);
-        // The program exports a promise of its outputs (as the Pulumi runtime allows): await it here, with the cwd and env still set.
-        program = await exported;
+        const { recorder, outputs } = await recordProgram({ project, stack, config, preview: true, loadBalancer },
+            () => runProgram({ project, config, projectDir: path.resolve(projectDir) }, { offline: true }));
+        return {
+            stack,
+            resources: recorder.resources,
+            counts: recorder.countsByType(),
+            outputs: Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, name === "kubeconfig" ? REDACTED : value])),
+        };
     } catch (err) {
         if (err instanceof pulumi.RunError) {
             throw new PlanError(err.message);
         }
         throw err;
-    } finally {
-        process.chdir(previousCwd);
-        restoreEnv("TFS_OFFLINE", previousOffline);
-    }
-    await recorder.settle();
-    const outputs: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(program)) {
-        if (pulumi.Output.isInstance(value)) {
-            const resolved = await settleOutput(value);
-            if (resolved !== undefined) {
-                outputs[name] = name === "kubeconfig" ? "[secret]" : resolved;
-            }
-        }
-    }
-    return { stack, resources: recorder.resources, counts: recorder.countsByType(), outputs };
-}
-
-/**
- * Runs `load` and then forgets every module it loaded, so a second plan in the same process runs
- * the program afresh while modules loaded before (the Pulumi SDK holding the mock runtime, the
- * caller's own classes) keep their identity.
- */
-function loadFresh<T>(entry: string, load: () => T): T {
-    delete require.cache[entry];
-    const before = new Set(Object.keys(require.cache));
-    try {
-        return load();
-    } finally {
-        for (const id of Object.keys(require.cache)) {
-            if (!before.has(id)) {
-                delete require.cache[id];
-            }
-        }
-    }
-}
-
-function restoreEnv(name: string, value: string | undefined): void {
-    if (value === undefined) {
-        delete process.env[name];
-    } else {
-        process.env[name] = value;
     }
 }
 

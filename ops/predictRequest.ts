@@ -2,22 +2,7 @@
  * Pure pieces of a TF Serving REST predict call: reading the `/metadata` answer into plain
  * signatures, and building a one-example `:predict` body from a signature.
  */
-
-/** The signature REST `:predict` uses when the body names none. */
-export const DEFAULT_SIGNATURE = "serving_default";
-
-/** One tensor of a signature: its dtype name ("DT_FLOAT") and shape (null = unknown rank, -1 = unknown size). */
-export interface TensorSpec {
-    dtype: string;
-    shape: number[] | null;
-}
-
-/** A SignatureDef reduced to what a client needs. */
-export interface SignatureSpec {
-    method: string;
-    inputs: Record<string, TensorSpec>;
-    outputs: Record<string, TensorSpec>;
-}
+import { SignatureSpec, TensorSpec } from "../contract/signature";
 
 /** What `GET /v1/models/NAME/metadata` says about the version it answered for. */
 export interface ModelMetadata {

@@ -1,7 +1,7 @@
 import { assessReadiness, parseModelStatus, Readiness, VersionStatus } from "./modelStatus";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
 import {
     buildPredictRequest,
-    DEFAULT_SIGNATURE,
     parseModelMetadata,
     PredictRequestBody,
     UnsupportedSignatureError,
@@ -341,9 +341,8 @@ export interface StackEndpoint {
 }
 
 /**
- * Picks the REST URL and model name from stack outputs: `restUrl`, and `modelName` or else the
- * first of `models` (a list of names, a list of `{name}`, or an object keyed by name).
- * Throws naming the missing output.
+ * Picks the REST URL and model name from stack outputs: `restUrl` (the first model's) and the model
+ * in `models` (endpoints keyed by model name) served there. Throws naming the missing output.
  */
 export function endpointFromStackOutputs(outputs: Record<string, { value: unknown }>, stackName: string): StackEndpoint {
     const restUrl = outputs.restUrl?.value;
@@ -353,22 +352,9 @@ export function endpointFromStackOutputs(outputs: Record<string, { value: unknow
             `stack "${stackName}" has no restUrl output (its outputs: ${names}); deploy it first, or pass --url REST_URL`,
         );
     }
-    const modelName = outputs.modelName?.value;
-    if (typeof modelName === "string" && modelName !== "") {
-        return { restUrl, model: modelName };
-    }
-    return { restUrl, model: firstModelName(outputs.models?.value) };
-}
-
-function firstModelName(models: unknown): string | undefined {
-    const first = Array.isArray(models)
-        ? models[0]
-        : models !== null && typeof models === "object"
-            ? Object.keys(models)[0]
-            : undefined;
-    if (typeof first === "string") {
-        return first;
-    }
-    const name = (first as { name?: unknown } | undefined)?.name;
-    return typeof name === "string" ? name : undefined;
+    const models = outputs.models?.value;
+    const entries = models !== null && typeof models === "object" && !Array.isArray(models) ? Object.entries(models) : [];
+    // The engine may hand the map back sorted by name: find the model by its endpoint, not its position.
+    const served = entries.find(([, endpoints]) => (endpoints as { restUrl?: unknown } | null)?.restUrl === restUrl) ?? entries[0];
+    return { restUrl, model: served?.[0] };
 }

@@ -4,7 +4,8 @@
  * returns one message per violation, naming the field and the fix. An empty list means it passes.
  *
  * This folder stands apart from the program (a policy pack reads resources, it imports nothing of
- * the program's), so the label and annotation it selects on are spelled out here.
+ * the program's), so the label and annotation it selects on are spelled out here; a unit test
+ * (`test/unit/policy/contract.test.ts`) holds them equal to the program's `contract/labels.ts`.
  */
 
 /** A resource is the model server's when this label (on it, its pod template or its Service selector) has this value. */

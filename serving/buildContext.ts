@@ -6,6 +6,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
+import { isInside } from "../contract/paths";
 import { DOCKERFILE_HEADER, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
 import { normalizeVersions, renderModelConfig } from "./modelConfig";
 
@@ -295,10 +296,4 @@ function sameContent(a: string, b: string): boolean {
     } finally {
         fs.closeSync(fa);
     }
-}
-
-/** True if `candidate` is `folder` or lies beneath it (absolute paths). */
-function isInside(candidate: string, folder: string): boolean {
-    const relative = path.relative(folder, candidate);
-    return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }

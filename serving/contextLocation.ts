@@ -8,6 +8,7 @@
  * relative paths from, with '/' separators whatever the OS.
  */
 import * as path from "path";
+import { isInside } from "../contract/paths";
 
 export interface ContextLocation {
     /** Absolute folder to stage into (this machine only; never a resource input). */
@@ -30,10 +31,9 @@ export function contextFolder(stack: string, model: string): string {
 export function projectRelative(projectDir: string, folder: string): ContextLocation {
     const root = path.resolve(projectDir);
     const stagingDir = path.resolve(root, folder);
-    const relative = path.relative(root, stagingDir);
-    if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    if (stagingDir === root || !isInside(stagingDir, root)) {
         throw new Error(`build context folder ${stagingDir} is not inside the project ${root}: stage it under the project (e.g. .tfs/build/<stack>/<model>) so every machine names it the same way`);
     }
-    const context = relative.split(path.sep).join("/");
+    const context = path.relative(root, stagingDir).split(path.sep).join("/");
     return { stagingDir, context, dockerfile: `${context}/Dockerfile` };
 }

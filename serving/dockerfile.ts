@@ -8,6 +8,7 @@ import {
     SERVING_GID, SERVING_UID, imageReferenceProblem,
 } from "./images";
 import { modelNameProblem, normalizeVersions } from "./modelConfig";
+import { ServerFlag, flagArgs } from "./serverFlag";
 
 /** What goes into one model image. */
 export interface ModelImageSpec {
@@ -49,11 +50,24 @@ export function usesModelConfig(spec: Pick<ModelImageSpec, "versions" | "version
  * `docker run -p 8501:8501 IMAGE` works. Polling the file system once is enough: a baked model
  * never changes.
  */
+export function imageServerFlags(spec: Pick<ModelImageSpec, "modelName" | "versions" | "versionLabels">): ServerFlag[] {
+    const fixedPort = (kind: string, port: number) => `the ${kind} port is fixed at ${port} (the Service, probes and NetworkPolicy use it)`;
+    const model: ServerFlag[] = usesModelConfig(spec)
+        ? [{ name: "--model_config_file", value: MODEL_CONFIG_PATH, why: "set versions and versionLabels instead" }]
+        : [
+            { name: "--model_name", value: spec.modelName, why: "set modelName (or models[i].name) instead" },
+            { name: "--model_base_path", value: modelBasePath(spec.modelName), why: "set modelPath (or models[i].path) instead" },
+        ];
+    return [
+        { name: "--port", value: GRPC_PORT, why: fixedPort("gRPC", GRPC_PORT) },
+        { name: "--rest_api_port", value: REST_PORT, why: fixedPort("REST", REST_PORT) },
+        ...model,
+        { name: "--file_system_poll_wait_seconds", value: 0, why: "the model is baked into the image, so the server looks for versions once" },
+    ];
+}
+
 export function imageServerArgs(spec: Pick<ModelImageSpec, "modelName" | "versions" | "versionLabels">): string[] {
-    const model = usesModelConfig(spec)
-        ? [`--model_config_file=${MODEL_CONFIG_PATH}`]
-        : [`--model_name=${spec.modelName}`, `--model_base_path=${modelBasePath(spec.modelName)}`];
-    return [`--port=${GRPC_PORT}`, `--rest_api_port=${REST_PORT}`, ...model, "--file_system_poll_wait_seconds=0"];
+    return flagArgs(imageServerFlags(spec));
 }
 
 /** The full exec-form entrypoint: the server binary followed by `imageServerArgs`. */

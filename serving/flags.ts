@@ -3,7 +3,9 @@
  * files those flags point at. The image bakes only what never changes (ports, model path);
  * everything sized from the pod's resources is passed here, so resizing rolls pods without a rebuild.
  */
-import { Sizing } from "../model/sizing";
+import { Sizing } from "./sizing";
+import { imageServerFlags } from "./dockerfile";
+import { ServerFlag, flagArgs } from "./serverFlag";
 
 /** Where the pod mounts its server configuration (a ConfigMap). */
 export const SERVER_CONFIG_DIR = "/etc/tf-serving";
@@ -12,53 +14,59 @@ export const BATCHING_CONFIG_FILE = "batching.config";
 /** Prometheus metrics path on the REST port. */
 export const METRICS_PATH = "/monitoring/prometheus/metrics";
 
-/**
- * Every flag this program sets, with what controls it; `extraServerArgs` may not repeat one (TF
- * Serving takes the last occurrence, so a repeat would silently win over the sizing or the image).
- * The image's entrypoint sets the first group (`serving/dockerfile.ts`), `serverArgs` the rest.
- */
-export const MANAGED_FLAGS: Readonly<Record<string, string>> = {
-    "--port": "the gRPC port is fixed at 8500 (the Service, probes and NetworkPolicy use it)",
-    "--rest_api_port": "the REST port is fixed at 8501 (the Service, probes and NetworkPolicy use it)",
-    "--model_name": "set modelName (or models[i].name) instead",
-    "--model_base_path": "set modelPath (or models[i].path) instead",
-    "--model_config_file": "set versions and versionLabels instead",
-    "--file_system_poll_wait_seconds": "the model is baked into the image, so the server looks for versions once",
-    "--monitoring_config_file": `Prometheus metrics are always on, at ${METRICS_PATH}`,
-    "--enable_batching": "set batching instead",
-    "--batching_parameters_file": "set batchingParametersFile instead",
-    "--tensorflow_intra_op_parallelism": "threads follow the CPU limit: set cpu instead",
-    "--tensorflow_inter_op_parallelism": "threads follow the CPU limit: set cpu instead",
-    "--rest_api_num_threads": "threads follow the CPU limit: set cpu instead",
-    "--grpc_max_threads": "threads follow the CPU limit: set cpu instead",
-    "--enable_model_warmup": "set enableWarmup (true or false) instead",
-    "--per_process_gpu_memory_fraction": "GPU pods run with TF_FORCE_GPU_ALLOW_GROWTH=true, so TensorFlow takes GPU memory as it needs it",
-};
-
 export interface ServerFlagInput {
-    sizing: Sizing;
+    sizing: Pick<Sizing, "threads">;
     batching: boolean;
     /** Replay the model's warmup requests at load; TF Serving's own default is true (server.h). */
     enableWarmup: boolean;
     extraServerArgs: string[];
 }
 
-export function serverArgs(input: ServerFlagInput): string[] {
+/** The flags the pod adds to the image's, sized from its resources. */
+function podServerFlags(input: Omit<ServerFlagInput, "extraServerArgs">): ServerFlag[] {
     const { threads } = input.sizing;
-    const args = [
-        `--tensorflow_intra_op_parallelism=${threads.intraOp}`,
-        `--tensorflow_inter_op_parallelism=${threads.interOp}`,
-        `--rest_api_num_threads=${threads.restApi}`,
-        `--grpc_max_threads=${threads.grpcMax}`,
-        `--monitoring_config_file=${SERVER_CONFIG_DIR}/${MONITORING_CONFIG_FILE}`,
+    const cpu = "threads follow the CPU limit: set cpu instead";
+    const flags: ServerFlag[] = [
+        { name: "--tensorflow_intra_op_parallelism", value: threads.intraOp, why: cpu },
+        { name: "--tensorflow_inter_op_parallelism", value: threads.interOp, why: cpu },
+        { name: "--rest_api_num_threads", value: threads.restApi, why: cpu },
+        { name: "--grpc_max_threads", value: threads.grpcMax, why: cpu },
+        { name: "--monitoring_config_file", value: `${SERVER_CONFIG_DIR}/${MONITORING_CONFIG_FILE}`, why: `Prometheus metrics are always on, at ${METRICS_PATH}` },
         // Always explicit: only `=false` changes what the server does, and saying `=true` too keeps
         // the pod's behaviour readable in `kubectl describe` whatever a future release defaults to.
-        `--enable_model_warmup=${input.enableWarmup}`,
+        { name: "--enable_model_warmup", value: input.enableWarmup, why: "set enableWarmup (true or false) instead" },
     ];
     if (input.batching) {
-        args.push("--enable_batching=true", `--batching_parameters_file=${SERVER_CONFIG_DIR}/${BATCHING_CONFIG_FILE}`);
+        flags.push(
+            { name: "--enable_batching", value: true, why: "set batching instead" },
+            { name: "--batching_parameters_file", value: `${SERVER_CONFIG_DIR}/${BATCHING_CONFIG_FILE}`, why: "set batchingParametersFile instead" },
+        );
     }
-    return [...args, ...input.extraServerArgs];
+    return flags;
+}
+
+export function serverArgs(input: ServerFlagInput): string[] {
+    return [...flagArgs(podServerFlags(input)), ...input.extraServerArgs];
+}
+
+/** Flags nothing here sets but that would fight what the pod does. */
+const CONFLICTING_FLAGS: Readonly<Record<string, string>> = {
+    "--per_process_gpu_memory_fraction": "GPU pods run with TF_FORCE_GPU_ALLOW_GROWTH=true, so TensorFlow takes GPU memory as it needs it",
+};
+
+/**
+ * Every flag this program sets (rendered by the image's entrypoint and the pod, with every option
+ * on), with what controls it; `extraServerArgs` may not repeat one: TF Serving takes the last
+ * occurrence, so a repeat would silently win over the sizing or the image.
+ */
+export function managedFlags(): ReadonlyMap<string, string> {
+    const threads = { intraOp: 1, interOp: 1, restApi: 1, grpcMax: 1 };
+    const rendered = [
+        ...imageServerFlags({ modelName: "m", versions: [1] }),
+        ...imageServerFlags({ modelName: "m", versions: [1, 2] }),
+        ...podServerFlags({ sizing: { threads }, batching: true, enableWarmup: true }),
+    ];
+    return new Map([...rendered.map((f): [string, string] => [f.name, f.why]), ...Object.entries(CONFLICTING_FLAGS)]);
 }
 
 /** `--monitoring_config_file` contents: Prometheus metrics on the REST port. */

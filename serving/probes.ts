@@ -7,7 +7,7 @@
  * for it within a budget that grows with the model, then readiness and liveness keep checking it.
  * (No exec probes: the image has no curl.)
  */
-import { ProbeTiming, Sizing } from "../model/sizing";
+import { ProbeTiming, Sizing } from "./sizing";
 
 export interface HttpProbe {
     httpGet: { path: string; port: string };

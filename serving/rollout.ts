@@ -13,7 +13,7 @@
  * adds a GPU node (from zero), the node installs its driver or starts the device plugin before it
  * advertises `nvidia.com/gpu`, the node pulls a multi-GB `-gpu` image, then the model loads.
  */
-import { Sizing } from "../model/sizing";
+import { Sizing } from "./sizing";
 
 export type RolloutStrategy = "surge" | "oneAtATime";
 

@@ -8,9 +8,9 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { EksCluster } from "../components/eks/cluster";
 import { Ecr } from "../components/registry/ecr";
-import { adminAccessIssues } from "./awsConfig";
-import { ServingConfig } from "./config";
-import { ConfigError } from "./configReader";
+import { adminAccessIssues } from "../config/awsConfig";
+import { ConfigFor } from "../config/config";
+import { ConfigError } from "../config/configReader";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 
@@ -42,11 +42,8 @@ export async function callerPrincipalArn(provider: aws.Provider): Promise<string
  * Asks AWS who is running (before any resource but the provider is registered), refuses an admin list
  * that would lock that identity out, then registers the stack.
  */
-export async function deployAws(config: ServingConfig, models: PreparedModel[], options: AwsDeployOptions = {}): Promise<StackOutputs> {
-    const eks = config.aws;
-    if (eks === undefined) {
-        throw new Error("deployAws needs the eks configuration section (readConfig sets it for cloud: aws)");
-    }
+export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[], options: AwsDeployOptions = {}): Promise<StackOutputs> {
+    const eks = config.eks;
     const { registry: registrySettings, adminPrincipalArns, ...clusterArgs } = eks;
     const provider = new aws.Provider("aws", {
         region: eks.region as aws.Region,

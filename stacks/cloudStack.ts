@@ -6,7 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { NodePlacement } from "../components/modelServer";
-import { ServingConfig } from "./config";
+import { ServingConfig } from "../config/config";
 import { PreparedModel, RegistryTarget, StackOutputs, deployModels } from "./deploy";
 
 /** The parts of a cluster component (GkeCluster, EksCluster) the models need. */

@@ -6,12 +6,11 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, RegistryDigestLookup } from "../components/modelImage";
 import { ModelServer, NodePlacement } from "../components/modelServer";
+import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
-import { Sizing } from "../model/sizing";
+import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
-import { ModelSettings, ServingConfig } from "./config";
-
-export { NodePlacement };
+import { ModelSettings, ServingConfig } from "../config/config";
 
 /** A model that passed preflight and sizing: everything needed to register its resources. */
 export interface PreparedModel {
@@ -77,7 +76,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
     const { config, provider } = args;
     const namespace = config.createNamespace
         ? new k8s.core.v1.Namespace(config.namespace, {
-            metadata: { name: config.namespace, labels: { ...podSecurityLabels(), "app.kubernetes.io/managed-by": "pulumi" } },
+            metadata: { name: config.namespace, labels: { ...podSecurityLabels(), [MANAGED_BY_LABEL]: "pulumi" } },
         }, { provider, dependsOn: args.dependsOn }).metadata.name
         : pulumi.output(config.namespace);
 

@@ -8,15 +8,12 @@ import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { GkeCluster } from "../components/gke/cluster";
 import { ArtifactRegistry } from "../components/registry/artifactRegistry";
-import { ServingConfig } from "./config";
+import { ConfigFor } from "../config/config";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 
-export function deployGcp(config: ServingConfig, models: PreparedModel[]): StackOutputs {
-    const gke = config.gcp;
-    if (gke === undefined) {
-        throw new Error("deployGcp needs the gke configuration section (readConfig sets it for cloud: gcp)");
-    }
+export function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[]): StackOutputs {
+    const gke = config.gke;
     const { registry: registrySettings, ...clusterArgs } = gke;
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
 

@@ -4,11 +4,11 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import { GPU_TOLERATION } from "../components/nodePlacement";
-import { ServingConfig } from "./config";
+import { ConfigFor } from "../config/config";
 import { PreparedModel, StackOutputs, deployModels } from "./deploy";
 
-export function deployLocal(config: ServingConfig, models: PreparedModel[]): StackOutputs {
-    const local = config.local!;
+export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[]): StackOutputs {
+    const local = config.local;
     // Without a kubeconfig the provider uses the ambient one (KUBECONFIG or ~/.kube/config). With
     // one, the path goes in as written: an absolute path would differ between machines and checkouts.
     const provider = new k8s.Provider("local", {

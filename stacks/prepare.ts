@@ -1,13 +1,48 @@
 /**
- * Everything checked before a single resource is registered: each model's preflight (is it a
- * SavedModel TF Serving can load?), its sizing against the configured overrides, and the files
- * config points at. A failure here stops the preview with a message naming the key and the path.
+ * Everything checked before a single resource is registered, in the order every entry point runs
+ * it (the program under `pulumi up`, `tfs plan`, `tfs deploy`): the configuration, the credentials,
+ * and each model's preflight (is it a SavedModel TF Serving can load?), its sizing against the
+ * configured overrides, and the files config points at. A failure here stops the preview with a
+ * message naming the key and the path.
  */
 import * as fs from "fs";
+import { ModelSettings, ServingConfig, readConfig } from "../config/config";
+import { credentialProblems } from "../config/credentials";
 import { preflight } from "../model/savedModel";
-import { SizingError, sizeServer } from "../model/sizing";
-import { ModelSettings, ServingConfig } from "./config";
+import { SizingError, sizeServer } from "../serving/sizing";
 import { PreparedModel } from "./deploy";
+
+/** How a stack is run. */
+export interface LifecycleOptions {
+    /** `tfs plan`: nothing outside the machine is needed, so no credentials are checked and no cloud is asked anything. */
+    offline: boolean;
+}
+
+/** A stack's configuration as the engine hands it to the program. */
+export interface StackInput {
+    project: string;
+    /** Full `project:key` names to string values (structured values as JSON text), as `pulumi.runtime.allConfig()` gives them. */
+    config: Record<string, string>;
+    /** The project root: relative paths in config start here. */
+    projectDir: string;
+}
+
+export interface PreparedStack {
+    config: ServingConfig;
+    models: PreparedModel[];
+    /** Preflight warnings, for the caller to log. */
+    warnings: string[];
+}
+
+/** Validates the configuration, checks credentials (unless offline), preflights and sizes every model. */
+export function prepareStack(input: StackInput, options: LifecycleOptions): PreparedStack {
+    const config = readConfig(input.config, input.project, input.projectDir);
+    const missing = options.offline ? [] : credentialProblems(config);
+    if (missing.length > 0) {
+        throw new PreparationError(missing);
+    }
+    return { config, ...prepareModels(config, input.project) };
+}
 
 /** Problems that stop the program before any resource is registered. */
 export class PreparationError extends Error {

@@ -5,7 +5,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { formatIpv4Cidr, ipv4BlockProblem, parseIpv4Cidr } from "../cidr";
+import { formatIpv4Cidr, ipv4BlockProblem, parseIpv4Cidr } from "../../contract/cidr";
 
 export const NAT_GATEWAY_MODES = ["single", "perZone"] as const;
 export type NatGatewayMode = (typeof NAT_GATEWAY_MODES)[number];

@@ -8,7 +8,8 @@
  */
 import type * as K8s from "@kubernetes/client-node";
 import { ClusterInfo } from "./report";
-import { ClusterSnapshot, ContainerStatus, MODEL_SERVER_SELECTOR, Pod, logKey } from "./snapshot";
+import { MODEL_SERVER_SELECTOR } from "../../contract/labels";
+import { ClusterSnapshot, ContainerStatus, Pod, logKey } from "./snapshot";
 
 /** Where to look: a kubeconfig (file, text or the ambient one), its context, and the namespace. */
 export interface ClusterTarget {

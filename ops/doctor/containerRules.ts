@@ -2,12 +2,13 @@
  * Rules that read container statuses: OOMKilled, CrashLoopBackOff, image pulls, containers that
  * cannot be created or started (permission denied on exec, a bad security context).
  */
-import { humanBytes } from "../../model/sizing";
+import { humanBytes } from "../../contract/quantity";
 import {
     Finding, Rule, containerSpec, describeEvent, describeMemory, describeTermination, modelMemory, podFinding, podName, quoteLog,
     runAsEvidence,
 } from "./findings";
-import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, ClusterSnapshot, ContainerStatus, Pod, eventsFor, logKey } from "./snapshot";
+import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION } from "../../contract/labels";
+import { ClusterSnapshot, ContainerStatus, Pod, eventsFor, logKey } from "./snapshot";
 
 /** Log lines of a crashed container shown beside its termination. */
 const CRASH_LOG_LINES = 5;

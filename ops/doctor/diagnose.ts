@@ -9,9 +9,8 @@ import { startupProbeKilled, probeFailed } from "./probeRules";
 import { notReady, replicaFailure, rolloutStuck } from "./rolloutRules";
 import { unschedulable } from "./schedulingRules";
 import { loadBalancerPending } from "./serviceRules";
-import {
-    COMPONENT_LABEL, ClusterSnapshot, INSTANCE_LABEL, MODEL_SERVER_SELECTOR, NAME_LABEL, ObjectMeta, isPodReady, modelOf,
-} from "./snapshot";
+import { INSTANCE_LABEL, MODEL_SERVER_SELECTOR, isModelServerLabelled } from "../../contract/labels";
+import { ClusterSnapshot, ObjectMeta, isPodReady, modelOf } from "./snapshot";
 
 export const RULES: readonly Rule[] = [
     imagePull, cannotStart, oomKilled, modelNotFound, modelLoadFailed, modelFilesDenied, unschedulable,
@@ -93,9 +92,7 @@ export function diagnose(full: ClusterSnapshot, options: DiagnoseOptions): Diagn
 }
 
 function isModelServer(meta: ObjectMeta | undefined, model: string | undefined): boolean {
-    const labels = meta?.labels ?? {};
-    return labels[NAME_LABEL] === "tf-serving" && labels[COMPONENT_LABEL] === "model-server"
-        && (model === undefined || labels[INSTANCE_LABEL] === model);
+    return isModelServerLabelled(meta?.labels ?? {}, model);
 }
 
 /** The model server's objects, and only the events about them. */

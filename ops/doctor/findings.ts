@@ -2,11 +2,10 @@
  * A finding names one known failure of the model server, shows the evidence that proves it (the
  * exact log line, event message, container state and numbers) and says how to fix it.
  */
-import { humanBytes, memoryBytes } from "../../model/sizing";
-import {
-    ClusterSnapshot, Container, ContainerStateTerminated, Event, MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION,
-    Pod, Probe, eventCount, eventTime, modelOf, timeMs,
-} from "./snapshot";
+import { humanBytes } from "../../contract/quantity";
+import { memoryBytes } from "../../serving/sizing";
+import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION } from "../../contract/labels";
+import { ClusterSnapshot, Container, ContainerStateTerminated, Event, Pod, Probe, eventCount, eventTime, modelOf, timeMs } from "./snapshot";
 
 /** `error`: the model is not served as deployed. `warning`: it may be, but not as intended. `info`: worth knowing. */
 export type Severity = "error" | "warning" | "info";

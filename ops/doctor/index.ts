@@ -7,12 +7,11 @@ import { diagnose } from "./diagnose";
 import { DoctorResult } from "./report";
 
 export { ClusterUnreachableError, TargetError } from "./collector";
-export type { ClusterTarget, LogRequest, LogSource } from "./collector";
-export { DEFAULT_LB_GRACE_SECONDS, diagnose } from "./diagnose";
-export type { Diagnosis } from "./diagnose";
-export type { Finding, FindingKind, Severity } from "./findings";
+export type { ClusterTarget } from "./collector";
+export { DEFAULT_LB_GRACE_SECONDS } from "./diagnose";
+export type { Finding } from "./findings";
 export { doctorJson, formatReport } from "./report";
-export type { DoctorJson, DoctorResult } from "./report";
+export type { DoctorResult } from "./report";
 
 /** 0 nothing wrong; 1 problems found; 2 bad usage (flags, kubeconfig, namespace); 3 the cluster could not be reached. */
 export const DOCTOR_EXIT_CODES = { healthy: 0, problems: 1, usage: 2, unreachable: 3 } as const;

@@ -3,9 +3,10 @@
  * failed startup probes while it loads are normal; a pod killed by its startup probe, or one that
  * stays unready, is not.
  */
-import { humanBytes } from "../../model/sizing";
+import { humanBytes } from "../../contract/quantity";
 import { Finding, Rule, describeEvent, describeProbe, describeTermination, modelMemory, podFinding, probeBudgetSeconds } from "./findings";
-import { MODEL_BYTES_ANNOTATION, Event, Pod, eventsFor, isPodReady } from "./snapshot";
+import { MODEL_BYTES_ANNOTATION } from "../../contract/labels";
+import { Event, Pod, eventsFor, isPodReady } from "./snapshot";
 
 const STARTUP_KILL = /failed startup probe/;
 const LIVENESS_KILL = /failed liveness probe/;

@@ -1,4 +1,5 @@
 /** The doctor's answer as text for a terminal, and as one JSON object for scripts. */
+import { plural } from "../../contract/quantity";
 import { Diagnosis, ModelChecked } from "./diagnose";
 import { Finding } from "./findings";
 
@@ -68,10 +69,6 @@ function describeModel(m: ModelChecked): string {
     }
     const where = m.service.address ? `at ${m.service.address}` : "without an address";
     return `${pods}, service ${m.service.name} (${m.service.type}) ${where}`;
-}
-
-function plural(n: number, word: string): string {
-    return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function wrap(text: string, width: number): string[] {

@@ -3,7 +3,8 @@
  * for a pod that is not Ready for no reason the other rules know.
  */
 import { Finding, Rule, describeEvent, duration, podFinding, probeBudgetSeconds, readinessEvidence, secondsSince } from "./findings";
-import { INSTANCE_LABEL, Deployment, eventsFor, isPodReady, modelOf } from "./snapshot";
+import { INSTANCE_LABEL } from "../../contract/labels";
+import { Deployment, eventsFor, isPodReady, modelOf } from "./snapshot";
 
 function deploymentObject(d: Deployment): string {
     return `deployment/${d.metadata?.name ?? "(unnamed)"}`;

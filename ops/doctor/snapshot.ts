@@ -5,6 +5,7 @@
  * The types name only the fields the rules read; everything is optional because the API omits
  * empty fields. Timestamps are RFC 3339 strings.
  */
+import { INSTANCE_LABEL } from "../../contract/labels";
 
 export interface ObjectMeta {
     name?: string;
@@ -178,20 +179,6 @@ export interface ClusterSnapshot {
     /** Last lines of the previous run of restarted containers, keyed `POD/CONTAINER`. */
     previousLogs: Record<string, string>;
 }
-
-/** Labels `ModelServer` sets on every object it creates (`components/modelServer.ts`). */
-export const NAME_LABEL = "app.kubernetes.io/name";
-export const COMPONENT_LABEL = "app.kubernetes.io/component";
-export const INSTANCE_LABEL = "app.kubernetes.io/instance";
-/** Selects every model server's objects; the model name is the instance label. */
-export const MODEL_SERVER_SELECTOR = `${NAME_LABEL}=tf-serving,${COMPONENT_LABEL}=model-server`;
-
-/**
- * Annotations on the pod template (or the Deployment) recording the model's size on disk and the
- * memory it peaks at during a version reload, in bytes. The OOMKilled diagnosis prints them beside the limit.
- */
-export const MODEL_BYTES_ANNOTATION = "tf-serving.dev/model-bytes";
-export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
 
 export function logKey(podName: string, container: string): string {
     return `${podName}/${container}`;

@@ -1,18 +1,19 @@
 /**
  * Test helpers for the GKE and EKS stacks (the mock runtime's defaults give the state the clouds
  * compute: service account emails, role ARNs, repository names): a runner that takes a stack's
- * config through `readConfig`, `prepareModels` and `deployGcp`/`deployAws` under the mock runtime,
+ * config through `readConfig`, `prepareModels` and `composeStack` under the mock runtime,
  * the example stacks' config, and config issue lookup.
  */
 import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
-import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../ops/mockRuntime";
+import { MockOptions } from "../../ops/planRuntime";
+import { MockRun, settleOutput, startMockRuntime } from "./mockRuntime";
 import { stackConfig } from "../../ops/plan";
-import { ServingConfig, readConfig } from "../../stacks/config";
-import { ConfigIssue } from "../../stacks/configReader";
-import { PreparedModel, StackOutputs } from "../../stacks/deploy";
+import { readConfig } from "../../config/config";
+import { ConfigIssue } from "../../config/configReader";
 import { prepareModels } from "../../stacks/prepare";
+import { composeStack } from "../../stacks/program";
 
 export const MOCK_ACCOUNT = "123456789012";
 
@@ -34,7 +35,7 @@ export function awsCaller(roleArn: string, session: string): MockOptions["call"]
 export const ROOT = path.resolve(__dirname, "../..");
 
 export interface StackRun {
-    recorder: Recorder;
+    recorder: MockRun;
     /** Every output resolved (undefined where unknown). */
     outputs: Record<string, unknown>;
     /** Dockerfile text per model, read from the staged build contexts. */
@@ -42,13 +43,12 @@ export interface StackRun {
 }
 
 /**
- * Runs `deploy` for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
+ * Composes the stack for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
  * under the mock runtime, the load balancer answering with `loadBalancer` and provider functions
  * (the caller's identity) with `call` over the defaults. The project root is this repository: build
  * contexts are staged under its `.tfs/build/test/`.
  */
 export async function runCloudStack(
-    deploy: (config: ServingConfig, models: PreparedModel[]) => StackOutputs | Promise<StackOutputs>,
     all: Record<string, string>,
     loadBalancer: { ip?: string; hostname?: string },
     call?: MockOptions["call"],
@@ -56,7 +56,7 @@ export async function runCloudStack(
     const recorder = await startMockRuntime({ config: all, loadBalancer, call });
     const config = readConfig(all, "tf-serving", ROOT);
     const { models } = prepareModels(config, "tf-serving");
-    const result = await deploy(config, models);
+    const result = await composeStack(config, models, { offline: false });
     const outputs: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(result)) {
         outputs[key] = value === undefined ? undefined : await settleOutput(value);

@@ -6,6 +6,7 @@
  * Shapes follow the Kubernetes API reference (core/v1 Pod, PodStatus, ContainerStatus, Event,
  * Service; apps/v1 Deployment); messages are the ones the kubelet, the scheduler and TF Serving write.
  */
+import { modelServerLabels } from "../../contract/labels";
 import {
     ClusterSnapshot, ContainerStatus, Deployment, DeploymentCondition, Event, Pod, PodCondition, Service, Toleration,
 } from "../../ops/doctor/snapshot";
@@ -22,12 +23,7 @@ export function ago(seconds: number, now = NOW): string {
 }
 
 export function labels(model = MODEL): Record<string, string> {
-    return {
-        "app.kubernetes.io/name": "tf-serving",
-        "app.kubernetes.io/component": "model-server",
-        "app.kubernetes.io/instance": model,
-        "app.kubernetes.io/managed-by": "pulumi",
-    };
+    return modelServerLabels(model);
 }
 
 const httpProbe = (periodSeconds: number, timeoutSeconds: number, failureThreshold: number) => ({

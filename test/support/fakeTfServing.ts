@@ -14,7 +14,8 @@
 import * as http from "http";
 import * as net from "net";
 import * as path from "path";
-import { preflight, SignatureSpec, TensorSpec } from "../../model/savedModel";
+import { SignatureSpec, TensorSpec } from "../../contract/signature";
+import { preflight } from "../../model/savedModel";
 import { SAVED_MODELS } from "./fixtures";
 
 /** The shipped SavedModel fixtures (test/fixtures/saved_models). */

@@ -2,7 +2,7 @@ import * as assert from "assert";
 import { parse } from "yaml";
 import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
 import { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../../../components/eks/devicePlugin";
-import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const DEPLOYER = "arn:aws:iam::123456789012:role/deployer";

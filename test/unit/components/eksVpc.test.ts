@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { ipv4BlockProblem } from "../../../components/cidr";
+import { ipv4BlockProblem } from "../../../contract/cidr";
 import { subnetLayout } from "../../../components/eks/vpc";
 
 describe("EKS subnet layout", () => {

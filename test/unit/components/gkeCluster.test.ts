@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import { parse } from "yaml";
 import { GKE_NODE_PROJECT_ROLES, GkeCluster, GkeClusterArgs } from "../../../components/gke/cluster";
-import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function args(overrides: Partial<GkeClusterArgs> = {}): GkeClusterArgs {

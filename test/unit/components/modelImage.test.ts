@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ModelImage, ModelImageArgs } from "../../../components/modelImage";
-import { Recorder, fakeDigest, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { fakeDigest } from "../../../ops/planRuntime";
+import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 import { fixtureModelDir } from "../../support/fixtures";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -16,7 +17,7 @@ describe("ModelImage", () => {
     before(() => { projectDir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-model-image-")); });
     after(() => fs.rmSync(projectDir, { recursive: true, force: true }));
 
-    async function build(extra: Partial<ModelImageArgs> = {}): Promise<{ recorder: Recorder; image: ModelImage; imageRef?: string }> {
+    async function build(extra: Partial<ModelImageArgs> = {}): Promise<{ recorder: MockRun; image: ModelImage; imageRef?: string }> {
         const recorder = await startMockRuntime({
             state: ({ type, inputs }) => type === "docker:index/image:Image"
                 ? { repoDigest: `${String(inputs.imageName).replace(/:[^:/]+$/, "")}@${LOCAL_STORE_DIGEST}` }
@@ -70,7 +71,7 @@ describe("ModelImage", () => {
         const { recorder } = await build({ registry: { server: "registry.internal:5000", username: "ci", password: "s3cret" } });
         const login = recorder.one("pulumi:providers:docker");
         assert.strictEqual(login.parent, "tf-serving:index:ModelImage::m");
-        assert.deepStrictEqual(JSON.parse((login.rawInputs as any).registryAuth.value), [{ address: "registry.internal:5000", username: "ci", password: "s3cret" }]);
+        assert.deepStrictEqual(JSON.parse((login.rawInputs as any).registryAuth), [{ address: "registry.internal:5000", username: "ci", password: "s3cret" }]);
         assert.doesNotMatch(JSON.stringify(login.inputs), /s3cret/);
     });
 

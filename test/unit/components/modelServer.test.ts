@@ -1,17 +1,19 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
-import { ModelServer, ModelServerArgs, PUBLIC_ANNOTATION, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
+import { ModelServer, ModelServerArgs, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
+import { PUBLIC_ANNOTATION } from "../../../contract/labels";
 import { deploymentTimeouts } from "../../../serving/rollout";
-import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../model/sizing";
-import { parseQuantity } from "../../../model/quantity";
-import { MockOptions, Recorder, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../serving/sizing";
+import { parseQuantity } from "../../../contract/quantity";
+import { MockOptions } from "../../../ops/planRuntime";
+import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const MODEL = { name: "half-plus-two", versionBytes: [300 * 2 ** 20] };
 /** What the stack's preflight derives for MODEL with `cpu: "2"`: the server must derive the same. */
 const SIZING = sizeServer({ servedVersionBytes: MODEL.versionBytes, gpu: false, batching: false, overrides: { cpu: "2" } });
 
-async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: Recorder; server: ModelServer; provider: k8s.Provider }> {
+async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: MockRun; server: ModelServer; provider: k8s.Provider }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const server = new ModelServer("half-plus-two", {
@@ -26,7 +28,7 @@ async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}
     return { rec, server, provider };
 }
 
-function podSpec(rec: Recorder): any {
+function podSpec(rec: MockRun): any {
     return (rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
 }
 

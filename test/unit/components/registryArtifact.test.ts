@@ -5,7 +5,8 @@ import {
     ArtifactRegistry, ArtifactRegistrySettings, OwnedRepositorySettings, artifactRegistryNaming, dockerImageDigest, findGcrRepository, gcrRepositoryProblem,
     imagePathProject,
 } from "../../../components/registry/artifactRegistry";
-import { MockOptions, fakeDigest, settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { MockOptions, fakeDigest } from "../../../ops/planRuntime";
+import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const PKG_DEV: OwnedRepositorySettings = { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 };

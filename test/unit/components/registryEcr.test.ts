@@ -2,7 +2,7 @@ import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { Ecr, lifecyclePolicy, tagMutability } from "../../../components/registry/ecr";
 import { contentTag } from "../../../serving/contentTag";
-import { settleOutput, startMockRuntime } from "../../../ops/mockRuntime";
+import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 describe("ECR lifecycle policy", () => {

@@ -2,7 +2,9 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { Finding, formatReport, preflight, PreflightReport, TensorSpec } from "../../../model/savedModel";
+import { TensorSpec } from "../../../contract/signature";
+import { formatReport } from "../../../cli/preflightText";
+import { Finding, preflight, PreflightReport } from "../../../model/savedModel";
 import { SAVED_MODELS } from "../../support/fixtures";
 
 const FIXTURES = SAVED_MODELS;

@@ -2,9 +2,27 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { ciDeploy, preflightStack, summaryMarkdown } from "../../../ops/ciDeploy";
+import { stackConfig } from "../../../ops/plan";
 
 const ROOT = path.resolve(__dirname, "../../..");
+
+/** What the engine would hand the program for `stack`, read here from the stack file. */
+function stackInput(projectDir: string, stack: string) {
+    return { ...stackConfig(projectDir, stack), projectDir };
+}
+
+/** A stack whose engine answers `getAllConfig` with `config` and fails the test on any engine operation. */
+function engineStack(config: Record<string, string>): Stack {
+    const refuse = () => assert.fail("no engine operation after a failed preflight");
+    return {
+        workspace: { projectSettings: async () => ({ name: "tf-serving", runtime: "nodejs" }) },
+        getAllConfig: async () => Object.fromEntries(Object.entries(config).map(([k, value]) => [k, { value, secret: false }])),
+        preview: refuse,
+        up: refuse,
+    } as unknown as Stack;
+}
 
 function projectWithStack(stackYaml: string): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-ci-"));
@@ -31,18 +49,23 @@ describe("CI deploy", () => {
     });
 
     it("preflights the dev stack offline: config, credentials and model", () => {
-        assert.match(preflightStack(ROOT, "dev"), /1 model\(s\) servable \(half-plus-two v123\)/);
+        assert.match(preflightStack(stackInput(ROOT, "dev")), /1 model\(s\) servable \(half-plus-two v123\)/);
     });
 
     it("stops at preflight when the cluster's kubeconfig is missing", () => {
         const dir = projectWithStack("config:\n  tf-serving:modelPath: /x\n  tf-serving:publicEndpoint: true\n  tf-serving:kubeconfig: /nope/kubeconfig\n");
-        assert.throws(() => preflightStack(dir, "ci"), /tf-serving:kubeconfig = \/nope\/kubeconfig: no such file/);
+        assert.throws(() => preflightStack(stackInput(dir, "ci")), /tf-serving:kubeconfig = \/nope\/kubeconfig: no such file/);
     });
 
-    it("stops at preflight, naming the step, before any engine call", async () => {
-        const dir = projectWithStack("config:\n  tf-serving:modelPath: /nonexistent/model\n  tf-serving:publicEndpoint: true\n");
+    it("preflights the configuration the engine gives (ESC environments, secrets providers), and stops there, naming the step", async () => {
+        const config = { "tf-serving:modelPath": "/nonexistent/model", "tf-serving:publicEndpoint": "true" };
         const lines: string[] = [];
-        const summary = await ciDeploy({ projectDir: dir, stack: "ci", previewOnly: false, onStep: (l) => lines.push(l) });
+        const selected: string[] = [];
+        const summary = await ciDeploy({
+            projectDir: ROOT, stack: "ci", previewOnly: false, onStep: (l) => lines.push(l),
+            selectStack: async ({ stackName }) => { selected.push(stackName); return engineStack(config); },
+        });
+        assert.deepStrictEqual(selected, ["ci"]);
         assert.strictEqual(summary.ok, false);
         assert.strictEqual(summary.failedStep, "preflight");
         assert.deepStrictEqual(summary.steps.map((s) => s.step), ["preflight"], "nothing after the failed step runs");
@@ -51,7 +74,7 @@ describe("CI deploy", () => {
     });
 
     it("names a missing stack file", () => {
-        assert.throws(() => preflightStack(ROOT, "no-such-stack"), /no stack file .*Pulumi\.no-such-stack\.yaml; stacks with a file here: .*dev/);
+        assert.throws(() => stackInput(ROOT, "no-such-stack"), /no stack file .*Pulumi\.no-such-stack\.yaml; stacks with a file here: .*dev/);
     });
 
     it("renders a job summary with the failed step and the diff", () => {

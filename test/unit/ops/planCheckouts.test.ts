@@ -31,7 +31,6 @@ const STACK_FILE = [
 function checkout(dir: string): string {
     fs.mkdirSync(dir, { recursive: true });
     fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-    fs.writeFileSync(path.join(dir, "index.ts"), `export * from ${JSON.stringify(path.join(ROOT, "index"))};\n`);
     fs.writeFileSync(path.join(dir, "Pulumi.ci.yaml"), STACK_FILE);
     fs.cpSync(path.join(fixtureModelDir("half_plus_two_cpu"), "00000123"), path.join(dir, "models", "half_plus_two", "00000123"), { recursive: true });
     fs.mkdirSync(path.join(dir, "clusters"));

@@ -6,9 +6,9 @@ import {
     exampleElement,
     parseModelMetadata,
     parsePredictRequestFile,
-    SignatureSpec,
     UnsupportedSignatureError,
 } from "../../../ops/predictRequest";
+import { SignatureSpec } from "../../../contract/signature";
 import { FIXTURES_DIR } from "../../support/fakeTfServing";
 
 const oracle = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, "half_plus_two_cpu.metadata.json"), "utf8"));

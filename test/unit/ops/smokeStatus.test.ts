@@ -79,18 +79,16 @@ describe("endpointFromStackOutputs", () => {
     const out = (values: Record<string, unknown>) =>
         Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }]));
 
-    it("reads restUrl and modelName", () => {
-        assert.deepStrictEqual(endpointFromStackOutputs(out({ restUrl: "http://1.2.3.4:8501", modelName: "m" }), "dev"), {
+    it("reads restUrl and the model of the models output served there, as the stack exports them", () => {
+        const models = { a: { restUrl: "http://1.2.3.5:8501" }, m: { restUrl: "http://1.2.3.4:8501" } };
+        assert.deepStrictEqual(endpointFromStackOutputs(out({ restUrl: "http://1.2.3.4:8501", models }), "dev"), {
             restUrl: "http://1.2.3.4:8501", model: "m",
         });
     });
 
-    it("falls back to the first of models (names, objects or a map)", () => {
-        const url = "http://h:8501";
-        assert.strictEqual(endpointFromStackOutputs(out({ restUrl: url, models: ["a", "b"] }), "dev").model, "a");
-        assert.strictEqual(endpointFromStackOutputs(out({ restUrl: url, models: [{ name: "c" }] }), "dev").model, "c");
-        assert.strictEqual(endpointFromStackOutputs(out({ restUrl: url, models: { d: {} } }), "dev").model, "d");
-        assert.strictEqual(endpointFromStackOutputs(out({ restUrl: url }), "dev").model, undefined);
+    it("has no model without a models output", () => {
+        assert.strictEqual(endpointFromStackOutputs(out({ restUrl: "http://h:8501" }), "dev").model, undefined);
+        assert.strictEqual(endpointFromStackOutputs(out({ restUrl: "http://h:8501", modelName: "m" }), "dev").model, undefined);
     });
 
     it("names the stack and its outputs when restUrl is missing", () => {

@@ -1,11 +1,8 @@
+import { modelServerLabels } from "../../../contract/labels";
 import { DeploymentProps, ServiceProps } from "../../../policy/checks";
 
 /** Labels the ModelServer component puts on everything it creates. */
-export const MODEL_SERVER_LABELS = {
-    "app.kubernetes.io/name": "tf-serving",
-    "app.kubernetes.io/component": "model-server",
-    "app.kubernetes.io/instance": "half-plus-two",
-};
+export const MODEL_SERVER_LABELS = modelServerLabels("half-plus-two");
 
 export const DIGEST_IMAGE = `europe-docker.pkg.dev/p/models/half-plus-two@sha256:${"0123456789abcdef".repeat(4)}`;
 

@@ -2,7 +2,7 @@ import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs } from "../../../components/modelServer";
 import { poolPlacement } from "../../../components/nodePlacement";
-import { startMockRuntime } from "../../../ops/mockRuntime";
+import { startMockRuntime } from "../../support/mockRuntime";
 import {
     checkGpuTolerations,
     checkImageDigests,

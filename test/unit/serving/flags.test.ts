@@ -1,7 +1,7 @@
 import * as assert from "assert";
-import { sizeServer } from "../../../model/sizing";
+import { sizeServer } from "../../../serving/sizing";
 import { imageServerArgs } from "../../../serving/dockerfile";
-import { MANAGED_FLAGS, serverArgs } from "../../../serving/flags";
+import { managedFlags, serverArgs } from "../../../serving/flags";
 
 const SIZING = sizeServer({ servedVersionBytes: [300 * 2 ** 20], gpu: false, batching: true, overrides: { cpu: "2" } });
 const flagsOf = (args: string[]) => args.map((a) => a.split("=")[0]);
@@ -24,14 +24,21 @@ describe("serverArgs", () => {
     });
 });
 
-describe("MANAGED_FLAGS", () => {
-    it("lists every flag the pod and the image set, so extraServerArgs cannot override one", () => {
+describe("managedFlags", () => {
+    it("holds every flag the pod and the image set, so extraServerArgs cannot override one", () => {
         const set = [
             ...flagsOf(serverArgs({ sizing: SIZING, batching: true, enableWarmup: false, extraServerArgs: [] })),
             ...flagsOf(imageServerArgs({ modelName: "m", versions: [1] })),
-            ...flagsOf(imageServerArgs({ modelName: "m", versions: [1, 2] })),
+            ...flagsOf(imageServerArgs({ modelName: "m", versions: [1, 2], versionLabels: { stable: 1 } })),
         ];
-        const missing = set.filter((flag) => !Object.hasOwn(MANAGED_FLAGS, flag));
+        const missing = set.filter((flag) => !managedFlags().has(flag));
         assert.deepStrictEqual(missing, []);
+    });
+
+    it("says what controls each flag instead, and refuses the GPU memory fraction the pod's growth setting replaces", () => {
+        assert.strictEqual(managedFlags().get("--grpc_max_threads"), "threads follow the CPU limit: set cpu instead");
+        assert.strictEqual(managedFlags().get("--port"), "the gRPC port is fixed at 8500 (the Service, probes and NetworkPolicy use it)");
+        assert.match(managedFlags().get("--per_process_gpu_memory_fraction") ?? "", /TF_FORCE_GPU_ALLOW_GROWTH=true/);
+        assert.strictEqual(managedFlags().get("--rest_api_timeout_in_ms"), undefined);
     });
 });

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { sizeServer } from "../../../model/sizing";
+import { sizeServer } from "../../../serving/sizing";
 import {
     BASE_IMAGE_BYTES, NODE_READY_SECONDS, PROVIDER_DEFAULT_SECONDS, PULL_BYTES_PER_SECOND, deploymentTimeouts, rollingUpdate, rolloutTiming,
 } from "../../../serving/rollout";

@@ -3,10 +3,11 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parse } from "yaml";
-import { fakeDigest, startMockRuntime } from "../../../ops/mockRuntime";
+import { fakeDigest } from "../../../ops/planRuntime";
+import { startMockRuntime } from "../../support/mockRuntime";
 import { planStack } from "../../../ops/plan";
 import { deployAws } from "../../../stacks/aws";
-import { readConfig } from "../../../stacks/config";
+import { readConfig } from "../../../config/config";
 import { prepareModels } from "../../../stacks/prepare";
 import { ROOT, awsCaller, exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
@@ -39,7 +40,7 @@ const withAdmins = (admins: string[] | undefined) => exampleConfig("aws-example"
 
 describe("EKS stack (deployAws under mocks)", () => {
     it("the example stack: VPC, cluster, CPU node group, one ECR repository, model; no device plugin", async () => {
-        const { recorder } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        const { recorder } = await runCloudStack(exampleConfig("aws-example"), NLB);
         const counts = recorder.countsByType();
         assert.strictEqual(counts["aws:eks/cluster:Cluster"], 1);
         assert.strictEqual(counts["aws:eks/nodeGroup:NodeGroup"], 1);
@@ -52,7 +53,7 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("exports externalAddress from the load balancer's hostname (AWS gives no ip)", async () => {
-        const { outputs } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        const { outputs } = await runCloudStack(exampleConfig("aws-example"), NLB);
         assert.strictEqual(outputs.externalAddress, NLB.hostname);
         assert.strictEqual(outputs.restUrl, `http://${NLB.hostname}:8501`);
         assert.strictEqual(outputs.grpcEndpoint, `${NLB.hostname}:8500`);
@@ -62,14 +63,14 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("asks for an NLB, keeping the configured source ranges", async () => {
-        const { recorder } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        const { recorder } = await runCloudStack(exampleConfig("aws-example"), NLB);
         const service = recorder.one("kubernetes:core/v1:Service").inputs as any;
         assert.strictEqual(service.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-type"], "nlb");
         assert.deepStrictEqual(service.spec.loadBalancerSourceRanges, ["203.0.113.0/24"]);
     });
 
     it("pushes to ECR with GetAuthorizationToken credentials as secrets; pods run the digest ECR reports for the tag", async () => {
-        const { recorder, outputs } = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        const { recorder, outputs } = await runCloudStack(exampleConfig("aws-example"), NLB);
         const image = recorder.one("docker:index/image:Image");
         assert.match((image.inputs as any).imageName, /^123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         const tag = String((image.inputs as any).imageName).split(":").pop();
@@ -86,7 +87,7 @@ describe("EKS stack (deployAws under mocks)", () => {
 
     it("GPU and CPU models together: each on its own nodes, the device plugin on the GPU nodes", async () => {
         const config = exampleConfig("aws-example", (eks: any) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge", desiredNodes: 2 }; }, MIXED);
-        const { recorder, dockerfiles } = await runCloudStack(deployAws, config, NLB);
+        const { recorder, dockerfiles } = await runCloudStack(config, NLB);
         const specOf = (name: string) => (recorder.one("kubernetes:apps/v1:Deployment", name).inputs as any).spec;
         const podOf = (name: string) => specOf(name).template.spec;
         assert.deepStrictEqual(specOf("gpu-model").strategy.rollingUpdate, { maxUnavailable: 1, maxSurge: 0 },
@@ -116,10 +117,10 @@ describe("EKS stack (deployAws under mocks)", () => {
     it("installs metrics-server when a model autoscales (an HPA on EKS needs it), and not otherwise", async () => {
         const addons = (recorder: Awaited<ReturnType<typeof runCloudStack>>["recorder"]) =>
             recorder.ofType("aws:eks/addon:Addon").map((a) => (a.inputs as any).addonName).sort();
-        const plain = await runCloudStack(deployAws, exampleConfig("aws-example"), NLB);
+        const plain = await runCloudStack(exampleConfig("aws-example"), NLB);
         assert.deepStrictEqual(addons(plain.recorder), ["vpc-cni"]);
         const autoscaling = { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 6, targetCpuUtilization: 70 }) };
-        const scaled = await runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, autoscaling), NLB);
+        const scaled = await runCloudStack(exampleConfig("aws-example", () => undefined, autoscaling), NLB);
         assert.deepStrictEqual(addons(scaled.recorder), ["metrics-server", "vpc-cni"]);
         assert.strictEqual(scaled.recorder.ofType("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").length, 1);
     });
@@ -128,7 +129,7 @@ describe("EKS stack (deployAws under mocks)", () => {
         const config = withAdmins([LAPTOP_ROLE, CI_ROLE]);
         const runs = [];
         for (const caller of [LAPTOP, CI, LAPTOP]) {
-            const { recorder } = await runCloudStack(deployAws, config, NLB, caller);
+            const { recorder } = await runCloudStack(config, NLB, caller);
             // Registration order is not the program's order (the caller's entry carries an alias): compare by name.
             const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
             const entries = recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => ({ name: e.name, principalArn: (e.inputs as any).principalArn })).sort(byName);
@@ -150,6 +151,7 @@ describe("EKS stack (deployAws under mocks)", () => {
         const all = withAdmins([CI_ROLE]);
         const recorder = await startMockRuntime({ config: all, call: LAPTOP });
         const config = readConfig(all, "tf-serving", ROOT);
+        assert.ok(config.cloud === "aws");
         await assert.rejects(deployAws(config, prepareModels(config, "tf-serving").models), (err: Error) => {
             assert.match(err.message, /tf-serving:eks\.adminPrincipalArns = \["arn:aws:iam::123456789012:role\/github-deploy"\]: does not include /);
             assert.ok(err.message.includes(`does not include ${LAPTOP_ROLE}, the identity running Pulumi`), err.message);
@@ -159,13 +161,13 @@ describe("EKS stack (deployAws under mocks)", () => {
         });
         await recorder.settle();
         assert.deepStrictEqual(recorder.resources.map((r) => r.type), ["pulumi:providers:aws"], "only the provider the identity was asked through");
-        const listed = await runCloudStack(deployAws, withAdmins([LAPTOP_ROLE]), NLB, LAPTOP);
+        const listed = await runCloudStack(withAdmins([LAPTOP_ROLE]), NLB, LAPTOP);
         const recorded = listed.recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => (e.inputs as any).principalArn);
         assert.deepStrictEqual(recorded, [LAPTOP_ROLE], "the same stack with the caller listed goes ahead");
     });
 
     it("access: without eks.adminPrincipalArns the preview stops and names the caller's role ARN to list", async () => {
-        await assert.rejects(runCloudStack(deployAws, withAdmins(undefined), NLB, CI), (err: Error) => {
+        await assert.rejects(runCloudStack(withAdmins(undefined), NLB, CI), (err: Error) => {
             assert.match(err.message, /tf-serving:eks\.adminPrincipalArns is not set: list the IAM roles or users/);
             assert.ok(err.message.includes(`pulumi config set --path 'eks.adminPrincipalArns[0]' ${CI_ROLE}`), err.message);
             return true;
@@ -176,7 +178,6 @@ describe("EKS stack (deployAws under mocks)", () => {
         // A list without the mock runtime's default caller (role/deployer): only an offline run accepts it.
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-aws-plan-"));
         fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-        fs.writeFileSync(path.join(dir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
         const example = fs.readFileSync(path.join(ROOT, "Pulumi.aws-example.yaml"), "utf8")
             .replace("role/deployer", "role/ci").replace("models/half_plus_two", path.join(ROOT, "models/half_plus_two"));
         fs.writeFileSync(path.join(dir, "Pulumi.t.yaml"), example);
@@ -190,18 +191,18 @@ describe("EKS stack (deployAws under mocks)", () => {
     });
 
     it("GPU serving without a GPU node group stops at config, naming the key", async () => {
-        await assert.rejects(runCloudStack(deployAws, exampleConfig("aws-example", () => undefined, { "tf-serving:gpu": "true" }), NLB),
+        await assert.rejects(runCloudStack(exampleConfig("aws-example", () => undefined, { "tf-serving:gpu": "true" }), NLB),
             /tf-serving:eks\.gpuNodeGroup is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node group/);
     });
 
     it("the example's GPU variant (2 replicas, one g5.xlarge) stops at config: the second pod would stay Pending", async () => {
         const config = exampleConfig("aws-example", (eks: any) => { eks.gpuNodeGroup = { instanceType: "g5.xlarge", desiredNodes: 1 }; }, { "tf-serving:gpu": "true" });
-        await assert.rejects(runCloudStack(deployAws, config, NLB),
+        await assert.rejects(runCloudStack(config, NLB),
             /tf-serving:eks\.gpuNodeGroup\.desiredNodes = 1: the GPU pool holds 1 node x 1 GPU \(g5\.xlarge, eks\.gpuNodeGroup\.instanceType\) = 1 GPU, but the GPU models need 2/);
     });
 
     it("an arm64 node group stops at config with the reason", async () => {
         const config = exampleConfig("aws-example", (eks: any) => { eks.cpuNodeGroup.instanceType = "c7g.xlarge"; });
-        await assert.rejects(runCloudStack(deployAws, config, NLB), /tf-serving:eks\.cpuNodeGroup\.instanceType = "c7g\.xlarge": is an Arm \(arm64\) type/);
+        await assert.rejects(runCloudStack(config, NLB), /tf-serving:eks\.cpuNodeGroup\.instanceType = "c7g\.xlarge": is an Arm \(arm64\) type/);
     });
 });

@@ -1,16 +1,15 @@
 import * as assert from "assert";
 import { parse } from "yaml";
-import { REDACTED, fakeDigest } from "../../../ops/mockRuntime";
-import { deployGcp } from "../../../stacks/gcp";
+import { REDACTED, fakeDigest } from "../../../ops/planRuntime";
 import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 const GPU_POOL = { acceleratorType: "nvidia-l4", minNodes: 0, maxNodes: 2 };
 
-describe("GKE stack (deployGcp under mocks)", () => {
+describe("GKE stack (composed under mocks)", () => {
     it("the example stack: cluster, CPU pool, registry, model; nothing GPU", async () => {
-        const { recorder } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
+        const { recorder } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const counts = recorder.countsByType();
         assert.strictEqual(counts["gcp:container/cluster:Cluster"], 1);
         assert.strictEqual(counts["gcp:container/nodePool:NodePool"], 1);
@@ -22,7 +21,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("exports externalAddress from the load balancer's ip, the URLs, the cluster name and a secret kubeconfig", async () => {
-        const { outputs } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
+        const { outputs } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         assert.strictEqual(outputs.externalAddress, "203.0.113.10");
         assert.strictEqual(outputs.externalIp, "203.0.113.10");
         assert.strictEqual(outputs.restUrl, "http://203.0.113.10:8501");
@@ -33,7 +32,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("pushes to Artifact Registry with the access token as a secret, and pods run the pushed digest", async () => {
-        const { recorder, outputs } = await runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" });
+        const { recorder, outputs } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image");
         assert.match((image.inputs as any).imageName, /^us-central1-docker\.pkg\.dev\/my-gcp-project\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.strictEqual((image.inputs as any).registry.username, "oauth2accesstoken");
@@ -56,7 +55,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     it("an hour later (a new access token) every input and lookup is the same but the Image's secret registry password", async () => {
         // `up` from a laptop, then `preview --expect-no-changes` from CI: only the build's login may carry
         // the token, and the Docker provider ignores registry username and password changes on an Image.
-        const at = (token: string) => runCloudStack(deployGcp, exampleConfig("gcp-example"), { ip: "203.0.113.10" },
+        const at = (token: string) => runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" },
             (t) => (t === "gcp:organizations/getClientConfig:getClientConfig" ? { accessToken: token } : undefined));
         const [first, second] = [await at("token-at-9am"), await at("token-at-10am")];
         const inputs = (run: typeof first) => run.recorder.resources.map((r) => ({ type: r.type, name: r.name, inputs: r.rawInputs }));
@@ -74,7 +73,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
 
     it("a gcr.io host: pushes to the project's shared repository without creating it; the nodes get their own read grant", async () => {
         const config = exampleConfig("gcp-example", (gke: any) => { gke.registry = { host: "gcr.io" }; });
-        const { recorder, outputs } = await runCloudStack(deployGcp, config, { ip: "203.0.113.10" });
+        const { recorder, outputs } = await runCloudStack(config, { ip: "203.0.113.10" });
         assert.strictEqual(recorder.ofType("gcp:artifactregistry/repository:Repository").length, 0);
         assert.match((recorder.one("docker:index/image:Image").inputs as any).imageName, /^gcr\.io\/my-gcp-project\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.match(outputs.imageRef as string, /^gcr\.io\/my-gcp-project\/half-plus-two@sha256:/);
@@ -85,7 +84,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
 
     it("a domain-scoped project: images go under DOMAIN/PROJECT, the id stays as is for the Google API", async () => {
         const config = exampleConfig("gcp-example", (gke: any) => { gke.project = "example.com:my-gcp-project"; });
-        const { recorder, outputs } = await runCloudStack(deployGcp, config, { ip: "203.0.113.10" });
+        const { recorder, outputs } = await runCloudStack(config, { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image").inputs as any;
         assert.match(image.imageName, /^us-central1-docker\.pkg\.dev\/example\.com\/my-gcp-project\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         assert.match(outputs.imageRef as string, /^us-central1-docker\.pkg\.dev\/example\.com\/my-gcp-project\/tf-serving\/half-plus-two@sha256:/);
@@ -93,7 +92,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("a CPU model selects the CPU pool and does not tolerate GPU nodes", async () => {
-        const { recorder } = await runCloudStack(deployGcp, exampleConfig("gcp-example", (gke: any) => { gke.gpuPool = GPU_POOL; }), { ip: "203.0.113.10" });
+        const { recorder } = await runCloudStack(exampleConfig("gcp-example", (gke: any) => { gke.gpuPool = GPU_POOL; }), { ip: "203.0.113.10" });
         assert.strictEqual(recorder.ofType("gcp:container/nodePool:NodePool").length, 2);
         const pod = (recorder.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
         assert.strictEqual(pod.nodeSelector["tf-serving/pool"], "cpu");
@@ -104,7 +103,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
 
     it("a GPU model lands on the GPU pool: accelerator selector, GPU toleration, GPU limit, -gpu base image", async () => {
         const config = exampleConfig("gcp-example", (gke: any) => { gke.gpuPool = GPU_POOL; }, { "tf-serving:gpu": "true" });
-        const { recorder, dockerfiles } = await runCloudStack(deployGcp, config, { ip: "203.0.113.10" });
+        const { recorder, dockerfiles } = await runCloudStack(config, { ip: "203.0.113.10" });
         const pod = (recorder.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
         assert.strictEqual(pod.nodeSelector["cloud.google.com/gke-accelerator"], "nvidia-l4");
         assert.strictEqual(pod.nodeSelector["tf-serving/pool"], "gpu");
@@ -117,7 +116,7 @@ describe("GKE stack (deployGcp under mocks)", () => {
     });
 
     it("GPU serving without a GPU pool stops at config, naming the key", async () => {
-        await assert.rejects(runCloudStack(deployGcp, exampleConfig("gcp-example", () => undefined, { "tf-serving:gpu": "true" }), { ip: "203.0.113.10" }),
+        await assert.rejects(runCloudStack(exampleConfig("gcp-example", () => undefined, { "tf-serving:gpu": "true" }), { ip: "203.0.113.10" }),
             /tf-serving:gke\.gpuPool is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node pool/);
     });
 });

@@ -9,11 +9,10 @@ import { SAVED_MODELS } from "../../support/fixtures";
 const ROOT = path.resolve(__dirname, "../../..");
 const FIXTURES = SAVED_MODELS;
 
-/** A throwaway project: this repo's program and Pulumi.yaml, with a stack file written by the test. */
+/** A throwaway project: Pulumi.yaml and a stack file written by the test (the plan runs this repository's program for it). */
 function project(stackConfig: string): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-local-"));
     fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-    fs.writeFileSync(path.join(dir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
     fs.writeFileSync(path.join(dir, "Pulumi.t.yaml"), stackConfig);
     return dir;
 }

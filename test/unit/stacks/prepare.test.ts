@@ -1,6 +1,6 @@
 import * as assert from "assert";
 import * as path from "path";
-import { readConfig } from "../../../stacks/config";
+import { readConfig } from "../../../config/config";
 import { prepareModels } from "../../../stacks/prepare";
 
 const ROOT = path.resolve(__dirname, "../../..");

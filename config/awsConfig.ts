@@ -9,6 +9,7 @@ import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
 import { EcrSettings } from "../components/registry/ecr";
+import { REPOSITORY_PATH } from "../contract/registry";
 import { NO_ARM64, escapeRegExp, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigIssue, ConfigReader } from "./configReader";
 
@@ -32,7 +33,6 @@ const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 const SUBNET_ID = /^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/;
 const IAM_PRINCIPAL = /^arn:aws[a-z-]*:iam::[0-9]{12}:(role|user)\/[\w+=,.@/-]+$/;
 const STS_SESSION = /^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role\/([^/]+)\/.+$/;
-const ECR_PREFIX = /^[a-z0-9]+([._-][a-z0-9]+)*(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 
 export function readAwsConfig(top: ConfigReader): AwsConfig {
     const r = section(top, "eks");
@@ -226,7 +226,7 @@ function readGpuNodeGroup(eks: ConfigReader): EksNodeGroupSettings | undefined {
 function readRegistry(r: ConfigReader): EcrSettings {
     r.rejectUnknown(["repositoryPrefix", "keepImages", "forceDelete"]);
     const repositoryPrefix = r.string("repositoryPrefix", "tf-serving");
-    if (!ECR_PREFIX.test(repositoryPrefix)) {
+    if (!REPOSITORY_PATH.test(repositoryPrefix)) {
         r.fail("repositoryPrefix", "must be a lowercase ECR repository path such as \"tf-serving\" or \"team/models\"");
     }
     return {

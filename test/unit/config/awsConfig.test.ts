@@ -1,6 +1,6 @@
 import * as assert from "assert";
-import { adminAccessIssues, readAwsConfig } from "../../../stacks/awsConfig";
-import { ConfigReader } from "../../../stacks/configReader";
+import { adminAccessIssues, readAwsConfig } from "../../../config/awsConfig";
+import { ConfigReader } from "../../../config/configReader";
 import { issueFor } from "../../support/cloudMocks";
 
 function read(eks: Record<string, unknown> | undefined) {

@@ -6,10 +6,13 @@
  * raises one `ConfigError` before any resource is registered.
  */
 import * as path from "path";
-import { ConfigError, ConfigReader, isCidr } from "./configReader";
+import { isCidr } from "../contract/cidr";
+import { REPOSITORY_PATH } from "../contract/registry";
+import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { ConfigError, ConfigReader } from "./configReader";
 import { AwsConfig, readAwsConfig } from "./awsConfig";
 import { GcpConfig, readGcpConfig } from "./gcpConfig";
-import { MANAGED_FLAGS } from "../serving/flags";
+import { managedFlags } from "../serving/flags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
@@ -88,8 +91,8 @@ export interface LocalSettings {
     };
 }
 
-export interface ServingConfig {
-    cloud: Cloud;
+/** What every stack has, whatever the cloud. */
+interface CommonConfig {
     /**
      * The project root (Pulumi's program working directory): relative paths in config start here,
      * and resource inputs name files relative to it so they are the same in every checkout.
@@ -100,10 +103,17 @@ export interface ServingConfig {
     createNamespace: boolean;
     service: ServiceSettings;
     models: ModelSettings[];
-    local?: LocalSettings;
-    gcp?: GcpConfig;
-    aws?: AwsConfig;
 }
+
+/** The whole configuration; `cloud` says which section the stack has (the `gke` and `eks` config keys). */
+export type ServingConfig = CommonConfig & (
+    | { cloud: "local"; local: LocalSettings }
+    | { cloud: "gcp"; gke: GcpConfig }
+    | { cloud: "aws"; eks: AwsConfig }
+);
+
+/** The configuration of a stack on `cloud`. */
+export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
@@ -140,8 +150,7 @@ export function readConfig(all: Record<string, string>, project: string, project
     }
 
     const models = readModels(r, projectDir);
-    const config: ServingConfig = {
-        cloud,
+    const common: CommonConfig = {
         projectDir,
         namespace: r.dnsLabel("namespace", "tf-serving"),
         createNamespace: r.bool("createNamespace", true),
@@ -149,31 +158,28 @@ export function readConfig(all: Record<string, string>, project: string, project
         models,
     };
 
-    if (cloud === "local") {
-        config.local = readLocal(r, projectDir);
-    } else if (r.has("registry") || r.has("kubeconfig") || r.has("kubeContext")) {
+    if (cloud !== "local") {
         for (const key of ["registry", "kubeconfig", "kubeContext"]) {
             if (r.has(key)) {
                 r.fail(key, `applies only to cloud "local"; ${cloud === "gcp" ? "GKE uses Artifact Registry" : "EKS uses ECR"} and the cluster this stack creates`);
             }
         }
     }
-    if (cloud === "gcp") {
-        config.gcp = readGcpConfig(r);
-    } else if (r.has("gke")) {
+    if (cloud !== "gcp" && r.has("gke")) {
         r.fail("gke", "applies only to cloud \"gcp\"");
     }
-    if (cloud === "aws") {
-        config.aws = readAwsConfig(r);
-    } else if (r.has("eks")) {
+    if (cloud !== "aws" && r.has("eks")) {
         r.fail("eks", "applies only to cloud \"aws\"");
     }
+    const config: ServingConfig = cloud === "local" ? { ...common, cloud, local: readLocal(r, projectDir) }
+        : cloud === "gcp" ? { ...common, cloud, gke: readGcpConfig(r) }
+        : { ...common, cloud, eks: readAwsConfig(r) };
 
     const gpuModels = models.filter((m) => m.gpu);
-    if (gpuModels.length > 0 && cloud === "gcp" && config.gcp && !config.gcp.gpuPool) {
+    if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
         r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see README, GKE)` });
     }
-    if (gpuModels.length > 0 && cloud === "aws" && config.aws && !config.aws.gpuNodeGroup) {
+    if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
     }
     const pool = gpuPoolOf(config);
@@ -197,14 +203,14 @@ export function readConfig(all: Record<string, string>, project: string, project
 
 /** The GPU pool the stack creates, in the terms of its config keys; undefined for an existing cluster or an unknown instance type. */
 function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
-    const gke = config.gcp?.gpuPool;
+    const gke = config.cloud === "gcp" ? config.gke.gpuPool : undefined;
     if (gke !== undefined) {
         return {
             nodes: gke.maxNodes, nodesKey: "gke.gpuPool.maxNodes",
             gpusPerNode: gke.acceleratorCount, gpusPerNodeKey: "gke.gpuPool.acceleratorCount", nodeName: gke.acceleratorType,
         };
     }
-    const eks = config.aws?.gpuNodeGroup;
+    const eks = config.cloud === "aws" ? config.eks.gpuNodeGroup : undefined;
     const gpusPerNode = eks && nvidiaGpusPerInstance(eks.instanceType);
     if (eks !== undefined && gpusPerNode !== undefined) {
         return {
@@ -301,7 +307,8 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             return "must be a flag of the form --name=value";
         }
         const flag = arg.split("=")[0];
-        return Object.hasOwn(MANAGED_FLAGS, flag) ? `${flag} is set by this program: ${MANAGED_FLAGS[flag]}` : undefined;
+        const why = managedFlags().get(flag);
+        return why !== undefined ? `${flag} is set by this program: ${why}` : undefined;
     }) ?? [];
 
     const baseImage = src("baseImage").string("baseImage");
@@ -313,7 +320,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     return {
         name,
         path: modelPath,
-        signature: src("signature").string("signature", "serving_default"),
+        signature: src("signature").string("signature", DEFAULT_SIGNATURE),
         versions: servedVersions,
         versionLabels: labels,
         gpu,
@@ -345,7 +352,7 @@ function readLocal(r: ConfigReader, projectDir: string): LocalSettings {
         (reg ?? r).fail(reg ? "server" : "registry", "must be a registry host[:port] such as \"localhost:5001\" (no scheme, no path)", server);
     }
     const prefix = reg?.string("repositoryPrefix") ?? "tf-serving";
-    if (!/^[a-z0-9]+([._-][a-z0-9]+)*(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/.test(prefix)) {
+    if (!REPOSITORY_PATH.test(prefix)) {
         reg?.fail("repositoryPrefix", "must be a lowercase repository path such as \"tf-serving\" or \"team/models\"");
     }
     const username = reg?.string("username");

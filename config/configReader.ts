@@ -34,35 +34,11 @@ export class ConfigError extends Error {
     }
 }
 
-import { parseQuantity } from "../model/quantity";
-
-export { parseQuantity };
+import { parseQuantity } from "../contract/quantity";
 
 type Raw = Record<string, unknown>;
 
 
-/** True for a valid IPv4 or IPv6 CIDR such as `203.0.113.0/24` or `2001:db8::/32`. */
-export function isCidr(text: string): boolean {
-    const [addr, bits, extra] = text.split("/");
-    if (extra !== undefined || bits === undefined || !/^[0-9]{1,3}$/.test(bits)) {
-        return false;
-    }
-    const prefix = Number(bits);
-    if (/^[0-9.]+$/.test(addr)) {
-        const parts = addr.split(".");
-        return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255) && prefix <= 32;
-    }
-    if (/^[0-9a-fA-F:]+$/.test(addr) && addr.includes(":")) {
-        const groups = addr.split("::");
-        if (groups.length > 2) {
-            return false;
-        }
-        const count = groups.map((g) => (g === "" ? 0 : g.split(":").length)).reduce((a, b) => a + b, 0);
-        const wellFormed = groups.every((g) => g === "" || g.split(":").every((h) => /^[0-9a-fA-F]{1,4}$/.test(h)));
-        return wellFormed && (groups.length === 2 ? count < 8 : count === 8) && prefix <= 128;
-    }
-    return false;
-}
 
 export class ConfigReader {
     /**

@@ -1,14 +1,14 @@
 /**
- * Runs Pulumi programs under the SDK's mock runtime and records every resource they register:
- * type, name, parent and inputs (secrets redacted). `tfs plan` prints this record; unit tests
- * assert on it. No engine, no cloud credentials, no cluster.
+ * Runs the program under the SDK's mock runtime and records every resource it registers: type,
+ * name, parent and inputs (secrets redacted). `tfs plan` prints this record. Public SDK API only:
+ * `setMocks` (what the mocks are handed), the program run inside a stack as the language host runs
+ * it (`runInPulumiStack`), a stack transformation for what the mocks are not handed (parent,
+ * `dependsOn`, aliases, which nested input is secret: the mocks see secretness hoisted to the
+ * top-level input), and `disconnect` to wait until every registration has been answered.
  */
 import { createHash } from "crypto";
 import * as pulumi from "@pulumi/pulumi";
 
-/** Pulumi's wire marker for a secret value (`rpc.specialSigKey` / `specialSecretSig`). */
-const SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export const REDACTED = "[secret]";
 
 export interface RecordedResource {
@@ -23,7 +23,7 @@ export interface RecordedResource {
     rawInputs: Record<string, unknown>;
     /** Paths of inputs that were secret (`registry.password`). */
     secretPaths: string[];
-    /** `type::name` of every resource this one waits for (`dependsOn` and input dependencies). */
+    /** `type::name` of every resource this one was told to wait for (`dependsOn`). */
     dependsOn: string[];
     /** Names this resource was once registered under (`aliases: [{ name }]`), so state moves without a replacement. */
     aliasNames: string[];
@@ -70,15 +70,6 @@ export class Recorder {
             counts[r.type] = (counts[r.type] ?? 0) + 1;
         }
         return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
-    }
-
-    /** Waits until registrations stop arriving (bounded: about 2 s at most). */
-    async settle(): Promise<void> {
-        let last = -1;
-        for (let i = 0; i < 200 && last !== this.resources.length; i++) {
-            last = this.resources.length;
-            await new Promise((resolve) => setTimeout(resolve, 10));
-        }
     }
 }
 
@@ -144,63 +135,97 @@ function defaultCall(token: string, args: Record<string, unknown>): Record<strin
     }
 }
 
-/** Replaces secret-marked values by `[secret]` and collects their paths. */
-function redact(value: unknown, path: string, secrets: string[]): unknown {
-    if (Array.isArray(value)) {
-        return value.map((v, i) => redact(v, `${path}[${i}]`, secrets));
+type Path = (string | number)[];
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype;
+
+/** The mock's inputs with the SDK's secret markers removed, and the paths that carried one. */
+function unwrapSecrets(value: unknown, path: Path, secrets: Path[]): unknown {
+    if (pulumi.runtime.isRpcSecret(value)) {
+        secrets.push(path);
+        return unwrapSecrets(pulumi.runtime.unwrapRpcSecret(value), path, []);
     }
-    if (value !== null && typeof value === "object") {
-        const obj = value as Record<string, unknown>;
-        if (obj[SIG_KEY] === SECRET_SIG) {
-            secrets.push(path);
-            return REDACTED;
-        }
-        return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, redact(v, path ? `${path}.${k}` : k, secrets)]));
+    if (Array.isArray(value)) {
+        return value.map((v, i) => unwrapSecrets(v, [...path, i], secrets));
+    }
+    if (isPlainObject(value)) {
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapSecrets(v, [...path, k], secrets)]));
     }
     return value;
 }
 
-interface RegisterRequest {
-    getType(): string;
-    getName(): string;
-    getParent(): string;
-    getCustom(): boolean;
-    getObject(): { toJavaScript(): Record<string, unknown> } | undefined;
-    getDependenciesList(): string[];
-    getAliasesList(): Array<{ getSpec(): { getName(): string } | undefined }>;
+/** Paths of the secret outputs among a resource's inputs as the program wrote them. */
+async function secretOutputPaths(value: unknown, path: Path): Promise<Path[]> {
+    if (pulumi.Output.isInstance(value)) {
+        return (await pulumi.isSecret(value)) ? [path] : [];
+    }
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : isPlainObject(value) ? Object.entries(value) : [];
+    return (await Promise.all(entries.map(([k, v]) => secretOutputPaths(v, [...path, k])))).flat();
 }
 
 /**
- * Installs the mock runtime and returns the recorder. Call before constructing resources (or
- * importing a program that constructs them at load time).
+ * `inputs` with the value at each secret path replaced by `[secret]`; where a path goes into a value
+ * sent as text (a provider's JSON config), that whole value. Returns the paths replaced.
  */
-export async function startMockRuntime(options: MockOptions = {}): Promise<Recorder> {
-    const recorder = new Recorder();
-    const project = options.project ?? "tf-serving";
-    const stack = options.stack ?? "test";
-    const pending = new Map<string, { parent?: string; inputs: Record<string, unknown>; secretPaths: string[]; dependsOn: string[]; aliasNames: string[] }>();
+function redact(inputs: Record<string, unknown>, secrets: Path[]): { redacted: Record<string, unknown>; paths: string[] } {
+    const redacted = structuredClone(inputs);
+    const paths = new Set<string>();
+    for (const path of secrets) {
+        let holder: Record<string | number, unknown> = redacted;
+        for (let i = 0; i < path.length; i++) {
+            const key = path[i];
+            const next = holder[key];
+            if (i === path.length - 1 || !(Array.isArray(next) || isPlainObject(next))) {
+                if (key in holder) {
+                    holder[key] = REDACTED;
+                    paths.add(path.slice(0, i + 1).map((k, j) => (typeof k === "number" ? `[${k}]` : j === 0 ? k : `.${k}`)).join(""));
+                }
+                break;
+            }
+            holder = next as Record<string | number, unknown>;
+        }
+    }
+    return { redacted, paths: [...paths] };
+}
 
+interface Options {
+    parent?: string;
+    dependsOn: string[];
+    aliasNames: string[];
+    secrets: Promise<Path[]>;
+}
+
+/**
+ * Installs the mock runtime recording into `recorder`, and returns the stack transformation that
+ * records what only resource options say: register it on the stack the resources are created under.
+ */
+export async function installMocks(options: MockOptions, recorder: Recorder): Promise<pulumi.ResourceTransformation> {
+    const names = new Map<pulumi.Resource, string>();
+    const seen = new Map<string, Options>();
     pulumi.runtime.setAllConfig(options.config ?? {});
     await pulumi.runtime.setMocks({
-        newResource(args) {
-            const key = `${args.type}::${args.name}`;
-            const seen = pending.get(key);
-            const inputs = (args.inputs ?? {}) as Record<string, unknown>;
-            recorder.resources.push({
-                type: args.type,
-                name: args.name,
-                parent: seen?.parent,
-                custom: args.custom ?? true,
-                inputs: seen?.inputs ?? inputs,
-                rawInputs: inputs,
-                secretPaths: seen?.secretPaths ?? [],
-                dependsOn: seen?.dependsOn ?? [],
-                aliasNames: seen?.aliasNames ?? [],
-            });
+        async newResource(args) {
+            const marked: Path[] = [];
+            const clear = unwrapSecrets(args.inputs ?? {}, [], marked) as Record<string, unknown>;
+            if (args.type !== "pulumi:pulumi:Stack") {
+                const opts = seen.get(`${args.type}::${args.name}`);
+                const { redacted, paths: secretPaths } = redact(clear, opts ? await opts.secrets : marked);
+                recorder.resources.push({
+                    type: args.type,
+                    name: args.name,
+                    parent: opts?.parent,
+                    custom: args.custom ?? true,
+                    inputs: redacted,
+                    rawInputs: clear,
+                    secretPaths,
+                    dependsOn: opts?.dependsOn ?? [],
+                    aliasNames: opts?.aliasNames ?? [],
+                });
+            }
             const state = {
-                ...inputs,
-                ...defaultState(args.type, args.name, inputs, options.loadBalancer ?? {}),
-                ...(options.state?.({ type: args.type, name: args.name, inputs }) ?? {}),
+                ...clear,
+                ...defaultState(args.type, args.name, clear, options.loadBalancer ?? {}),
+                ...(options.state?.({ type: args.type, name: args.name, inputs: clear }) ?? {}),
             };
             return { id: args.custom === false ? "" : `${args.name}-id`, state };
         },
@@ -209,43 +234,38 @@ export async function startMockRuntime(options: MockOptions = {}): Promise<Recor
             recorder.calls.push({ token: args.token, args: inputs });
             return { ...defaultCall(args.token, inputs), ...(options.call?.(args.token, inputs) ?? {}) };
         },
-    }, project, stack, options.preview ?? false);
+    }, options.project ?? "tf-serving", options.stack ?? "test", options.preview ?? false);
 
-    // The mock monitor does not pass parents or secret markers to `newResource`: read them off the request.
-    const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource(req: RegisterRequest, cb: unknown): unknown };
-    const register = monitor.registerResource.bind(monitor);
-    monitor.registerResource = (req: RegisterRequest, cb: unknown) => {
-        const parentUrn = req.getParent();
-        const secretPaths: string[] = [];
-        const raw = req.getObject()?.toJavaScript() ?? {};
-        const inputs = redact(raw, "", secretPaths) as Record<string, unknown>;
-        const parent = parentUrn ? parentFromUrn(parentUrn) : undefined;
-        const dependsOn = req.getDependenciesList().map(parentFromUrn).filter((d): d is string => d !== undefined);
-        const aliasNames = req.getAliasesList().map((a) => a.getSpec()?.getName() ?? "").filter((n) => n !== "");
-        pending.set(`${req.getType()}::${req.getName()}`, { parent, inputs, secretPaths, dependsOn, aliasNames });
-        return register(req, cb);
-    };
-    return recorder;
-}
-
-/** `urn:pulumi:stack::project::parentType$type::name` → `type::name`; undefined for the stack itself. */
-function parentFromUrn(urn: string): string | undefined {
-    const parts = urn.split("::");
-    const type = (parts[2] ?? "").split("$").pop() ?? "";
-    const name = parts.slice(3).join("::");
-    return type === "pulumi:pulumi:Stack" ? undefined : `${type}::${name}`;
-}
-
-/** Resolves an Output under the mock runtime (undefined if unknown, as in a preview). */
-export function settleOutput<T>(output: pulumi.Output<T>): Promise<T | undefined> {
-    return new Promise((resolve) => {
-        let done = false;
-        output.apply((v) => {
-            done = true;
-            resolve(v);
-            return v;
+    const nameOf = (r: unknown) => (pulumi.Resource.isInstance(r) ? names.get(r) : undefined);
+    return ({ resource, type, name, props, opts }) => {
+        const key = `${type}::${name}`;
+        names.set(resource, key);
+        const dependsOn = Array.isArray(opts.dependsOn) ? opts.dependsOn : opts.dependsOn === undefined ? [] : [opts.dependsOn];
+        seen.set(key, {
+            // Resources at the top level are the stack's children: no parent in the record.
+            parent: nameOf(opts.parent),
+            dependsOn: dependsOn.map(nameOf).filter((d): d is string => d !== undefined),
+            aliasNames: (opts.aliases ?? []).map((a) => (typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? a.name : "")).filter((n) => n !== ""),
+            secrets: secretOutputPaths(props, []),
         });
-        // An unknown output never runs its apply during preview: give up after a bounded wait.
-        setTimeout(() => { if (!done) { resolve(undefined); } }, 2000);
-    });
+        return undefined;
+    };
+}
+
+/**
+ * Runs `program` under mocks inside a stack, as the language host runs a program, and returns what
+ * it registered and the stack's outputs (unknown ones left out). Throws what the program throws.
+ */
+export async function recordProgram(options: MockOptions, program: () => Promise<Record<string, unknown>>): Promise<{ recorder: Recorder; outputs: Record<string, unknown> }> {
+    const recorder = new Recorder();
+    const record = await installMocks(options, recorder);
+    try {
+        const outputs = await pulumi.runtime.runInPulumiStack(async () => {
+            pulumi.runtime.registerStackTransformation(record);
+            return program();
+        });
+        return { recorder, outputs: Object.fromEntries(Object.entries(outputs ?? {}).filter(([, v]) => v !== undefined)) };
+    } finally {
+        await pulumi.runtime.disconnect();
+    }
 }

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { GpuPool, GpuServer, planGpuCapacity } from "../../../stacks/gpuCapacity";
+import { GpuPool, GpuServer, planGpuCapacity } from "../../../config/gpuCapacity";
 
 /** The EKS example's GPU variant: one g5.xlarge (1 GPU). */
 const ONE_G5: GpuPool = {

@@ -16,7 +16,7 @@
  *   ephemeral-storage limit that fills `/tmp` fills the node's disk and gets every pod on it evicted.
  */
 
-import { parseQuantity } from "./quantity";
+import { humanBytes, parseQuantity } from "../contract/quantity";
 
 const MI = 2 ** 20;
 
@@ -110,17 +110,6 @@ export function cpuCores(quantity: string): number {
 /** Renders bytes as a Kubernetes quantity in Mi, rounded up to a multiple of 64Mi. */
 export function toMi(bytes: number): string {
     return `${Math.ceil(bytes / (64 * MI)) * 64}Mi`;
-}
-
-/** Human-readable size for messages ("1.5 GiB", "300 MiB"). */
-export function humanBytes(bytes: number): string {
-    if (bytes >= 2 ** 30) {
-        return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
-    }
-    if (bytes >= MI) {
-        return `${(bytes / MI).toFixed(0)} MiB`;
-    }
-    return `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
 export function sizeServer(input: SizingInput): Sizing {

@@ -1,4 +1,8 @@
-/** Kubernetes resource quantities ("512Mi", "1.5", "250m", "1e3"), as `resource.Quantity` reads them. */
+/**
+ * Kubernetes resource quantities ("512Mi", "1.5", "250m", "1e3") as `resource.Quantity` reads them:
+ * config accepts them, sizing derives them, doctor reads them back off the pods. And how every
+ * message writes sizes and counts.
+ */
 
 const QUANTITY = /^([+]?[0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
 const QUANTITY_MULTIPLIER: Record<string, number> = {
@@ -19,3 +23,18 @@ export function parseQuantity(text: string): number | undefined {
     return Number(m[1]) * QUANTITY_MULTIPLIER[suffix];
 }
 
+/** Human-readable size for messages ("1.5 GiB", "300 MiB"). */
+export function humanBytes(bytes: number): string {
+    if (bytes >= 2 ** 30) {
+        return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+    }
+    if (bytes >= 2 ** 20) {
+        return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+    }
+    return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** "1 warning", "2 warnings". */
+export function plural(count: number, one: string, many = `${one}s`): string {
+    return `${count} ${count === 1 ? one : many}`;
+}

@@ -2,7 +2,7 @@
  * Reading helpers shared by the `gke` and `eks` configuration sections: zones, CIDRs, node bounds.
  * Each reports through the `ConfigReader`, so messages name the full key (`gke.cpuPool.maxNodes`).
  */
-import { ipv4BlockProblem } from "../components/cidr";
+import { ipv4BlockProblem } from "../contract/cidr";
 import { ConfigReader } from "./configReader";
 
 /** TF Serving images are amd64 only; the message for an Arm machine or instance type. */

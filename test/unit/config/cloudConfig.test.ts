@@ -1,7 +1,7 @@
 import * as assert from "assert";
-import { readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "../../../stacks/cloudConfig";
-import { readConfig } from "../../../stacks/config";
-import { ConfigError, ConfigReader } from "../../../stacks/configReader";
+import { readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "../../../config/cloudConfig";
+import { readConfig } from "../../../config/config";
+import { ConfigError, ConfigReader } from "../../../config/configReader";
 import { ROOT } from "../../support/cloudMocks";
 
 describe("cloud config helpers", () => {
@@ -68,9 +68,10 @@ describe("cloud sections through readConfig", () => {
             "tf-serving:cloud": "aws",
             "tf-serving:eks": JSON.stringify({ region: "eu-west-1", zones: ["eu-west-1a", "eu-west-1b"], cpuNodeGroup: { desiredNodes: "3", maxNodes: "5" }, deletionProtection: "false" }),
         }, "tf-serving", ROOT);
-        assert.strictEqual(config.aws?.cpuNodeGroup.desiredNodes, 3);
-        assert.strictEqual(config.aws?.cpuNodeGroup.maxNodes, 5);
-        assert.strictEqual(config.aws?.deletionProtection, false);
-        assert.strictEqual(config.gcp, undefined);
+        assert.ok(config.cloud === "aws");
+        assert.strictEqual(config.eks.cpuNodeGroup.desiredNodes, 3);
+        assert.strictEqual(config.eks.cpuNodeGroup.maxNodes, 5);
+        assert.strictEqual(config.eks.deletionProtection, false);
+        assert.ok(!("gke" in config));
     });
 });

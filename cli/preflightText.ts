@@ -1,6 +1,6 @@
-import type { PreflightReport, SignatureSpec } from "./savedModel";
-import { humanBytes } from "./sizing";
-import { isInternalSignature } from "./tfProto";
+import { SignatureSpec, isInternalSignature } from "../contract/signature";
+import { humanBytes, plural } from "../contract/quantity";
+import type { PreflightReport } from "../model/savedModel";
 
 /** Human-readable text for the CLI: versions, sizes, tags, served signatures, findings, then a one-line verdict. */
 export function formatReport(report: PreflightReport): string {
@@ -36,9 +36,4 @@ function formatSignatures(signatures: Record<string, SignatureSpec>, first: stri
         const sig = signatures[name];
         return `${name.padEnd(width)}  ${sig.method.replace(/^tensorflow\/serving\//, "").padEnd(8)}  ${tensors(sig.inputs)} -> ${tensors(sig.outputs)}`;
     });
-}
-
-/** "1 warning", "2 warnings". */
-export function plural(count: number, one: string, many = `${one}s`): string {
-    return `${count} ${count === 1 ? one : many}`;
 }

@@ -18,7 +18,7 @@ type Env = Record<string, string | undefined>;
 export function credentialProblems(config: ServingConfig, env: Env = process.env, home: string = os.homedir()): string[] {
     switch (config.cloud) {
         case "local":
-            return kubeconfigProblems(config.local?.kubeconfig, env, home);
+            return kubeconfigProblems(config.local.kubeconfig, env, home);
         case "gcp":
             return env.TFS_INSTANCE_CREDENTIALS === "1" || hasGoogleCredentials(env, home) ? [] : [
                 "no Google Cloud credentials: run `gcloud auth application-default login` (a workstation), or set " +
@@ -26,8 +26,8 @@ export function credentialProblems(config: ServingConfig, env: Env = process.env
                 "service account, set TFS_INSTANCE_CREDENTIALS=1",
             ];
         case "aws":
-            return env.TFS_INSTANCE_CREDENTIALS === "1" || hasAwsCredentials(env, home, config.aws?.profile) ? [] : [
-                `no AWS credentials${config.aws?.profile ? ` for profile "${config.aws.profile}" (tf-serving:eks.profile)` : ""}: run ` +
+            return env.TFS_INSTANCE_CREDENTIALS === "1" || hasAwsCredentials(env, home, config.eks.profile) ? [] : [
+                `no AWS credentials${config.eks.profile ? ` for profile "${config.eks.profile}" (tf-serving:eks.profile)` : ""}: run ` +
                 "`aws configure` or `aws sso login`, or set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (CI: aws-actions/configure-aws-credentials " +
                 "does); on an instance with a role, set TFS_INSTANCE_CREDENTIALS=1",
             ];

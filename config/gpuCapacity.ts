@@ -10,6 +10,7 @@
  * (a `pulumi up` may roll them all together); when the pool has no such room, GPU models roll one pod
  * at a time instead (`oneAtATime`), which fits an exactly sized pool.
  */
+import { plural } from "../contract/quantity";
 import { RolloutStrategy } from "../serving/rollout";
 import { ConfigIssue } from "./configReader";
 
@@ -38,8 +39,6 @@ export interface GpuCapacityPlan {
     rollouts: Record<string, RolloutStrategy>;
     issues: ConfigIssue[];
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 export function planGpuCapacity(pool: GpuPool, servers: GpuServer[]): GpuCapacityPlan {
     const issues: ConfigIssue[] = [];

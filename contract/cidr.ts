@@ -1,4 +1,7 @@
-/** IPv4 CIDR arithmetic for the networks the cluster components carve (pure). */
+/**
+ * CIDR blocks as config accepts them: any IPv4 or IPv6 CIDR for the clients a load balancer lets
+ * in, and IPv4 blocks with the arithmetic for the networks the cluster components carve.
+ */
 
 export interface Ipv4Block {
     /** First address as an unsigned 32-bit number. */
@@ -36,4 +39,27 @@ export function ipv4BlockProblem(cidr: string, minPrefix: number, maxPrefix: num
         return minPrefix === maxPrefix ? `must be a /${minPrefix}` : `must be a /${minPrefix} to /${maxPrefix}`;
     }
     return undefined;
+}
+
+/** True for a valid IPv4 or IPv6 CIDR such as `203.0.113.0/24` or `2001:db8::/32`. */
+export function isCidr(text: string): boolean {
+    const [addr, bits, extra] = text.split("/");
+    if (extra !== undefined || bits === undefined || !/^[0-9]{1,3}$/.test(bits)) {
+        return false;
+    }
+    const prefix = Number(bits);
+    if (/^[0-9.]+$/.test(addr)) {
+        const parts = addr.split(".");
+        return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255) && prefix <= 32;
+    }
+    if (/^[0-9a-fA-F:]+$/.test(addr) && addr.includes(":")) {
+        const groups = addr.split("::");
+        if (groups.length > 2) {
+            return false;
+        }
+        const count = groups.map((g) => (g === "" ? 0 : g.split(":").length)).reduce((a, b) => a + b, 0);
+        const wellFormed = groups.every((g) => g === "" || g.split(":").every((h) => /^[0-9a-fA-F]{1,4}$/.test(h)));
+        return wellFormed && (groups.length === 2 ? count < 8 : count === 8) && prefix <= 128;
+    }
+    return false;
 }

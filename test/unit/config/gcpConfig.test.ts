@@ -1,7 +1,7 @@
 import * as assert from "assert";
-import { ConfigReader } from "../../../stacks/configReader";
+import { ConfigReader } from "../../../config/configReader";
 import { issueFor } from "../../support/cloudMocks";
-import { readGcpConfig } from "../../../stacks/gcpConfig";
+import { readGcpConfig } from "../../../config/gcpConfig";
 
 function read(gke: Record<string, unknown> | undefined) {
     const r = new ConfigReader(gke === undefined ? {} : { gke: JSON.stringify(gke) });

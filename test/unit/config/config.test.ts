@@ -1,7 +1,9 @@
 import * as assert from "assert";
 import * as path from "path";
-import { readConfig } from "../../../stacks/config";
-import { ConfigError, isCidr, parseQuantity } from "../../../stacks/configReader";
+import { readConfig } from "../../../config/config";
+import { isCidr } from "../../../contract/cidr";
+import { parseQuantity } from "../../../contract/quantity";
+import { ConfigError } from "../../../config/configReader";
 
 const PROJECT = "tf-serving";
 const DIR = "/project";
@@ -45,7 +47,8 @@ describe("readConfig", () => {
         assert.strictEqual(c.models[0].name, "half-plus-two");
         assert.strictEqual(c.models[0].resources.cpu, undefined);
         assert.strictEqual(c.models[0].versions, undefined);
-        assert.strictEqual(c.local?.kubeconfig, undefined);
+        assert.ok(c.cloud === "local");
+        assert.strictEqual(c.local.kubeconfig, undefined);
     });
 
     it("rejects an unknown cloud, naming the key, the value and what is valid", () => {

@@ -2,8 +2,8 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { ServingConfig } from "../../../stacks/config";
-import { credentialProblems } from "../../../stacks/credentials";
+import { ServingConfig } from "../../../config/config";
+import { credentialProblems } from "../../../config/credentials";
 
 function home(files: Record<string, string> = {}): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-home-"));
@@ -16,7 +16,7 @@ function home(files: Record<string, string> = {}): string {
 
 const local = (kubeconfig?: string) => ({ cloud: "local", local: { kubeconfig } }) as unknown as ServingConfig;
 const gcp = { cloud: "gcp" } as unknown as ServingConfig;
-const aws = (profile?: string) => ({ cloud: "aws", aws: { profile } }) as unknown as ServingConfig;
+const aws = (profile?: string) => ({ cloud: "aws", eks: { profile } }) as unknown as ServingConfig;
 
 describe("credentialProblems", () => {
     it("local: finds ~/.kube/config, KUBECONFIG or the configured file, and names what is missing", () => {

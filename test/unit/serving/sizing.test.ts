@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { LIMIT_HEADROOM, LOAD_FACTOR, RUNTIME_OVERHEAD_BYTES, SizingError, cpuCores, memoryBytes, sizeServer, toMi } from "../../../model/sizing";
+import { LIMIT_HEADROOM, LOAD_FACTOR, RUNTIME_OVERHEAD_BYTES, SizingError, cpuCores, memoryBytes, sizeServer, toMi } from "../../../serving/sizing";
 
 const MI = 2 ** 20;
 const GI = 2 ** 30;

@@ -1,0 +1,44 @@
+/**
+ * The program, run the same way by every entry point: `index.ts` under the engine and `tfs plan`
+ * under the mock runtime (`tfs deploy` runs the preparation itself, then the engine runs this).
+ * It prepares the stack (`prepareStack`), and only then composes the stack for the configured cloud.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ConfigError } from "../config/configReader";
+import { ServingConfig } from "../config/config";
+import { deployAws } from "./aws";
+import { PreparedModel, StackOutputs } from "./deploy";
+import { deployGcp } from "./gcp";
+import { deployLocal } from "./local";
+import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
+
+/** Registers the stack for the configured cloud. Async: a stack may ask its cloud something first (EKS: who is running). */
+export function composeStack(config: ServingConfig, models: PreparedModel[], options: LifecycleOptions): StackOutputs | Promise<StackOutputs> {
+    switch (config.cloud) {
+        case "local":
+            return deployLocal(config, models);
+        case "gcp":
+            return deployGcp(config, models);
+        case "aws":
+            return deployAws(config, models, options);
+    }
+}
+
+/**
+ * Prepares and composes the stack; returns its outputs. Every stack exports the same names;
+ * `kubeconfig` and `clusterName` only where it creates a cluster.
+ */
+export async function runProgram(input: StackInput, options: LifecycleOptions): Promise<Partial<StackOutputs>> {
+    try {
+        const { config, models, warnings } = prepareStack(input, options);
+        warnings.forEach((w) => pulumi.log.warn(w));
+        const outputs = await composeStack(config, models, options);
+        return Object.fromEntries(Object.entries(outputs).filter(([, value]) => value !== undefined));
+    } catch (err) {
+        // User mistakes end the run with their message only: no stack trace, nothing registered.
+        if (err instanceof ConfigError || err instanceof PreparationError) {
+            throw new pulumi.RunError(err.message);
+        }
+        throw err;
+    }
+}
