@@ -1,10 +1,8 @@
 /**
  * Entry point `tf-serving/preflight` (pure: no Pulumi): reads a SavedModel folder as TF Serving would
  * (version folders, graph, signatures, links out of the model) and reports what would stop it loading.
- * `PreflightReport.versions[].sizeBytes` of the served versions is `ModelServer`'s `model.versionBytes`;
- * `formatReport` gives the report as `tfs preflight` prints it.
+ * `PreflightReport.versions[].sizeBytes` of the served versions is `ModelServer`'s `model.versionBytes`.
  */
 export { preflight } from "../model/savedModel";
-export { formatReport } from "../cli/preflightText";
 export type { Finding, PreflightOptions, PreflightReport, VersionReport } from "../model/savedModel";
 export type { SignatureSpec, TensorSpec } from "../contract/signature";

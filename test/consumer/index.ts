@@ -6,13 +6,13 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage } from "tf-serving/model-image";
 import { ModelServer } from "tf-serving/model-server";
-import { formatReport, preflight } from "tf-serving/preflight";
+import { preflight } from "tf-serving/preflight";
 
 const config = new pulumi.Config();
 const modelDir = config.require("modelDir");
 const report = preflight(modelDir);
 if (!report.ok) {
-    throw new Error(formatReport(report));
+    throw new Error(report.errors.map((e) => `${e.code}: ${e.message}`).join("\n"));
 }
 
 const provider = new k8s.Provider("cluster", { context: "team-cluster" });
