@@ -544,6 +544,15 @@ func TestMetadataIsWhatTFServingAnsweredForTheFixture(t *testing.T) {
 	}
 }
 
+func TestMetadataLeavesOutAShapeTheExportDidNotRecord(t *testing.T) {
+	h := loadedServer(t, "--model_name=three", "--model_base_path="+fixture(t, "half_plus_three")).handler()
+	_, got := call(t, h, "GET", "/v1/models/three/metadata", "")
+	x := got.(map[string]any)["metadata"].(map[string]any)["signature_def"].(map[string]any)["signature_def"].(map[string]any)["serving_default"].(map[string]any)["inputs"].(map[string]any)["x"]
+	if want := `{"dtype":"DT_FLOAT","name":"x:0"}`; asJSON(x) != want {
+		t.Fatalf("half_plus_three's x: %s, want %s", asJSON(x), want)
+	}
+}
+
 func TestModelStatusAnswersEveryVersionAnd404ForUnknownOnes(t *testing.T) {
 	dir := t.TempDir()
 	config := writeFile(t, dir, "models.config", fmt.Sprintf(`model_config_list { config {
