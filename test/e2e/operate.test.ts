@@ -3,8 +3,8 @@
  * entry point: preflight, preview with the policy pack, update, smoke), then `tfs smoke --stack`
  * and `tfs doctor --stack`, all reading the stack through the Automation API.
  *
- * The model server runs in real pods on the environment's real node; the stack's restUrl (the
- * loopback load balancer's address) reaches them.
+ * The model server runs in a real pod on the environment's real node; smoke reaches it through
+ * the loopback load balancer's address, as it would a cloud's.
  */
 import * as assert from "assert";
 import { execFile } from "child_process";
@@ -48,7 +48,7 @@ describe("operating a real stack: tfs deploy, smoke and doctor with --stack", fu
         assert.deepStrictEqual(summary.steps.map((s: { step: string; ok: boolean }) => [s.step, s.ok]),
             [["preflight", true], ["preview", true], ["update", true], ["smoke", true]]);
         assert.strictEqual(summary.smoke.outcome, "ok");
-        assert.deepStrictEqual(summary.smoke.answer, { predictions: [[2.5]] }, "a real pod answered y = x/2 + 2 through the load balancer");
+        assert.deepStrictEqual(summary.smoke.answer, { predictions: [[2.5]] });
     });
 
     it("tfs deploy stops at preflight on a broken model and names the step", async () => {
@@ -69,7 +69,7 @@ describe("operating a real stack: tfs deploy, smoke and doctor with --stack", fu
         assert.strictEqual(run.code, 0, run.stderr);
         const report = JSON.parse(run.stdout);
         assert.strictEqual(report.model, MODEL);
-        assert.match(report.restUrl, /^http:\/\/(127\.0\.0\.1|localhost):8501$/);
+        assert.match(report.restUrl, /^http:\/\/(127\.\d+\.\d+\.\d+|localhost):8501$/, "the load balancer's loopback address");
         assert.strictEqual(report.outcome, "ok");
     });
 

@@ -67,6 +67,8 @@ export async function createProject(): Promise<E2eProject> {
             baseImage: env("TFS_E2E_BASE_IMAGE"),
             registry: { server: env("TFS_E2E_REGISTRY"), repositoryPrefix: `e2e-${run}` },
             loadBalancerSourceRanges: ["127.0.0.0/8"],
+            // The real node has the machine's 2 cores: two pods and the rollout's surge pod fit.
+            cpu: "500m",
             ...extra,
         };
         const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [`tf-serving:${k}`, v]));
