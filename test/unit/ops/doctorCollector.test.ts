@@ -142,20 +142,6 @@ describe("tfs doctor against a fake API server", function () {
         assert.ok(!api.requests.some((r) => r.includes("/pods/waiting/log")));
     });
 
-    it("takes logs from an injected source instead of the API", async () => {
-        api.pods = [pod({ ready: false })];
-        const asked: string[] = [];
-        const result = await runDoctor({ kubeconfigFile: config, namespace: NAMESPACE }, {
-            logSource: async (r) => {
-                asked.push(`${r.namespace}/${r.pod}/${r.container} previous=${r.previous} tail=${r.tailLines}`);
-                return TF_LOGS.noVersions;
-            },
-        });
-        assert.deepStrictEqual(asked, [`${NAMESPACE}/${MODEL}-6b7c9d8f5-x2kqp/tf-serving previous=false tail=100`]);
-        assert.ok(!api.requests.some((r) => r.includes("/log")));
-        assert.deepStrictEqual(result.diagnosis.findings.map((f) => f.kind), ["model-not-found"]);
-    });
-
     it("throws TargetError for a missing namespace or context, ClusterUnreachableError for a closed port", async () => {
         await assert.rejects(collectSnapshot({ kubeconfigFile: config, namespace: "nope" }),
             (err: Error) => err instanceof TargetError && /namespace "nope" does not exist on http:\/\/127\.0\.0\.1:\d+ \(context fake\)/.test(err.message));
