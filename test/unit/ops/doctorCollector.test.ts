@@ -5,7 +5,7 @@ import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { execFile } from "child_process";
-import { ClusterUnreachableError, TargetError, runDoctor } from "../../../ops/doctor";
+import { ClusterUnreachableError, TargetError } from "../../../ops/doctor";
 import { collectSnapshot } from "../../../ops/doctor/collector";
 import { targetFromStack } from "../../../ops/doctor/stackTarget";
 import { Event, Pod } from "../../../ops/doctor/snapshot";
