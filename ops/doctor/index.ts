@@ -7,7 +7,7 @@ import { diagnose } from "./diagnose";
 import { DoctorResult } from "./report";
 
 export { ClusterUnreachableError, TargetError } from "./collector";
-export type { ClusterTarget, LogRequest, LogSource } from "./collector";
+export type { ClusterTarget } from "./collector";
 export { DEFAULT_LB_GRACE_SECONDS, diagnose } from "./diagnose";
 export type { Diagnosis } from "./diagnose";
 export type { Finding, FindingKind, Severity } from "./findings";

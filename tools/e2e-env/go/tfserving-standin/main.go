@@ -114,7 +114,7 @@ func (s *server) serve() error {
 		go func() { errs <- srv.Serve(ln) }()
 	}
 	if s.opts.grpcPort == 0 && s.opts.httpPort == 0 {
-		select {}
+		waitForever()
 	}
 	return <-errs
 }

@@ -15,18 +15,47 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// The test binary doubles as the server: run with TFS_STANDIN_ARGS set, it
-// runs main with those arguments (separated by newlines).
-func TestMain(m *testing.M) {
-	if args, ok := os.LookupEnv("TFS_STANDIN_ARGS"); ok {
-		os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+var (
+	buildOnce   sync.Once
+	builtBinary string
+	buildErr    error
+)
+
+// serverBinary builds the server once per test run, as the image's build
+// does, so the child-process tests run exactly what the image ships.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tfserving-standin-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBinary = filepath.Join(dir, "tensorflow_model_server")
+		cmd := exec.Command("go", "build", "-o", builtBinary, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	os.Exit(m.Run())
+	return builtBinary
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinary != "" {
+		os.RemoveAll(filepath.Dir(builtBinary))
+	}
+	os.Exit(code)
 }
 
 const fixtures = "../../../../test/fixtures/saved_models"
@@ -101,8 +130,7 @@ func start(t *testing.T, args ...string) *child {
 	t.Helper()
 	c := &child{stdout: newSyncBuffer(), stderr: newSyncBuffer(), grpc: freePort(t), rest: freePort(t)}
 	all := append([]string{"--port=" + strconv.Itoa(c.grpc), "--rest_api_port=" + strconv.Itoa(c.rest)}, args...)
-	c.cmd = exec.Command(os.Args[0])
-	c.cmd.Env = append(os.Environ(), "TFS_STANDIN_ARGS="+strings.Join(all, "\n"))
+	c.cmd = exec.Command(serverBinary(t), all...)
 	c.cmd.Stdout, c.cmd.Stderr = c.stdout, c.stderr
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -337,7 +365,7 @@ func TestNoVersionFolderLogsTheServersWarning(t *testing.T) {
 		t.Fatalf("%v %v %q", got, err, warnings)
 	}
 	_, err = pollBasePath(modelConfig{name: "m", basePath: filepath.Join(base, "missing")}, func(string) {})
-	if err == nil || !strings.Contains(err.Error(), "Could not find base path "+filepath.Join(base, "missing")+" for servable m") {
+	if missing := filepath.Join(base, "missing"); err == nil || !strings.HasSuffix(err.Error(), "Could not find base path "+missing+" for servable m with error NOT_FOUND: "+missing+" not found") {
 		t.Fatalf("missing base path: %v", err)
 	}
 }
@@ -353,6 +381,23 @@ func TestWithoutAVersionFolderItLogsAtEveryPollAndNeverOpensItsPorts(t *testing.
 	}
 	if c.cmd.ProcessState != nil {
 		t.Fatal("the server exited")
+	}
+}
+
+func TestLookingOnceWithoutAVersionFolderItWaitsForever(t *testing.T) {
+	// --file_system_poll_wait_seconds=0, as the product's images run the server: one warning, then nothing.
+	base := t.TempDir()
+	c := start(t, "--model_name=hpt", "--model_base_path="+base, "--file_system_poll_wait_seconds=0")
+	waitFor(t, "the warning", 5*time.Second, func() bool {
+		return strings.Contains(c.stderr.String(), "No versions of servable hpt found under base path "+base)
+	})
+	time.Sleep(1500 * time.Millisecond)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if fields := strings.Fields(string(stat)); err != nil || len(fields) < 3 || fields[2] == "Z" {
+		t.Fatalf("the server exited (stat %q); log:\n%s", stat, c.stderr.String())
+	}
+	if strings.Count(c.stderr.String(), "No versions of servable") != 1 || listening(c.rest) {
+		t.Fatalf("want one warning and closed ports; log:\n%s", c.stderr.String())
 	}
 }
 
@@ -544,6 +589,15 @@ func TestMetadataIsWhatTFServingAnsweredForTheFixture(t *testing.T) {
 	}
 }
 
+func TestMetadataLeavesOutAShapeTheExportDidNotRecord(t *testing.T) {
+	h := loadedServer(t, "--model_name=three", "--model_base_path="+fixture(t, "half_plus_three")).handler()
+	_, got := call(t, h, "GET", "/v1/models/three/metadata", "")
+	x := got.(map[string]any)["metadata"].(map[string]any)["signature_def"].(map[string]any)["signature_def"].(map[string]any)["serving_default"].(map[string]any)["inputs"].(map[string]any)["x"]
+	if want := `{"dtype":"DT_FLOAT","name":"x:0"}`; asJSON(x) != want {
+		t.Fatalf("half_plus_three's x: %s, want %s", asJSON(x), want)
+	}
+}
+
 func TestModelStatusAnswersEveryVersionAnd404ForUnknownOnes(t *testing.T) {
 	dir := t.TempDir()
 	config := writeFile(t, dir, "models.config", fmt.Sprintf(`model_config_list { config {
@@ -728,9 +782,8 @@ func TestAsPID1ItIgnoresSIGTERM(t *testing.T) {
 	}
 	// PID 1 of its namespace: the kernel drops SIGTERM for an init with the default action.
 	rest := freePort(t)
-	cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", os.Args[0])
-	cmd.Env = append(os.Environ(), "TFS_STANDIN_ARGS="+strings.Join([]string{"--port=0", "--rest_api_port=" + strconv.Itoa(rest),
-		"--model_base_path=" + fixture(t, "half_plus_two_cpu")}, "\n"))
+	cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", serverBinary(t), "--port=0", "--rest_api_port="+strconv.Itoa(rest),
+		"--model_base_path="+fixture(t, "half_plus_two_cpu"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

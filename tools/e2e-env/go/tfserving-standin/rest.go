@@ -185,11 +185,12 @@ func tensorInfoJSON(t tensorInfo) map[string]any {
 	for _, d := range t.dims {
 		dims = append(dims, map[string]any{"size": strconv.FormatInt(d.size, 10), "name": d.name})
 	}
-	return map[string]any{
-		"dtype":        dataTypeName(t.dtype),
-		"tensor_shape": map[string]any{"dim": dims, "unknown_rank": t.unknownRank},
-		"name":         t.name,
+	out := map[string]any{"dtype": dataTypeName(t.dtype), "name": t.name}
+	// The proto3 JSON printer leaves out a message field that is not set.
+	if t.hasShape {
+		out["tensor_shape"] = map[string]any{"dim": dims, "unknown_rank": t.unknownRank}
 	}
+	return out
 }
 
 func (s *server) metadata(name, version, label string) (any, error) {

@@ -19,6 +19,7 @@ type dim struct {
 type tensorInfo struct {
 	name        string
 	dtype       int
+	hasShape    bool // tensor_shape is set (an export may record none)
 	dims        []dim
 	unknownRank bool
 }
@@ -161,6 +162,7 @@ func parseTensorInfo(b []byte) (tensorInfo, error) {
 			ti.dtype = int(f.varint)
 		case 3:
 			var err error
+			ti.hasShape = true
 			ti.dims, ti.unknownRank, err = parseShape(f.bytes)
 			return err
 		}

@@ -31,7 +31,11 @@ func parseVersionNumber(name string) (int64, bool) {
 // specific versions). A base path that does not exist is an error.
 func pollBasePath(c modelConfig, warn func(string)) ([]aspiredVersion, error) {
 	if _, err := os.Stat(c.basePath); err != nil {
-		return nil, fmt.Errorf("INVALID_ARGUMENT: Could not find base path %s for servable %s with error %v", c.basePath, c.name, fsError(err))
+		status := fsError(err).Error()
+		if os.IsNotExist(err) {
+			status = fmt.Sprintf("NOT_FOUND: %s not found", c.basePath)
+		}
+		return nil, fmt.Errorf("INVALID_ARGUMENT: Could not find base path %s for servable %s with error %s", c.basePath, c.name, status)
 	}
 	entries, err := os.ReadDir(c.basePath)
 	if err != nil {

@@ -210,7 +210,7 @@ func (s *server) waitForInitialModels() error {
 		}
 		wait := time.Duration(s.opts.fileSystemPollWaitSeconds) * time.Second
 		if wait <= 0 {
-			select {} // never polls again: waits forever, ports closed
+			waitForever() // never polls again; the ports stay closed
 		}
 		time.Sleep(wait)
 	}
@@ -281,5 +281,13 @@ func (s *server) pollForever() {
 	for {
 		time.Sleep(time.Duration(s.opts.fileSystemPollWaitSeconds) * time.Second)
 		s.poll()
+	}
+}
+
+// waitForever blocks without end. A bare select{} would not do: with no
+// other goroutine alive the Go runtime calls it a deadlock and crashes.
+func waitForever() {
+	for {
+		time.Sleep(time.Hour)
 	}
 }
