@@ -47,6 +47,14 @@ func runNode() int {
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		return 2
 	}
+	if sub == "cleanup" {
+		// Only the footprint's names matter: the cgroup root and the bridge.
+		if err := node.Cleanup(s); err != nil {
+			fmt.Fprintf(os.Stderr, "kube node cleanup: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if p, err := netip.ParsePrefix(subnet); err == nil {
 		s.PodSubnet = p
 	} else {
@@ -81,8 +89,6 @@ func runNode() int {
 			Kubelet:    append([]string{self, "kubelet"}, node.KubeletArgs(s)...),
 			LogDir:     logDir,
 		}, os.Stdout)
-	case "cleanup":
-		err = node.Cleanup(s)
 	case "render":
 		p := s.Paths()
 		fmt.Printf("# %s\n%s\n# %s\n%s\n# %s\n%s\n# kubelet %s\n", p.ContainerdConfig, node.ContainerdConfig(s),

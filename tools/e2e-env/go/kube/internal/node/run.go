@@ -83,6 +83,9 @@ func RunHost(s Settings, inner []string, out io.Writer) error {
 // daemons have gone: it kills anything left in its cgroups (a leak of ours by
 // construction), removes them, and deletes the bridge.
 func Cleanup(s Settings) error {
+	if s.CgroupRoot == "" || s.CgroupRoot == "/" || s.Bridge == "" {
+		return fmt.Errorf("cleanup needs the node's own cgroup root and bridge, got %q and %q", s.CgroupRoot, s.Bridge)
+	}
 	return firstError(RemoveCgroups(s.CgroupRoot, true), RemoveBridge(s))
 }
 
