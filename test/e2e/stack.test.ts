@@ -11,7 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 import { Stack } from "@pulumi/pulumi/automation";
-import { E2eProject, MODEL, ROOT, createProject, env, kubectl, manifestOf, tagsOf } from "../support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, env, kubectl, kubectlAsync, manifestOf, tagsOf } from "../support/e2eProject";
 import { availableVersion, predict, request, underTraffic } from "../support/traffic";
 import { PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../../components/modelServer";
 
@@ -114,7 +114,7 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         const watch = (async () => {
             for (let i = 0; watching && i < 3000; i++) {
                 try {
-                    const d = deployment();
+                    const d = await kubectlAsync("get", "deployment", MODEL, "-n", NAMESPACE);
                     lowest = Math.min(lowest, d.status.availableReplicas ?? 0);
                     samples++;
                 } catch {
@@ -204,7 +204,7 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         for (let i = 0; i < 360; i++) {
             let exited = false;
             try {
-                exited = Boolean(kubectl("get", "pod", name, "-n", NAMESPACE).status.containerStatuses?.[0]?.state?.terminated);
+                exited = Boolean((await kubectlAsync("get", "pod", name, "-n", NAMESPACE)).status.containerStatuses?.[0]?.state?.terminated);
             } catch {
                 exited = true; // the pod is gone
             }
