@@ -105,6 +105,19 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         assert.strictEqual((await tagsOf(repo)).length, 1, "no image rebuilt or pushed");
     });
 
+    /** Waits (bounded: 180 s) until the Deployment's rollout is over: every replica updated and available, no old pod left. */
+    const rolledOut = async (replicas: number) => {
+        for (let i = 0; i < 360; i++) {
+            const d = await kubectlAsync("get", "deployment", MODEL, "-n", NAMESPACE);
+            const s = d.status;
+            if (s.observedGeneration >= d.metadata.generation && s.updatedReplicas === replicas && s.availableReplicas === replicas && s.replicas === replicas) {
+                return;
+            }
+            await new Promise((r) => setTimeout(r, 500));
+        }
+        assert.fail("the rollout did not finish within 180 s");
+    };
+
     it("3. a new model version under traffic: no failed request, answers switch to it, only the model layer is new", async () => {
         fs.cpSync(path.join(modelDir, "123"), path.join(modelDir, "124"), { recursive: true });
         // Watch the rollout from the side: available replicas must never drop below the desired 2.
@@ -124,12 +137,19 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
             }
         })();
         const t0 = Date.now();
-        const updating = stack.up({ onOutput });
+        let upSeconds = 0;
+        // The traffic runs through the whole update: `pulumi up`, then (should the provider's await
+        // return before the rollout is over, as seen here now and then) until the old pods are gone.
+        const updating = stack.up({ onOutput }).then(async (result) => {
+            upSeconds = (Date.now() - t0) / 1000;
+            await rolledOut(2);
+            return result;
+        });
         const traffic = await underTraffic(restUrl, MODEL, updating, { rps: 20, expected: EXPECTED });
         const up = await updating;
         watching = false;
         await watch;
-        console.log(`      update under traffic (${((Date.now() - t0) / 1000).toFixed(1)} s): ${traffic.requests} requests, `
+        console.log(`      update under traffic (pulumi up ${upSeconds.toFixed(1)} s, rollout done after ${((Date.now() - t0) / 1000).toFixed(1)} s): ${traffic.requests} requests, `
             + `${traffic.failures.length} failed, p50 ${traffic.p50.toFixed(1)} ms, p99 ${traffic.p99.toFixed(1)} ms; `
             + `versions answering: ${traffic.versions[0]?.version} first, ${traffic.versions[traffic.versions.length - 1]?.version} last, `
             + `${Math.max(0, traffic.versions.length - 2)} alternations between them while both served`);
