@@ -23,7 +23,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
 import { E2eProject, MODEL, ROOT, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
-import { startTraffic, TrafficSummary } from "../test/support/traffic";
+import { TrafficReport, underTraffic } from "../test/support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -181,14 +181,12 @@ async function main(): Promise<void> {
         log("[bench] kubectl floor");
         const kubectl = await kubectlFloor(small);
 
-        let update: TrafficSummary | null = null;
+        let update: TrafficReport | null = null;
         const restUrl = up.outputs.restUrl.value as string;
         if (await servesTraffic(up.outputs.modelStatusUrl.value as string)) {
-            log("[bench] a new version under traffic");
+            log("[bench] a new version under traffic (20 predicts a second through the load balancer)");
             fs.cpSync(path.join(small.modelDir, "123"), path.join(small.modelDir, "124"), { recursive: true });
-            const traffic = startTraffic({ url: `${restUrl}/v1/models/${MODEL}:predict`, body: { instances: [1.0, 2.0, 5.0] } });
-            await small.stack.up({ onOutput: quiet });
-            update = await traffic.stop();
+            update = await underTraffic(restUrl, MODEL, small.stack.up({ onOutput: quiet }), { expected: [2.5, 3, 4.5] });
         }
         result = {
             noopUp: round(noopUp), noopPreview: round(noopPreview),
@@ -196,7 +194,7 @@ async function main(): Promise<void> {
             kubectlFloor: round(kubectl),
             firstUp: round(firstUp),
             smallModel: { bytes: folderBytes(path.join(small.modelDir, "123")), noopPreview: round(noopPreview) },
-            update: update && { requests: update.requests, failed: update.failed, p50Ms: update.p50Ms, p99Ms: update.p99Ms },
+            update: update && { requests: update.requests, failed: update.failures.length, p50Ms: round(update.p50), p99Ms: round(update.p99) },
         };
     } finally {
         await small.dispose();
@@ -240,7 +238,7 @@ async function main(): Promise<void> {
         ["no-op preview / engine floor", ratio(r.noopPreview, r.engineFloor.noopPreview), "<= 1.5"],
         ["no-op preview, 1 GiB model / small model", ratio(r.bigModel.noopPreview, r.smallModel.noopPreview), "<= 1.25"],
         ["bytes pushed / new version compressed", ratio(r.bigModel.bytesPushed, r.bigModel.versionBytesCompressed), "<= 1.01"],
-        ["failed requests during an update", r.update ? String(r.update.failed) : "n/a (no node runs containers)", "0"],
+        ["failed requests during an update", r.update ? `${r.update.failed} of ${r.update.requests}` : "n/a (no node runs containers)", "0"],
     ];
     console.log(`\ntf-serving benchmark (${os.cpus().length} CPUs, ${new Date().toISOString()})`);
     console.log(JSON.stringify(result, null, 2));

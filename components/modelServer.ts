@@ -333,6 +333,11 @@ export function deploymentSpec(
                 serviceAccountName,
                 automountServiceAccountToken: false,
                 terminationGracePeriodSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS,
+                // TF Serving installs no SIGTERM handler, and a PID 1 without one never receives SIGTERM:
+                // run as PID 1 it would sit out the whole grace period and be SIGKILLed. With a shared
+                // process namespace the pod's pause process is PID 1, so the server gets SIGTERM's default
+                // action and exits as soon as the preStop pause ends. (Allowed by the restricted standard.)
+                shareProcessNamespace: true,
                 securityContext: {
                     runAsNonRoot: true,
                     runAsUser: SERVING_UID,
@@ -349,7 +354,7 @@ export function deploymentSpec(
                 containers: [{
                     name: "tf-serving",
                     image: args.image,
-                    // The image's ENTRYPOINT runs tensorflow_model_server itself (PID 1, gets SIGTERM); these flags follow it.
+                    // The image's ENTRYPOINT runs tensorflow_model_server itself (no bash wrapper); these flags follow it.
                     args: serverArgs({
                         sizing,
                         batching: args.batching?.enabled ?? false,

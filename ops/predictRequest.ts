@@ -56,7 +56,8 @@ function parseTensorMap(json: unknown, where: string): Record<string, TensorSpec
     const tensors: Record<string, TensorSpec> = {};
     for (const [name, info] of Object.entries(json === undefined ? {} : asObject(json, where))) {
         const tensor = asObject(info, `${where}.${name}`);
-        const shape = tensor.tensor_shape === undefined ? {} : asObject(tensor.tensor_shape, `${where}.${name}.tensor_shape`);
+        // No tensor_shape: the export recorded no shape (half_plus_three), which is unknown, not a scalar.
+        const shape = tensor.tensor_shape === undefined ? { unknown_rank: true } : asObject(tensor.tensor_shape, `${where}.${name}.tensor_shape`);
         const dims = Array.isArray(shape.dim) ? shape.dim : [];
         tensors[name] = {
             dtype: String(tensor.dtype ?? "DT_INVALID"),

@@ -16,7 +16,10 @@ export const TF_SERVING_REPOSITORY = "tensorflow/serving";
 /** The only platform the official images exist for; builds and node selection must match it. */
 export const IMAGE_PLATFORM = "linux/amd64";
 
-/** The server binary, run directly (not the stock bash wrapper, which keeps PID 1 and swallows SIGTERM). */
+/**
+ * The server binary, run directly as the entrypoint (not the stock bash wrapper). It has no SIGTERM
+ * handler, so it must not be the pod's PID 1: the Deployment shares the pod's process namespace.
+ */
 export const MODEL_SERVER_BINARY = "/usr/bin/tensorflow_model_server";
 
 /** Where models live in the image: `/models/<name>/<version>/`, TF Serving's own convention. */

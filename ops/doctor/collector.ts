@@ -3,8 +3,8 @@
  * from a cluster with `@kubernetes/client-node`, into the plain snapshot the rules read.
  *
  * Bounded: each request has a time limit, logs are the last `logLines` lines (and at most
- * `LOG_BYTES`), events at most `maxEvents`. Logs come through a `LogSource`, so a test can supply
- * them where no kubelet runs.
+ * `LOG_BYTES`), events at most `maxEvents`. Logs are the kubelet's, read through the API server's pod
+ * log endpoint.
  */
 import type * as K8s from "@kubernetes/client-node";
 import { ClusterInfo } from "./report";
@@ -22,7 +22,7 @@ export interface ClusterTarget {
     namespace: string;
 }
 
-export interface LogRequest {
+interface LogRequest {
     namespace: string;
     pod: string;
     container: string;
@@ -32,13 +32,11 @@ export interface LogRequest {
 }
 
 /** Returns the last lines of one container's log. */
-export type LogSource = (request: LogRequest) => Promise<string>;
+type LogSource = (request: LogRequest) => Promise<string>;
 
 export interface CollectOptions {
     /** Lines of each container log to read. Default 100. */
     logLines?: number;
-    /** Default: the API server's pod log endpoint (the kubelet's logs). */
-    logSource?: LogSource;
     /** Limit for each API request, in milliseconds. Default 15000. */
     requestTimeoutMs?: number;
     /** Events of the namespace to read at most. Default 1000. */
@@ -116,8 +114,7 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
         call("list events", () => core.listNamespacedEvent({ namespace, limit: options.maxEvents ?? 1000 })),
     ]);
     const podsJson = toJson<Pod[]>(pods.items);
-    const logSource = options.logSource ?? apiLogSource(core);
-    const logs = await readLogs(podsJson, namespace, logSource, options.logLines ?? 100);
+    const logs = await readLogs(podsJson, namespace, apiLogSource(core), options.logLines ?? 100);
     return {
         snapshot: {
             namespace,

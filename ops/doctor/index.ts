@@ -8,8 +8,9 @@ import { DoctorResult } from "./report";
 
 export { ClusterUnreachableError, TargetError } from "./collector";
 export type { ClusterTarget } from "./collector";
-export { DEFAULT_LB_GRACE_SECONDS } from "./diagnose";
-export type { Finding } from "./findings";
+export { DEFAULT_LB_GRACE_SECONDS, diagnose } from "./diagnose";
+export type { Diagnosis } from "./diagnose";
+export type { Finding, FindingKind, Severity } from "./findings";
 export { doctorJson, formatReport } from "./report";
 export type { DoctorResult } from "./report";
 

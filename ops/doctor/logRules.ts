@@ -26,21 +26,30 @@ function lastMatch(snapshot: ClusterSnapshot, pod: Pod, pattern: RegExp): { cont
 }
 
 const NO_VERSIONS = /No versions of servable (\S+) found under base path (\S+?)\.?(?:\s|$)/;
+/** The file-system poller's error when the base path itself does not exist (the model is elsewhere in the image). */
+const NO_BASE_PATH = /Could not find base path (\S+) for servable (\S+?)(?:\s|$)/;
 
 export const modelNotFound: Rule = (snapshot, context) => snapshot.pods.flatMap((pod): Finding[] => {
-    const hit = lastMatch(snapshot, pod, NO_VERSIONS);
+    const noVersions = lastMatch(snapshot, pod, NO_VERSIONS);
+    const noBasePath = noVersions ? undefined : lastMatch(snapshot, pod, NO_BASE_PATH);
+    const hit = noVersions ?? noBasePath;
     if (!hit) {
         return [];
     }
-    const [, servable, basePath] = hit.match;
+    const [servable, basePath] = noVersions ? [hit.match[1], hit.match[2]] : [hit.match[2], hit.match[1]];
+    const check = "Run `tfs preflight MODEL_DIR` on the folder the image is built from, check that "
+        + `modelName ("${servable}") matches the folder in the image, then redeploy.`;
     return [podFinding(pod, {
         kind: "model-not-found",
         severity: "error",
-        summary: `TF Serving found no version folder for model ${servable} under ${basePath} and waits forever`,
+        summary: noVersions
+            ? `TF Serving found no version folder for model ${servable} under ${basePath} and waits forever`
+            : `TF Serving found no folder ${basePath} for model ${servable}: the model is at another path in the image, and the server waits forever`,
         evidence: [quoteLog(podName(pod), hit.container, hit.line), readinessEvidence(pod, context)],
-        fix: `TF Serving serves only numbered version folders (${basePath}/1/saved_model.pb); a model copied without its `
-            + "version folder is never found. Run `tfs preflight MODEL_DIR` on the folder the image is built from, check that "
-            + `modelName ("${servable}") matches the folder in the image, then redeploy.`,
+        fix: noVersions
+            ? `TF Serving serves only numbered version folders (${basePath}/1/saved_model.pb); a model copied without its `
+                + `version folder is never found. ${check}`
+            : `The server reads the model from ${basePath} (MODEL_BASE_PATH/modelName); the image put it elsewhere. ${check}`,
     })];
 });
 

@@ -6,9 +6,10 @@
  * behind: a Pod bound to a node that does not exist (so no kubelet, kwok or controller touches
  * it), its `status` written through the status subresource (container states, conditions), the
  * Events the kubelet or a cloud controller would have written, and a Service. Pending pods and
- * the healthy case are real: the scheduler writes the FailedScheduling events against the kwok
- * nodes (one CPU node, one GPU node tainted nvidia.com/gpu), kwok runs and readies the healthy
- * pods, and the loopback load-balancer controller gives the Service its address.
+ * the healthy case are real: the scheduler writes the FailedScheduling events against the nodes
+ * (the real CPU node, the kwok GPU node tainted nvidia.com/gpu), kwok runs and readies the healthy
+ * pods (on the GPU node, tolerating its taint), and the loopback load-balancer controller gives the
+ * Service its address.
  *
  * Logs cannot come from a kubelet here (kwok has none): the test gives the doctor TF Serving's log
  * lines through the collector's `logSource` seam; everything else goes through the API server.
@@ -173,7 +174,13 @@ describe("tfs doctor against the end-to-end API server", function () {
     }
 
     it("says healthy for pods kwok runs and readies behind a load balancer with an address", async () => {
-        const template = podSpec();
+        // The CPU node is real now (and this fixture's image exists nowhere): the simulated pods go
+        // to the kwok node, the GPU one, whose taint they tolerate.
+        const template = {
+            ...podSpec(),
+            nodeSelector: { "kubernetes.io/hostname": process.env.TFS_E2E_GPU_NODE ?? "tfs-e2e-gpu" },
+            tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }],
+        };
         await apps.createNamespacedDeployment({
             namespace: ns,
             body: {

@@ -1,15 +1,19 @@
 /**
  * The real thing: the Pulumi engine (CLI, language host, Kubernetes and Docker providers) runs the
  * program against a real Kubernetes API server, whose admission enforces Pod Security, whose
- * controllers roll the Deployment out over kwok's simulated nodes, and a real registry. Six
- * scenarios, in order, on one stack.
+ * controllers roll the Deployment out onto a real node (kubelet, containerd, runc: the probes run,
+ * the server answers on a real pod IP, the load balancer forwards to it), with a simulated GPU
+ * node (kwok) for placement, and a real registry. Seven scenarios, in order, on one stack.
  */
 import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { execFileSync } from "child_process";
 import { Stack } from "@pulumi/pulumi/automation";
-import { E2eProject, MODEL, ROOT, createProject, env, kubectl, manifestOf, tagsOf } from "../support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, env, kubectl, kubectlAsync, manifestOf, tagsOf } from "../support/e2eProject";
+import { availableVersion, predict, request, underTraffic } from "../support/traffic";
+import { PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../../components/modelServer";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -46,8 +50,19 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
     });
 
     let firstImage = "";
+    let restUrl = "";
+    /** half_plus_two: y = x/2 + 2. */
+    const INSTANCES = [1, 2, 5];
+    const EXPECTED = [2.5, 3, 4.5];
 
-    it("1. first up: image pushed, Deployment ready under the restricted Pod Security Standard, address in the outputs", async () => {
+    const inPodSubnet = (ip: string) => {
+        const [base, bits] = env("TFS_E2E_POD_SUBNET").split("/");
+        const n = (a: string) => a.split(".").reduce((acc, o) => acc * 256 + Number(o), 0);
+        const mask = Number(bits) === 0 ? 0 : 2 ** 32 - 2 ** (32 - Number(bits));
+        return (n(ip) & mask) >>> 0 === (n(base) & mask) >>> 0;
+    };
+
+    it("1. first up: image pushed, pods Ready on the real node through the real probes, predict through the load balancer", async () => {
         const up = await stack.up({ onOutput });
         assert.strictEqual(up.summary.result, "succeeded");
         const outputs = Object.fromEntries(Object.entries(up.outputs).map(([k, v]) => [k, v.value]));
@@ -66,7 +81,17 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         const running = pods();
         assert.strictEqual(running.length, 2, "the restricted namespace admitted both pods");
         assert.ok(running.every((p) => p.spec.nodeName === env("TFS_E2E_CPU_NODE")), "CPU pods stay off the GPU node");
+        for (const p of running) {
+            const c = p.status.containerStatuses[0];
+            assert.ok(c.ready && c.started && c.state.running, `${p.metadata.name}: ${JSON.stringify(c.state)}`);
+            assert.strictEqual(c.restartCount, 0, `${p.metadata.name} restarted: the probes killed it`);
+            assert.ok(inPodSubnet(p.status.podIP), `${p.metadata.name} has a real pod IP on the bridge, got ${p.status.podIP}`);
+            // The server really runs there: its status answers on the pod IP from the host.
+            assert.strictEqual(await availableVersion(`http://${p.status.podIP}:8501`, MODEL), "123");
+        }
 
+        restUrl = outputs.restUrl as string;
+        assert.deepStrictEqual(await predict(restUrl, MODEL, INSTANCES), EXPECTED, "y = x/2 + 2 through the load balancer");
         assert.strictEqual((await tagsOf(repo)).length, 1, "one image pushed");
     });
 
@@ -80,7 +105,20 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         assert.strictEqual((await tagsOf(repo)).length, 1, "no image rebuilt or pushed");
     });
 
-    it("3. a new model version: only the model layer is new, pods roll without losing availability, outputs follow", async () => {
+    /** Waits (bounded: 180 s) until the Deployment's rollout is over: every replica updated and available, no old pod left. */
+    const rolledOut = async (replicas: number) => {
+        for (let i = 0; i < 360; i++) {
+            const d = await kubectlAsync("get", "deployment", MODEL, "-n", NAMESPACE);
+            const s = d.status;
+            if (s.observedGeneration >= d.metadata.generation && s.updatedReplicas === replicas && s.availableReplicas === replicas && s.replicas === replicas) {
+                return;
+            }
+            await new Promise((r) => setTimeout(r, 500));
+        }
+        assert.fail("the rollout did not finish within 180 s");
+    };
+
+    it("3. a new model version under traffic: no failed request, answers switch to it, only the model layer is new", async () => {
         fs.cpSync(path.join(modelDir, "123"), path.join(modelDir, "124"), { recursive: true });
         // Watch the rollout from the side: available replicas must never drop below the desired 2.
         let watching = true;
@@ -89,7 +127,7 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         const watch = (async () => {
             for (let i = 0; watching && i < 3000; i++) {
                 try {
-                    const d = deployment();
+                    const d = await kubectlAsync("get", "deployment", MODEL, "-n", NAMESPACE);
                     lowest = Math.min(lowest, d.status.availableReplicas ?? 0);
                     samples++;
                 } catch {
@@ -98,10 +136,28 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
                 await new Promise((r) => setTimeout(r, 100));
             }
         })();
-        const up = await stack.up({ onOutput });
+        const t0 = Date.now();
+        let upSeconds = 0;
+        // The traffic runs through the whole update: `pulumi up`, then (should the provider's await
+        // return before the rollout is over, as seen here now and then) until the old pods are gone.
+        const updating = stack.up({ onOutput }).then(async (result) => {
+            upSeconds = (Date.now() - t0) / 1000;
+            await rolledOut(2);
+            return result;
+        });
+        const traffic = await underTraffic(restUrl, MODEL, updating, { rps: 20, expected: EXPECTED });
+        const up = await updating;
         watching = false;
         await watch;
+        console.log(`      update under traffic (pulumi up ${upSeconds.toFixed(1)} s, rollout done after ${((Date.now() - t0) / 1000).toFixed(1)} s): ${traffic.requests} requests, `
+            + `${traffic.failures.length} failed, p50 ${traffic.p50.toFixed(1)} ms, p99 ${traffic.p99.toFixed(1)} ms; `
+            + `versions answering: ${traffic.versions[0]?.version} first, ${traffic.versions[traffic.versions.length - 1]?.version} last, `
+            + `${Math.max(0, traffic.versions.length - 2)} alternations between them while both served`);
         assert.strictEqual(up.summary.result, "succeeded");
+        assert.deepStrictEqual(traffic.failures.slice(0, 5), [], `${traffic.failures.length} of ${traffic.requests} requests failed`);
+        assert.ok(traffic.requests > 100, `the loop ran through the update (${traffic.requests} requests)`);
+        assert.strictEqual(traffic.versions[0]?.version, "123", "version 123 answered first");
+        assert.strictEqual(await availableVersion(restUrl, MODEL), "124", "version 124 answers after the update");
         const newImage = up.outputs.imageRef.value as string;
         assert.notStrictEqual(newImage, firstImage, "a new image digest");
         assert.ok(samples > 5, `watched the rollout (${samples} samples)`);
@@ -154,7 +210,72 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         assert.fail(`the Deployment did not settle on ${replicas} pod(s) within 60 s`);
     };
 
-    it("5. a GPU model lands on the GPU node; back on CPU it leaves it", async () => {
+    /**
+     * Deletes a pod and watches it (every 250 ms, bounded: 90 s) until its container has exited or
+     * the pod is gone; meanwhile asks the server on the pod's own IP, which must keep answering
+     * through the preStop pause (in-flight and late requests still complete).
+     */
+    const terminate = async (name: string) => {
+        const ip = kubectl("get", "pod", name, "-n", NAMESPACE).status.podIP as string;
+        const t0 = Date.now();
+        execFileSync("kubectl", ["delete", "pod", name, "-n", NAMESPACE, "--wait=false"], { stdio: "ignore", timeout: 30_000 });
+        let served = 0;
+        let failedDuringPause = 0;
+        for (let i = 0; i < 360; i++) {
+            let exited = false;
+            try {
+                exited = Boolean((await kubectlAsync("get", "pod", name, "-n", NAMESPACE)).status.containerStatuses?.[0]?.state?.terminated);
+            } catch {
+                exited = true; // the pod is gone
+            }
+            if (exited) {
+                return { seconds: (Date.now() - t0) / 1000, served, failedDuringPause };
+            }
+            const inPause = (Date.now() - t0) / 1000 < PRESTOP_SLEEP_SECONDS - 1;
+            await request(`http://${ip}:8501/v1/models/${MODEL}`, { timeoutMs: 1000 }).then(
+                (a) => { served += a.status === 200 ? 1 : 0; failedDuringPause += a.status !== 200 && inPause ? 1 : 0; },
+                () => { failedDuringPause += inPause ? 1 : 0; });
+            await new Promise((r) => setTimeout(r, 250));
+        }
+        assert.fail(`pod ${name} still running 90 s after its deletion`);
+    };
+
+    it("5. termination: the pod exits when the preStop pause ends, not at the end of the grace period, serving until then", async () => {
+        const grace = PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS;
+        // Before: the same pod with the server as PID 1 (no shared process namespace), outside the Service.
+        const template = deployment().spec.template;
+        const pid1 = `${MODEL}-pid1`;
+        const body = { apiVersion: "v1", kind: "Pod", metadata: { name: pid1, namespace: NAMESPACE, labels: { "tfs-e2e/case": "pid1" } }, spec: { ...template.spec, shareProcessNamespace: false } };
+        execFileSync("kubectl", ["apply", "-f", "-"], { input: JSON.stringify(body), stdio: ["pipe", "ignore", "inherit"], timeout: 30_000 });
+        let ready = false;
+        for (let i = 0; i < 240 && !ready; i++) {
+            const p = kubectl("get", "pod", pid1, "-n", NAMESPACE);
+            ready = p.status.conditions?.some((c: any) => c.type === "Ready" && c.status === "True") ?? false;
+            if (!ready) {
+                await new Promise((r) => setTimeout(r, 500));
+            }
+        }
+        assert.ok(ready, `${pid1} never became Ready`);
+        const before = await terminate(pid1);
+
+        // After: a pod of the Deployment (shareProcessNamespace), under traffic through the load balancer.
+        const [victim] = await currentPods(2);
+        const done = terminate(victim.metadata.name);
+        const traffic = await underTraffic(restUrl, MODEL, done, { rps: 20, expected: EXPECTED });
+        const after = await done;
+        console.log(`      termination, deletion to container exit: server as PID 1 ${before.seconds.toFixed(1)} s `
+            + `(grace period ${grace} s); pause process as PID 1 ${after.seconds.toFixed(1)} s (preStop ${PRESTOP_SLEEP_SECONDS} s); `
+            + `${after.served} requests answered on the pod's IP while it terminated; through the load balancer `
+            + `${traffic.requests} requests, ${traffic.failures.length} failed`);
+        assert.ok(before.seconds >= grace - 3, `with the server as PID 1 the pod should sit out the grace period, took ${before.seconds} s`);
+        assert.ok(after.seconds >= PRESTOP_SLEEP_SECONDS - 1 && after.seconds <= PRESTOP_SLEEP_SECONDS + 5, `took ${after.seconds} s`);
+        assert.strictEqual(after.failedDuringPause, 0, "the server stops answering only after the preStop pause");
+        assert.ok(after.served > 0);
+        assert.deepStrictEqual(traffic.failures.slice(0, 5), [], `${traffic.failures.length} of ${traffic.requests} requests failed`);
+        await currentPods(2);
+    });
+
+    it("6. a GPU model lands on the GPU node; back on CPU it leaves it", async () => {
         setConfig({ gpu: true, replicas: 1 });
         await stack.up({ onOutput });
         const [gpuPod] = await currentPods(1);
@@ -167,7 +288,7 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         assert.strictEqual(cpuPod.spec.containers[0].resources.limits["nvidia.com/gpu"], undefined);
     });
 
-    it("6. destroy leaves nothing behind in the cluster", async () => {
+    it("7. destroy leaves nothing behind in the cluster", async () => {
         const result = await stack.destroy({ onOutput });
         assert.strictEqual(result.summary.result, "succeeded");
         let gone = false;

@@ -259,6 +259,7 @@ export const TF_LOGS = {
         "2025-06-01 11:50:01.101887: I tensorflow_serving/model_servers/server_core.cc:603]  (Re-)adding model: half-plus-two",
     ],
     noVersions: "2025-06-01 11:50:02.203349: W tensorflow_serving/sources/storage_path/file_system_storage_path_source.cc:268] No versions of servable half-plus-two found under base path /models/half-plus-two. Did you forget to name your leaf directory as a number (eg. '/1/')?",
+    noBasePath: "2025-06-01 11:50:02.203349: E tensorflow_serving/sources/storage_path/file_system_storage_path_source.cc:385] FileSystemStoragePathSource encountered a filesystem access error: Could not find base path /models/half-plus-two for servable half-plus-two with error NOT_FOUND: /models/half-plus-two not found",
     notFound: "2025-06-01 11:50:02.512207: E tensorflow_serving/util/retrier.cc:40] Loading servable: {name: half-plus-two version: 123} failed: NOT_FOUND: Could not find SavedModel .pb or .pbtxt at supplied export directory path: /models/half-plus-two/123. Check that the directory exists and that you have the right permissions for accessing it.",
     permissionDenied: "2025-06-01 11:50:02.512207: E tensorflow_serving/util/retrier.cc:40] Loading servable: {name: half-plus-two version: 123} failed: PERMISSION_DENIED: /models/half-plus-two/123/saved_model.pb; Permission denied",
     loaded: "2025-06-01 11:50:03.007019: I tensorflow_serving/core/loader_harness.cc:95] Successfully loaded servable version {name: half-plus-two version: 123}",

@@ -3,7 +3,7 @@
  * repository (so Node finds node_modules) whose program is the repository's, a copy of a fixture
  * model the run may change, and a stack file written as a user writes one.
  */
-import { execFileSync } from "child_process";
+import { execFile, execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -32,6 +32,19 @@ export function startEnvironment(): void {
 
 export function kubectl(...args: string[]): any { // eslint-disable-line @typescript-eslint/no-explicit-any
     return JSON.parse(execFileSync("kubectl", [...args, "-o", "json"], { encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] }));
+}
+
+/** `kubectl ... -o json` without blocking the event loop (for sampling while client traffic runs). */
+export function kubectlAsync(...args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return new Promise((resolve, reject) => {
+        execFile("kubectl", [...args, "-o", "json"], { encoding: "utf8", timeout: 30_000, maxBuffer: 64 * 2 ** 20 }, (err, stdout) => {
+            if (err) {
+                reject(err);
+            } else {
+                resolve(JSON.parse(stdout));
+            }
+        });
+    });
 }
 
 export interface E2eProject {
@@ -67,6 +80,8 @@ export async function createProject(): Promise<E2eProject> {
             baseImage: env("TFS_E2E_BASE_IMAGE"),
             registry: { server: env("TFS_E2E_REGISTRY"), repositoryPrefix: `e2e-${run}` },
             loadBalancerSourceRanges: ["127.0.0.0/8"],
+            // The real node has the machine's 2 cores: two pods and the rollout's surge pod fit.
+            cpu: "500m",
             ...extra,
         };
         const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [`tf-serving:${k}`, v]));

@@ -11,3 +11,6 @@ export const SAVED_MODELS = path.resolve(__dirname, "../fixtures/saved_models");
 export function fixtureModelDir(name: string): string {
     return path.join(SAVED_MODELS, name);
 }
+
+/** A `--monitoring_config_file` that enables Prometheus metrics on the REST port. */
+export const MONITORING_FIXTURE = path.resolve(__dirname, "../fixtures/monitoring_config.txt");

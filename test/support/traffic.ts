@@ -1,115 +1,114 @@
 /**
- * A bounded stream of predict requests at a steady rate, for measuring what clients see while a
- * stack changes under them (end-to-end tests, `npm run bench`). Loopback only: the URL is the load
- * balancer address of the loopback environment.
+ * Client traffic for the end-to-end suite: requests to a model server through the load balancer,
+ * one new TCP connection each (as many independent clients would; a kept-alive connection stays
+ * pinned to one pod behind an L4 load balancer, see FACTS), and a bounded loop of them.
  */
+import * as http from "http";
 
-export interface TrafficOptions {
-    /** `http://ADDRESS:8501/v1/models/NAME:predict`. */
-    url: string;
-    /** The JSON body of every request. */
-    body: unknown;
-    /** Requests started per second (default 20). */
-    ratePerSecond?: number;
-    /** Hard limit on the run, whatever happens (default 15 minutes). */
-    maxSeconds?: number;
-    /** Per-request timeout (default 10 s). */
-    requestTimeoutMs?: number;
-}
-
-export interface RequestRecord {
-    /** Milliseconds since the run started. */
-    startedMs: number;
-    latencyMs: number;
-    /** HTTP status, or 0 when the request failed below HTTP (refused, reset, timed out). */
+export interface Answer {
     status: number;
-    /** The parsed answer of a 200, else the error text. */
-    answer: unknown;
+    body: string;
+    ms: number;
 }
 
-export interface TrafficSummary {
-    requests: number;
-    failed: number;
-    p50Ms: number;
-    p99Ms: number;
-    records: RequestRecord[];
-}
-
-export interface Traffic {
-    /** Stops starting requests, waits for those in flight, and summarises. */
-    stop(): Promise<TrafficSummary>;
-}
-
-/** The q-quantile (0..1) of the values, nearest rank; 0 for none. */
-export function quantile(values: readonly number[], q: number): number {
-    if (values.length === 0) {
-        return 0;
-    }
-    const sorted = [...values].sort((a, b) => a - b);
-    const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-    return sorted[rank];
-}
-
-export function summarise(records: readonly RequestRecord[]): TrafficSummary {
-    const latencies = records.map((r) => r.latencyMs);
-    return {
-        requests: records.length,
-        failed: records.filter((r) => r.status !== 200).length,
-        p50Ms: Math.round(quantile(latencies, 0.5) * 10) / 10,
-        p99Ms: Math.round(quantile(latencies, 0.99) * 10) / 10,
-        records: [...records],
-    };
-}
-
-async function once(options: TrafficOptions, t0: number): Promise<RequestRecord> {
-    const startedMs = performance.now() - t0;
-    const begin = performance.now();
-    try {
-        const res = await fetch(options.url, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(options.body),
-            signal: AbortSignal.timeout(options.requestTimeoutMs ?? 10_000),
+/** One HTTP request on a connection of its own; rejects on a network error or after `timeoutMs`. */
+export function request(url: string, options: { method?: string; body?: string; timeoutMs?: number } = {}): Promise<Answer> {
+    const t0 = process.hrtime.bigint();
+    return new Promise((resolve, reject) => {
+        const req = http.request(url, {
+            method: options.method ?? (options.body ? "POST" : "GET"),
+            agent: false,
+            headers: { Connection: "close", ...(options.body ? { "Content-Type": "application/json" } : {}) },
+            timeout: options.timeoutMs ?? 5000,
+        }, (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (d: string) => { body += d; });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+            res.on("error", reject);
         });
-        const text = await res.text();
-        let answer: unknown = text;
-        try {
-            answer = JSON.parse(text);
-        } catch {
-            // keep the text: a proxy's or server's error page
-        }
-        return { startedMs, latencyMs: performance.now() - begin, status: res.status, answer };
-    } catch (err) {
-        return { startedMs, latencyMs: performance.now() - begin, status: 0, answer: String((err as Error).cause ?? err) };
-    }
+        req.on("timeout", () => req.destroy(new Error(`no answer within ${options.timeoutMs ?? 5000} ms`)));
+        req.on("error", reject);
+        req.end(options.body);
+    });
 }
 
-/** Starts sending; call `stop()` to end. It also ends by itself after `maxSeconds`. */
-export function startTraffic(options: TrafficOptions): Traffic {
-    const interval = 1000 / (options.ratePerSecond ?? 20);
-    const deadline = performance.now() + (options.maxSeconds ?? 15 * 60) * 1000;
-    const t0 = performance.now();
-    const inFlight = new Set<Promise<void>>();
-    const records: RequestRecord[] = [];
-    let stopped = false;
-    let next = t0;
-    const tick = () => {
-        if (stopped || performance.now() >= deadline) {
-            stopped = true;
-            return;
+/** `:predict` for the half-plus-N fixtures: the predictions for `instances`. */
+export async function predict(restUrl: string, model: string, instances: number[]): Promise<number[]> {
+    const a = await request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }) });
+    if (a.status !== 200) {
+        throw new Error(`predict: HTTP ${a.status}: ${a.body.slice(0, 300)}`);
+    }
+    return (JSON.parse(a.body) as { predictions: number[] }).predictions;
+}
+
+/** The version TF Serving reports AVAILABLE for the model, from `GET /v1/models/NAME`. */
+export async function availableVersion(restUrl: string, model: string): Promise<string> {
+    const a = await request(`${restUrl}/v1/models/${model}`);
+    if (a.status !== 200) {
+        throw new Error(`model status: HTTP ${a.status}: ${a.body.slice(0, 300)}`);
+    }
+    const status = (JSON.parse(a.body) as { model_version_status: { version: string; state: string }[] }).model_version_status;
+    return status.filter((s) => s.state === "AVAILABLE").map((s) => s.version).sort().join(",");
+}
+
+export interface TrafficReport {
+    requests: number;
+    failures: string[];
+    latenciesMs: number[];
+    /** The versions that answered, in order, each with the request count it answered in a row. */
+    versions: { version: string; count: number }[];
+    p50: number;
+    p99: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+    if (sorted.length === 0) {
+        return NaN;
+    }
+    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * Sends `rps` requests a second until `stop()` resolves (bounded by `maxSeconds`): each tick a
+ * predict that must answer `expected`, and every 4th tick a status read that records the version
+ * answering. Every request that fails, answers non-200 or answers wrong counts as a failure.
+ */
+export async function underTraffic(restUrl: string, model: string, during: Promise<unknown>, options: { rps?: number; maxSeconds?: number; instances?: number[]; expected: number[] }): Promise<TrafficReport> {
+    const rps = options.rps ?? 20;
+    const limit = (options.maxSeconds ?? 600) * rps;
+    let done = false;
+    void during.finally(() => { done = true; });
+    const report: TrafficReport = { requests: 0, failures: [], latenciesMs: [], versions: [], p50: NaN, p99: NaN };
+    const inFlight: Promise<void>[] = [];
+    const instances = options.instances ?? [1, 2, 5];
+    const seen = (version: string) => {
+        const last = report.versions[report.versions.length - 1];
+        if (last?.version === version) {
+            last.count++;
+        } else {
+            report.versions.push({ version, count: 1 });
         }
-        const p = once(options, t0).then((r) => { records.push(r); inFlight.delete(p); });
-        inFlight.add(p);
-        next += interval;
-        setTimeout(tick, Math.max(0, next - performance.now()));
     };
-    tick();
-    return {
-        async stop() {
-            stopped = true;
-            await Promise.all([...inFlight]);
-            records.sort((a, b) => a.startedMs - b.startedMs);
-            return summarise(records);
-        },
-    };
+    for (let tick = 0; !done && tick < limit; tick++) {
+        const started = Date.now();
+        report.requests++;
+        inFlight.push(request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }) }).then((a) => {
+            report.latenciesMs.push(a.ms);
+            const got = a.status === 200 ? JSON.stringify((JSON.parse(a.body) as { predictions: number[] }).predictions) : "";
+            if (got !== JSON.stringify(options.expected)) {
+                report.failures.push(`predict: HTTP ${a.status} ${a.body.slice(0, 200)}`);
+            }
+        }, (err: Error) => { report.failures.push(`predict: ${err.message}`); }));
+        if (tick % 4 === 0) {
+            report.requests++;
+            inFlight.push(availableVersion(restUrl, model).then(seen, (err: Error) => { report.failures.push(`status: ${err.message}`); }));
+        }
+        await new Promise((r) => setTimeout(r, Math.max(0, 1000 / rps - (Date.now() - started))));
+    }
+    await Promise.all(inFlight);
+    const sorted = [...report.latenciesMs].sort((a, b) => a - b);
+    report.p50 = percentile(sorted, 50);
+    report.p99 = percentile(sorted, 99);
+    return report;
 }

@@ -103,6 +103,7 @@ describe("ModelServer", () => {
         const pod = spec.template.spec;
         const sleep = pod.containers[0].lifecycle.preStop.sleep.seconds;
         assert.ok(pod.terminationGracePeriodSeconds > sleep, "the grace period covers the preStop pause and the shutdown");
+        assert.strictEqual(pod.shareProcessNamespace, true, "the server (no SIGTERM handler) is not PID 1, so SIGTERM ends it");
     });
 
     it("rolls GPU pods one at a time when the stack says the GPU pool has no GPU to spare", async () => {

@@ -5,7 +5,7 @@ import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { execFile } from "child_process";
-import { ClusterUnreachableError, TargetError, runDoctor } from "../../../ops/doctor";
+import { ClusterUnreachableError, TargetError } from "../../../ops/doctor";
 import { collectSnapshot } from "../../../ops/doctor/collector";
 import { targetFromStack } from "../../../ops/doctor/stackTarget";
 import { Event, Pod } from "../../../ops/doctor/snapshot";
@@ -140,20 +140,6 @@ describe("tfs doctor against a fake API server", function () {
         assert.strictEqual(unreadLogs.length, 1);
         assert.match(unreadLogs[0], /^log of half-plus-two-6b7c9d8f5-x2kqp\/tf-serving: previous terminated container/);
         assert.ok(!api.requests.some((r) => r.includes("/pods/waiting/log")));
-    });
-
-    it("takes logs from an injected source instead of the API", async () => {
-        api.pods = [pod({ ready: false })];
-        const asked: string[] = [];
-        const result = await runDoctor({ kubeconfigFile: config, namespace: NAMESPACE }, {
-            logSource: async (r) => {
-                asked.push(`${r.namespace}/${r.pod}/${r.container} previous=${r.previous} tail=${r.tailLines}`);
-                return TF_LOGS.noVersions;
-            },
-        });
-        assert.deepStrictEqual(asked, [`${NAMESPACE}/${MODEL}-6b7c9d8f5-x2kqp/tf-serving previous=false tail=100`]);
-        assert.ok(!api.requests.some((r) => r.includes("/log")));
-        assert.deepStrictEqual(result.diagnosis.findings.map((f) => f.kind), ["model-not-found"]);
     });
 
     it("throws TargetError for a missing namespace or context, ClusterUnreachableError for a closed port", async () => {

@@ -82,6 +82,16 @@ describe("tfs doctor rules", () => {
             assert.match(f.fix, /modelName \("half-plus-two"\)/);
         });
 
+        it("quotes the file-system poller's 'Could not find base path' error: the model is elsewhere in the image", () => {
+            const p = pod({ ready: false, age: 900 });
+            const d = run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: [...TF_LOGS.start, TF_LOGS.noBasePath].join("\n") } }));
+            const f = only(d, "model-not-found");
+            assert.match(f.summary, /no folder \/models\/half-plus-two for model half-plus-two: the model is at another path in the image/);
+            hasEvidence(f, /^log half-plus-two-6b7c9d8f5-x2kqp\/tf-serving: ".*Could not find base path \/models\/half-plus-two for servable half-plus-two/);
+            assert.match(f.fix, /reads the model from \/models\/half-plus-two \(MODEL_BASE_PATH\/modelName\)/);
+            assert.match(f.fix, /modelName \("half-plus-two"\)/);
+        });
+
         it("folds the startup-probe kills that follow into the same finding", () => {
             const p = pod({ ready: false, containerStatus: { restartCount: 3, lastState: { terminated: { exitCode: 137, reason: "Error", startedAt: ago(200), finishedAt: ago(130) } } } });
             const d = run(world({

@@ -1,29 +1,42 @@
 import * as assert from "assert";
 import * as net from "net";
 import { smoke, SmokeOptions, SmokeUsageError } from "../../../ops/smoke";
+import { MONITORING_FIXTURE } from "../../support/fixtures";
 import {
-    FakeTfServing,
-    FakeTfServingOptions,
-    fixtureModel,
-    startFakeTfServing,
+    ModelFolder,
+    TfServing,
+    fixtureArgs,
+    startTfServing,
+    untilVersionStates,
     unusedPort,
-} from "../../support/fakeTfServing";
+} from "../../support/tfServingStandin";
 
+/** Against the tensorflow_model_server stand-in (test/support/tfServingStandin.ts) serving the shipped fixtures. */
 describe("smoke", () => {
-    let server: FakeTfServing | undefined;
+    let server: TfServing | undefined;
+    let folder: ModelFolder | undefined;
     let progress: string[];
     afterEach(async () => {
         await server?.close();
         server = undefined;
+        folder?.dispose();
+        folder = undefined;
     });
     beforeEach(() => {
         progress = [];
     });
 
-    const serve = async (options: Partial<FakeTfServingOptions> = {}) => {
-        server = await startFakeTfServing({ models: [fixtureModel("half_plus_two_cpu", "half_plus_two")], ...options });
+    const serve = async (port?: number) => {
+        server = await startTfServing({ args: [...fixtureArgs("half_plus_two_cpu", "half_plus_two"), `--monitoring_config_file=${MONITORING_FIXTURE}`], port });
         return server;
     };
+    /** A server for the model in a `ModelFolder`, whose version 124 arrives after the start. */
+    const serveFolder = async () => {
+        folder = new ModelFolder();
+        server = await startTfServing({ args: folder.args("half_plus_two") });
+        return { server, folder };
+    };
+    const metrics = async () => (await fetch(`${server?.url}/monitoring/prometheus/metrics`)).text();
     /** Short timeouts and backoff keep every wait in these tests under a second or two. */
     const run = (restUrl: string, options: Partial<SmokeOptions> = {}) => smoke({
         restUrl, model: "half_plus_two", timeoutMs: 2000, initialBackoffMs: 20, maxBackoffMs: 100,
@@ -41,43 +54,52 @@ describe("smoke", () => {
         assert.deepStrictEqual(report.answer, { predictions: [[2.5]] });
         assert.ok(typeof report.latencyMs === "number" && report.latencyMs >= 0);
         assert.match(report.message, /model "half_plus_two" \(version 123\) answered in/);
-        assert.deepStrictEqual(server?.requests.map((r) => `${r.method} ${r.path}`), [
-            "GET /v1/models/half_plus_two",
-            "GET /v1/models/half_plus_two/metadata",
-            "POST /v1/models/half_plus_two:predict",
-        ]);
+        assert.match(await metrics(), /^:tensorflow:serving:request_count\{model_name="half_plus_two",status="OK"\} 1$/m, "one :predict");
     });
 
-    it("waits with progress while the versions are LOADING", async () => {
-        const { url } = await serve({ loadingPolls: 3 });
-        const report = await run(url);
+    it("waits with progress while a new version is LOADING", async () => {
+        const { server, folder } = await serveFolder();
+        const loading = folder.addLoadingVersion();
+        await untilVersionStates(server, "half_plus_two", "124 LOADING, 123 AVAILABLE");
+        let polls = 0;
+        const report = await run(server.url, {
+            timeoutMs: 10_000,
+            onProgress: (line) => {
+                progress.push(line);
+                if (/LOADING/.test(line) && ++polls === 3) {
+                    void loading.release();
+                }
+            },
+        });
         assert.strictEqual(report.outcome, "ok", report.message);
-        assert.strictEqual(report.attempts, 4);
-        assert.deepStrictEqual(progress.slice(0, 4).map((l) => l.replace(/ \(attempt.*/, "")), [
-            "model \"half_plus_two\": version 123 LOADING",
-            "model \"half_plus_two\": version 123 LOADING",
-            "model \"half_plus_two\": version 123 LOADING",
-            "model \"half_plus_two\": version 123 AVAILABLE",
-        ]);
+        const states = progress.filter((l) => l.startsWith("model ")).map((l) => l.replace(/ \(attempt.*/, ""));
+        assert.deepStrictEqual(states.slice(0, 3), Array(3).fill("model \"half_plus_two\": version 124 LOADING, version 123 AVAILABLE"));
+        assert.strictEqual(states[states.length - 1], "model \"half_plus_two\": version 124 AVAILABLE, version 123 END");
+        assert.match(report.message, /\(version 124\) answered/);
     });
 
-    it("gives up as not available when the model stays LOADING past the timeout", async () => {
-        const { url } = await serve({ loadingPolls: Infinity });
+    it("gives up as not available when a version stays LOADING past the timeout", async () => {
+        const { server, folder } = await serveFolder();
+        folder.addLoadingVersion();
+        await untilVersionStates(server, "half_plus_two", "124 LOADING, 123 AVAILABLE");
         const started = Date.now();
-        const report = await run(url, { timeoutMs: 300 });
+        const report = await run(server.url, { timeoutMs: 300 });
         assert.strictEqual(report.outcome, "not-available");
         assert.strictEqual(report.exitCode, 4);
-        assert.match(report.message, /did not become AVAILABLE within 0\.3 s: version 123 LOADING/);
+        assert.match(report.message, /did not become AVAILABLE within 0\.3 s: version 124 LOADING, version 123 AVAILABLE/);
         assert.ok(report.attempts >= 2, `polled ${report.attempts} times`);
         assert.ok(Date.now() - started < 1500, "stopped near the timeout");
         assert.strictEqual(report.answer, undefined);
     });
 
-    it("reports a failed load with its error", async () => {
-        const { url } = await serve({ loadError: "Failed to load servable version 123: NOT_FOUND" });
-        const report = await run(url, { timeoutMs: 200 });
-        assert.strictEqual(report.outcome, "not-available");
-        assert.match(report.message, /version 123 END \(UNKNOWN: Failed to load servable version 123: NOT_FOUND\)/);
+    it("shows a new version's failed load with its error while the old version answers", async () => {
+        const { server, folder } = await serveFolder();
+        folder.addUndecodableVersion();
+        await untilVersionStates(server, "half_plus_two", "124 END, 123 AVAILABLE");
+        const report = await run(server.url);
+        assert.strictEqual(report.outcome, "ok", report.message);
+        assert.match(progress[0], /version 124 END \(DATA_LOSS: Can't parse \S+\/124\/saved_model\.pb as binary proto\), version 123 AVAILABLE/);
+        assert.match(report.message, /\(version 123\) answered/);
     });
 
     it("stops at once as not available for an unknown model", async () => {
@@ -116,7 +138,7 @@ describe("smoke", () => {
     it("keeps retrying through refused connections until the server comes up", async () => {
         const port = await unusedPort();
         const late = new Promise<void>((resolve, reject) => setTimeout(() => {
-            serve({ port }).then(() => resolve(), reject);
+            serve(port).then(() => resolve(), reject);
         }, 300));
         const report = await run(`http://127.0.0.1:${port}`, { timeoutMs: 5000 });
         await late;
@@ -125,12 +147,12 @@ describe("smoke", () => {
     });
 
     it("reports a predict error with TF Serving's message", async () => {
-        const { url } = await serve({ predictError: { status: 500, message: "Resource exhausted: OOM when allocating tensor" } });
-        const report = await run(url);
+        const { url } = await serve();
+        const report = await run(url, { request: { instances: ["one"] } });
         assert.strictEqual(report.outcome, "predict-error");
         assert.strictEqual(report.exitCode, 5);
-        assert.strictEqual(report.httpStatus, 500);
-        assert.strictEqual(report.message, "predict failed with HTTP 500: Resource exhausted: OOM when allocating tensor");
+        assert.strictEqual(report.httpStatus, 400);
+        assert.strictEqual(report.message, "predict failed with HTTP 400: JSON Value: \"one\" Type: String is not of expected type: float");
     });
 
     it("builds the request from the chosen signature", async () => {
@@ -138,9 +160,11 @@ describe("smoke", () => {
         const report = await run(url, { signature: "regress_x2_to_y3" });
         assert.deepStrictEqual(report.request, { signature_name: "regress_x2_to_y3", instances: [[1]] });
         assert.strictEqual(report.outcome, "ok");
-        const refused = await run(url, { signature: "classify_x_to_y" });
-        assert.strictEqual(refused.outcome, "predict-error");
-        assert.match(refused.message, /HTTP 400: Feature: x \(data type: float\) is required/);
+        assert.deepStrictEqual(report.answer, { predictions: [[3.5]] }, "y3 = 0.5 x2 + 3");
+        // A serialized tf.Example input: the stand-in does not run ParseExample, so this predict fails.
+        const example = await run(url, { signature: "classify_x_to_y" });
+        assert.deepStrictEqual(example.request, { signature_name: "classify_x_to_y", instances: [""] });
+        assert.strictEqual(example.outcome, "predict-error");
     });
 
     it("refuses an unknown signature, listing the model's signatures", async () => {
@@ -156,13 +180,13 @@ describe("smoke", () => {
         const { url } = await serve();
         const report = await run(url, { request: { instances: [1.0, 2.0, 5.0] } });
         assert.deepStrictEqual(report.answer, { predictions: [2.5, 3.0, 4.5] });
-        assert.ok(!server?.requests.some((r) => r.path.endsWith("/metadata")));
+        assert.ok(!progress.some((line) => line.startsWith("metadata:")), progress.join("\n"));
         const named = await run(url, { request: { inputs: { x: [[4]] } }, signature: "regress_x2_to_y3" });
         assert.deepStrictEqual(named.request, { signature_name: "regress_x2_to_y3", inputs: { x: [[4]] } });
     });
 
     it("sends a scalar per example to a model whose input has unknown rank (half_plus_three)", async () => {
-        server = await startFakeTfServing({ models: [fixtureModel("half_plus_three")] });
+        server = await startTfServing({ args: fixtureArgs("half_plus_three") });
         const report = await run(server.url, { model: "half_plus_three" });
         assert.deepStrictEqual(report.request, { signature_name: "serving_default", instances: [1] });
         assert.deepStrictEqual(report.answer, { predictions: [3.5] });

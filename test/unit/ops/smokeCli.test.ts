@@ -3,45 +3,64 @@ import { execFile } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { FakeTfServing, FakeTfServingOptions, fixtureModel, startFakeTfServing, unusedPort } from "../../support/fakeTfServing";
+import { ModelFolder, TfServing, fixtureArgs, startTfServing, untilVersionStates, unusedPort } from "../../support/tfServingStandin";
 
 const TFS = path.resolve(__dirname, "../../../bin/tfs.js");
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
-/** Runs `node bin/tfs.js ARGS` as a child process (asynchronously, so the fake server keeps answering). */
-function tfs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+/** Runs `node bin/tfs.js ARGS` as a child process (asynchronously, so the server keeps answering); `onStderr` sees its progress as it comes. */
+function tfs(args: string[], env: NodeJS.ProcessEnv = process.env, onStderr?: (text: string) => void): Promise<Run> {
     return new Promise((resolve) => {
-        execFile(process.execPath, [TFS, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+        const child = execFile(process.execPath, [TFS, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
             const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
             resolve({ code, stdout, stderr });
         });
+        child.stderr?.on("data", (chunk: Buffer) => onStderr?.(chunk.toString()));
     });
 }
 
 describe("tfs smoke (child process)", function () {
     // Each run starts node with ts-node: one to three seconds apiece on a small, busy machine.
     this.timeout(90_000);
-    let server: FakeTfServing | undefined;
+    let server: TfServing | undefined;
+    let folder: ModelFolder | undefined;
     afterEach(async () => {
         await server?.close();
         server = undefined;
+        folder?.dispose();
+        folder = undefined;
     });
 
-    const serve = async (options: Partial<FakeTfServingOptions> = {}) => {
-        server = await startFakeTfServing({ models: [fixtureModel("half_plus_two_cpu", "half_plus_two")], ...options });
+    /** The tensorflow_model_server stand-in serving the half_plus_two fixture. */
+    const serve = async () => {
+        server = await startTfServing({ args: fixtureArgs("half_plus_two_cpu", "half_plus_two") });
         return server.url;
+    };
+    /** A server whose new version 124 is LOADING (blocked) next to the AVAILABLE 123. */
+    const serveLoading = async () => {
+        folder = new ModelFolder();
+        server = await startTfServing({ args: folder.args("half_plus_two") });
+        const loading = folder.addLoadingVersion();
+        await untilVersionStates(server, "half_plus_two", "124 LOADING, 123 AVAILABLE");
+        return { url: server.url, loading };
     };
 
     it("prints the answer on stdout and progress on stderr, exit 0", async () => {
-        const url = await serve({ loadingPolls: 1 });
-        const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--timeout", "10"]);
+        const { url, loading } = await serveLoading();
+        let released = false;
+        const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--timeout", "30"], process.env, (text) => {
+            if (!released && /LOADING/.test(text)) {
+                released = true;
+                void loading.release();
+            }
+        });
         assert.strictEqual(run.code, 0, run.stderr);
-        assert.match(run.stdout, /^ok: model "half_plus_two" \(version 123\) answered in [\d.]+ ms$/m);
+        assert.match(run.stdout, /^ok: model "half_plus_two" \(version 124\) answered in [\d.]+ ms$/m);
         assert.match(run.stdout, /^request: {3}{"signature_name":"serving_default","instances":\[\[1\]\]}$/m);
         assert.match(run.stdout, /^answer: {4}{"predictions":\[\[2\.5\]\]}$/m);
-        assert.match(run.stderr, /version 123 LOADING \(attempt 1/);
-        assert.match(run.stderr, /version 123 AVAILABLE \(attempt 2/);
+        assert.match(run.stderr, /version 124 LOADING, version 123 AVAILABLE \(attempt 1/);
+        assert.match(run.stderr, /version 124 AVAILABLE, version 123 END \(attempt \d/);
         assert.doesNotMatch(run.stdout, /LOADING/);
     });
 
@@ -65,24 +84,31 @@ describe("tfs smoke (child process)", function () {
     });
 
     it("exits 4 when the model stays LOADING, and when the model is unknown", async () => {
-        const url = await serve({ loadingPolls: Infinity });
+        const { url } = await serveLoading();
         const [stuck, unknown] = await Promise.all([
             tfs(["smoke", "--url", url, "--model", "half_plus_two", "--timeout", "0.5"]),
             tfs(["smoke", "--url", url, "--model", "resnet"]),
         ]);
         assert.strictEqual(stuck.code, 4, stuck.stderr);
-        assert.match(stuck.stderr, /tfs smoke: not-available: model "half_plus_two" did not become AVAILABLE within 0\.5 s: version 123 LOADING/);
+        assert.match(stuck.stderr, /tfs smoke: not-available: model "half_plus_two" did not become AVAILABLE within 0\.5 s: version 124 LOADING, version 123 AVAILABLE/);
         assert.strictEqual(stuck.stdout, "");
         assert.strictEqual(unknown.code, 4, unknown.stderr);
         assert.match(unknown.stderr, /Could not find any versions of model resnet/);
     });
 
     it("exits 5 when predict fails, naming TF Serving's error", async () => {
-        const url = await serve({ predictError: { status: 400, message: "Input to reshape is a tensor with 2 values" } });
-        const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two"]);
-        assert.strictEqual(run.code, 5, run.stderr);
-        assert.match(run.stderr, /tfs smoke: predict-error: predict failed with HTTP 400: Input to reshape is a tensor with 2 values/);
-        assert.match(run.stderr, /^request: {"signature_name":"serving_default","instances":\[\[1\]\]}$/m);
+        const url = await serve();
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-smoke-"));
+        try {
+            const file = path.join(dir, "request.json");
+            fs.writeFileSync(file, JSON.stringify({ instances: [[true]] }));
+            const run = await tfs(["smoke", "--url", url, "--model", "half_plus_two", "--input", file]);
+            assert.strictEqual(run.code, 5, run.stderr);
+            assert.match(run.stderr, /tfs smoke: predict-error: predict failed with HTTP 400: JSON Value: true Type: True is not of expected type: float/);
+            assert.match(run.stderr, /^request: {"instances":\[\[true\]\]}$/m);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     it("sends the body of --input FILE", async () => {

@@ -9,7 +9,7 @@ import {
     UnsupportedSignatureError,
 } from "../../../ops/predictRequest";
 import { SignatureSpec } from "../../../contract/signature";
-import { FIXTURES_DIR } from "../../support/fakeTfServing";
+import { SAVED_MODELS as FIXTURES_DIR } from "../../support/fixtures";
 
 const oracle = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, "half_plus_two_cpu.metadata.json"), "utf8"));
 
@@ -33,6 +33,19 @@ describe("parseModelMetadata", () => {
     it("reads unknown_rank as a null shape", () => {
         const meta = parseModelMetadata(oracle);
         assert.deepStrictEqual(meta.signatures.classify_x_to_y.inputs.inputs, { dtype: "DT_STRING", shape: null });
+    });
+
+    it("reads a tensor without tensor_shape (the proto3 JSON of an unrecorded shape) as unknown, not as a scalar", () => {
+        const meta = parseModelMetadata({
+            model_spec: { name: "half_plus_three", version: "123" },
+            metadata: { signature_def: { signature_def: { serving_default: {
+                inputs: { x: { dtype: "DT_FLOAT", name: "x:0" } },
+                outputs: { y: { dtype: "DT_FLOAT", tensor_shape: { dim: [], unknown_rank: false }, name: "y:0" } },
+                method_name: "tensorflow/serving/predict",
+            } } } },
+        });
+        assert.deepStrictEqual(meta.signatures.serving_default.inputs.x, { dtype: "DT_FLOAT", shape: null });
+        assert.deepStrictEqual(meta.signatures.serving_default.outputs.y, { dtype: "DT_FLOAT", shape: [] });
     });
 
     it("names the missing field of an answer that is not TF Serving's", () => {

@@ -1,45 +1,48 @@
 import * as assert from "assert";
 import * as http from "http";
 import { AddressInfo } from "net";
-import { quantile, startTraffic, summarise } from "../../support/traffic";
+import { percentile, underTraffic } from "../../support/traffic";
 
-describe("traffic (bench and e2e support)", () => {
-    it("quantile is nearest-rank, 0 for no values", () => {
-        const values = Array.from({ length: 100 }, (_, i) => 100 - i); // 100..1, unsorted
-        assert.strictEqual(quantile(values, 0.5), 50);
-        assert.strictEqual(quantile(values, 0.99), 99);
-        assert.strictEqual(quantile(values, 1), 100);
-        assert.strictEqual(quantile([], 0.5), 0);
+describe("traffic (e2e and bench support)", () => {
+    it("percentile is nearest-rank over sorted values, NaN for none", () => {
+        const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+        assert.strictEqual(percentile(sorted, 50), 50);
+        assert.strictEqual(percentile(sorted, 99), 99);
+        assert.strictEqual(percentile(sorted, 100), 100);
+        assert.ok(Number.isNaN(percentile([], 50)));
     });
 
-    it("counts every non-200 as failed", () => {
-        const s = summarise([
-            { startedMs: 0, latencyMs: 2, status: 200, answer: {} },
-            { startedMs: 1, latencyMs: 4, status: 503, answer: "x" },
-            { startedMs: 2, latencyMs: 6, status: 0, answer: "ECONNREFUSED" },
-        ]);
-        assert.deepStrictEqual([s.requests, s.failed, s.p50Ms, s.p99Ms], [3, 2, 4, 6]);
-    });
-
-    it("sends at the rate asked to a loopback server, records answers and stops when told", async () => {
-        let seen = 0;
+    it("sends predicts and status reads to a loopback server until told to stop; wrong answers and errors are failures; versions are tracked", async () => {
+        let predicts = 0;
         const server = http.createServer((req, res) => {
-            seen++;
-            req.resume().on("end", () => {
-                res.writeHead(seen % 5 === 0 ? 500 : 200, { "content-type": "application/json" });
-                res.end(JSON.stringify({ predictions: [2.5] }));
+            let body = "";
+            req.on("data", (d) => { body += d; }).on("end", () => {
+                if (req.url?.endsWith(":predict")) {
+                    predicts++;
+                    const x = (JSON.parse(body) as { instances: number[] }).instances;
+                    // every 5th predict answers wrong, every 7th fails outright
+                    if (predicts % 7 === 0) {
+                        res.writeHead(503).end("{\"error\": \"overloaded\"}");
+                        return;
+                    }
+                    res.writeHead(200, { "content-type": "application/json" })
+                        .end(JSON.stringify({ predictions: x.map((v) => v / 2 + (predicts % 5 === 0 ? 3 : 2)) }));
+                } else {
+                    res.writeHead(200, { "content-type": "application/json" })
+                        .end(JSON.stringify({ model_version_status: [{ version: predicts < 10 ? "1" : "2", state: "AVAILABLE" }] }));
+                }
             });
         });
         await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
         try {
             const { port } = server.address() as AddressInfo;
-            const traffic = startTraffic({ url: `http://127.0.0.1:${port}/v1/models/m:predict`, body: { instances: [1] }, ratePerSecond: 50, maxSeconds: 5 });
-            await new Promise((r) => setTimeout(r, 500));
-            const s = await traffic.stop();
-            assert.ok(s.requests >= 15 && s.requests <= 35, `about 25 requests in 0.5 s at 50/s, got ${s.requests}`);
-            assert.strictEqual(s.requests, seen);
-            assert.strictEqual(s.failed, Math.floor(seen / 5));
-            assert.deepStrictEqual(s.records.find((r) => r.status === 200)?.answer, { predictions: [2.5] });
+            const during = new Promise((r) => setTimeout(r, 1000));
+            const report = await underTraffic(`http://127.0.0.1:${port}`, "m", during, { rps: 40, maxSeconds: 10, expected: [2.5, 3, 4.5] });
+            assert.ok(predicts >= 25 && predicts <= 45, `about 40 predicts in 1 s at 40/s, got ${predicts}`);
+            const wrong = Array.from({ length: predicts }, (_, i) => i + 1).filter((n) => n % 7 === 0 || n % 5 === 0).length;
+            assert.strictEqual(report.failures.length, wrong, report.failures.join("\n"));
+            assert.deepStrictEqual(report.versions.map((v) => v.version), ["1", "2"]);
+            assert.ok(report.p50 > 0 && report.p99 >= report.p50);
         } finally {
             server.close();
         }

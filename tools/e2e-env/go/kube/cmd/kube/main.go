@@ -1,6 +1,6 @@
 // Command kube is a multi-call binary for the end-to-end test environment.
-// It links etcd, the Kubernetes control plane, kubectl, kwok and a loopback
-// load-balancer controller into one executable so that the shared
+// It links etcd, the Kubernetes control plane, kubectl, the kubelet, kwok, a
+// loopback load-balancer controller and the node supervisor into one executable so that the shared
 // dependencies are compiled and linked once. The tool to run is chosen by the
 // name it is called by (a symlink such as kube-apiserver) or by its first
 // argument (`kube kube-apiserver --help`).
@@ -22,8 +22,10 @@ var tools = map[string]tool{
 	"kube-controller-manager": runControllerManager,
 	"kube-scheduler":          runScheduler,
 	"kubectl":                 runKubectl,
+	"kubelet":                 runKubelet,
 	"kwok":                    runKwok,
 	"loopback-lb":             runLoopbackLB,
+	"node":                    runNode,
 }
 
 func main() {

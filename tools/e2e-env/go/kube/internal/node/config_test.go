@@ -1,0 +1,164 @@
+package node
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func settings() Settings {
+	return Settings{
+		NodeName:     "tfs-e2e-cpu",
+		Dir:          "/state/node",
+		APIServer:    "https://127.0.0.1:16443",
+		CAFile:       "/state/pki/ca.crt",
+		CertFile:     "/state/pki/kubelet.crt",
+		KeyFile:      "/state/pki/kubelet.key",
+		PodSubnet:    netip.MustParsePrefix("10.213.0.0/24"),
+		Bridge:       "tfse2e0",
+		KubeletPort:  10350,
+		HealthzPort:  10348,
+		CgroupRoot:   "/tfs-e2e",
+		SandboxImage: "127.0.0.1:5001/tfs-e2e/pause:abc",
+		CNIBinDir:    "/usr/lib/cni",
+		Labels:       map[string]string{"node.kubernetes.io/instance-type": "tfs-e2e-cpu", "a": "b"},
+	}
+}
+
+func mustContain(t *testing.T, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("missing %q in:\n%s", w, text)
+		}
+	}
+}
+
+func TestBridgeAddrIsTheSubnetsFirstHost(t *testing.T) {
+	s := settings()
+	s.PodSubnet = netip.MustParsePrefix("10.213.0.77/24")
+	if got := s.BridgeAddr().String(); got != "10.213.0.1" {
+		t.Fatalf("bridge address %s", got)
+	}
+}
+
+func TestContainerdKeepsEverythingUnderTheNodeFolder(t *testing.T) {
+	c := ContainerdConfig(settings())
+	mustContain(t, c,
+		`root = "/state/node/containerd/root"`,
+		`state = "/state/node/containerd/state"`,
+		`address = "/state/node/containerd.sock"`,
+		`path = "/state/node/containerd/opt"`,
+		`restrict_oom_score_adj = true`,
+		`netns_mounts_under_state_dir = true`,
+		`stream_server_address = "127.0.0.1"`,
+		`sandbox_image = "127.0.0.1:5001/tfs-e2e/pause:abc"`,
+		`snapshotter = "overlayfs"`,
+		`SystemdCgroup = false`,
+		`bin_dir = "/usr/lib/cni"`,
+		`conf_dir = "/state/node/cni/net.d"`,
+	)
+	for _, host := range []string{"/var/lib/containerd", "/run/containerd", "/etc/cni", "/opt/"} {
+		if strings.Contains(c, host) {
+			t.Errorf("containerd config names the host path %s", host)
+		}
+	}
+}
+
+func TestCNIBridgeWithoutGatewayOrMasquerade(t *testing.T) {
+	var conf struct {
+		Plugins []struct {
+			Type      string `json:"type"`
+			Bridge    string `json:"bridge"`
+			IsGateway bool   `json:"isGateway"`
+			IPMasq    bool   `json:"ipMasq"`
+			IPAM      struct {
+				Type    string `json:"type"`
+				DataDir string `json:"dataDir"`
+				Ranges  [][]struct {
+					Subnet     string `json:"subnet"`
+					RangeStart string `json:"rangeStart"`
+				} `json:"ranges"`
+			} `json:"ipam"`
+		} `json:"plugins"`
+	}
+	if err := json.Unmarshal([]byte(CNIConfig(settings())), &conf); err != nil {
+		t.Fatal(err)
+	}
+	p := conf.Plugins[0]
+	if p.Type != "bridge" || p.Bridge != "tfse2e0" || p.IsGateway || p.IPMasq {
+		t.Fatalf("plugin %+v", p)
+	}
+	if p.IPAM.Type != "host-local" || p.IPAM.DataDir != "/state/node/cni/networks" {
+		t.Fatalf("ipam %+v", p.IPAM)
+	}
+	r := p.IPAM.Ranges[0][0]
+	if r.Subnet != "10.213.0.0/24" || r.RangeStart != "10.213.0.2" {
+		t.Fatalf("range %+v: pods must start after the bridge's own address", r)
+	}
+}
+
+func TestKubeletConfig(t *testing.T) {
+	k := KubeletConfig(settings())
+	mustContain(t, k,
+		`address: "10.213.0.1"`,
+		"port: 10350",
+		"readOnlyPort: 0",
+		"healthzBindAddress: 127.0.0.1",
+		"healthzPort: 10348",
+		`containerRuntimeEndpoint: "unix:///state/node/containerd.sock"`,
+		"enabled: false", // anonymous
+		"mode: Webhook",
+		`clientCAFile: "/state/pki/ca.crt"`,
+		"cgroupDriver: cgroupfs",
+		`cgroupRoot: "/tfs-e2e"`,
+		"failSwapOn: false",
+		"makeIPTablesUtilChains: false",
+		"protectKernelDefaults: false",
+		`resolvConf: ""`,
+		`nodefs.available: "1%"`,
+		`volumePluginDir: "/state/node/kubelet/volume-plugins"`,
+	)
+	if strings.Contains(k, "%!") {
+		t.Fatalf("format error in:\n%s", k)
+	}
+}
+
+func TestKubeletArgs(t *testing.T) {
+	args := strings.Join(KubeletArgs(settings()), " ")
+	mustContain(t, args,
+		"--config=/state/node/kubelet.yaml",
+		"--kubeconfig=/state/node/kubelet.kubeconfig",
+		"--root-dir=/state/node/kubelet",
+		"--hostname-override=tfs-e2e-cpu",
+		"--node-ip=10.213.0.1",
+		"--node-labels=a=b,node.kubernetes.io/instance-type=tfs-e2e-cpu",
+	)
+}
+
+func TestKubeletKubeconfigIsTheNodeIdentity(t *testing.T) {
+	mustContain(t, KubeletKubeconfig(settings()),
+		`server: "https://127.0.0.1:16443"`, `name: "system:node:tfs-e2e-cpu"`, `client-certificate: "/state/pki/kubelet.crt"`)
+}
+
+func TestValidate(t *testing.T) {
+	if err := settings().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]func(*Settings){
+		"relative dir":     func(s *Settings) { s.Dir = "state" },
+		"long bridge":      func(s *Settings) { s.Bridge = "a-bridge-name-too-long" },
+		"loopback subnet":  func(s *Settings) { s.PodSubnet = netip.MustParsePrefix("127.1.0.0/24") },
+		"tiny subnet":      func(s *Settings) { s.PodSubnet = netip.MustParsePrefix("10.1.0.0/30") },
+		"host cgroup root": func(s *Settings) { s.CgroupRoot = "/" },
+		"no sandbox image": func(s *Settings) { s.SandboxImage = "" },
+	}
+	for name, change := range bad {
+		s := settings()
+		change(&s)
+		if s.Validate() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
