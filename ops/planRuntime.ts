@@ -27,6 +27,8 @@ export interface RecordedResource {
     dependsOn: string[];
     /** Names this resource was once registered under (`aliases: [{ name }]`), so state moves without a replacement. */
     aliasNames: string[];
+    /** How long the engine waits for it (`customTimeouts`), when set. */
+    customTimeouts?: pulumi.CustomTimeouts;
 }
 
 export interface MockOptions {
@@ -192,6 +194,7 @@ interface Options {
     parent?: string;
     dependsOn: string[];
     aliasNames: string[];
+    customTimeouts?: pulumi.CustomTimeouts;
     secrets: Promise<Path[]>;
 }
 
@@ -220,6 +223,7 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
                     secretPaths,
                     dependsOn: opts?.dependsOn ?? [],
                     aliasNames: opts?.aliasNames ?? [],
+                    ...(opts?.customTimeouts ? { customTimeouts: opts.customTimeouts } : {}),
                 });
             }
             const state = {
@@ -246,6 +250,7 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
             parent: nameOf(opts.parent),
             dependsOn: dependsOn.map(nameOf).filter((d): d is string => d !== undefined),
             aliasNames: (opts.aliases ?? []).map((a) => (typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? a.name : "")).filter((n) => n !== ""),
+            customTimeouts: (opts as pulumi.CustomResourceOptions).customTimeouts,
             secrets: secretOutputPaths(props, []),
         });
         return undefined;
