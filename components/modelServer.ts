@@ -98,7 +98,7 @@ export class ModelServer extends pulumi.ComponentResource {
         }, childOpts);
 
         this.deployment = new k8s.apps.v1.Deployment(name, {
-            metadata: { ...meta, name: args.modelName },
+            metadata: { ...meta, name: args.modelName, annotations: { [ROLLOUT_TIMEOUT_ANNOTATION]: String(rolloutTimeoutSeconds(args)) } },
             spec: deploymentSpec(args, labels, serviceAccount.metadata.name, serverConfig.metadata.name),
         }, childOpts);
 
@@ -167,6 +167,29 @@ export class ModelServer extends pulumi.ComponentResource {
 export const MODEL_BYTES_ANNOTATION = "tf-serving.dev/model-bytes";
 export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
 
+/** How long `@pulumi/kubernetes` waits for the rollout before it fails the update (its default is 10 minutes). */
+export const ROLLOUT_TIMEOUT_ANNOTATION = "pulumi.com/timeoutSeconds";
+/** Seconds a new pod gets beyond its startup budget and minReadySeconds: scheduling, image pull, container start. */
+const POD_START_SLACK_SECONDS = 60;
+const MIN_READY_SECONDS = 10;
+
+/** The Deployment's progress deadline: a new pod that is not available this long after the last progress stops the rollout. */
+export function progressDeadlineSeconds(sizing: Sizing): number {
+    return sizing.startupBudgetSeconds + 120;
+}
+
+/**
+ * The provider's wait on the rollout. It reports the Deployment's ProgressDeadlineExceeded only
+ * when this wait ends, so a stuck rollout should end it soon after the deadline, while a healthy
+ * one, which brings up one surge pod at a time, must never hit it: the larger of the deadline and
+ * every pod's start in turn, plus half a minute.
+ */
+export function rolloutTimeoutSeconds(args: Pick<ModelServerArgs, "sizing" | "replicas" | "autoscaling">): number {
+    const pods = args.autoscaling ? args.autoscaling.maxReplicas : args.replicas ?? 2;
+    const perPod = args.sizing.startupBudgetSeconds + MIN_READY_SECONDS + POD_START_SLACK_SECONDS;
+    return Math.max(progressDeadlineSeconds(args.sizing), pods * perPod) + 30;
+}
+
 /** Annotation that marks a deliberately open load balancer; the policy pack reads it. */
 export const PUBLIC_ANNOTATION = "tf-serving.dev/public";
 
@@ -201,8 +224,8 @@ export function deploymentSpec(
         selector: { matchLabels: labels },
         // Surge one pod at a time and never go below the desired count: a new pod must be ready (model loaded) first.
         strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
-        minReadySeconds: 10,
-        progressDeadlineSeconds: sizing.startupBudgetSeconds + 120,
+        minReadySeconds: MIN_READY_SECONDS,
+        progressDeadlineSeconds: progressDeadlineSeconds(sizing),
         revisionHistoryLimit: 5,
         template: {
             metadata: {

@@ -11,6 +11,8 @@ import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, ClusterSnapshot, Contai
 
 /** Log lines of a crashed container shown beside its termination. */
 const CRASH_LOG_LINES = 5;
+/** TF Serving's error lines: log levels E and F, its start failure, a flag it could not read or does not know. */
+const SERVER_ERROR_LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.\d]*: [EF] |^Failed to start server|Couldn't interpret value|^unknown argument: /;
 
 function statuses(pod: Pod): ContainerStatus[] {
     return pod.status?.containerStatuses ?? [];
@@ -82,8 +84,11 @@ export const crashLoop: Rule = (snapshot) => snapshot.pods.flatMap((pod) => stat
     }
     const name = podName(pod);
     const log = snapshot.previousLogs[logKey(name, cs.name)] ?? snapshot.logs[logKey(name, cs.name)] ?? "";
-    const tail = log.split("\n").filter((l) => l.trim() !== "").slice(-CRASH_LOG_LINES);
-    evidence.push(...(tail.length ? tail.map((l) => quoteLog(name, cs.name, l)) : [`no log lines from ${name}/${cs.name}`]));
+    const lines = log.split("\n").filter((l) => l.trim() !== "");
+    // The server's error lines say why it exited; the usage text it prints after a bad flag does not.
+    const errors = lines.filter((l) => SERVER_ERROR_LINE.test(l)).slice(-CRASH_LOG_LINES);
+    const quoted = errors.length > 0 ? errors : lines.slice(-CRASH_LOG_LINES);
+    evidence.push(...(quoted.length ? quoted.map((l) => quoteLog(name, cs.name, l)) : [`no log lines from ${name}/${cs.name}`]));
     return [podFinding(pod, {
         kind: "crash-loop",
         severity: "error",

@@ -2,17 +2,20 @@
  * `tfs doctor` against the real kube-apiserver of the end-to-end environment (`scripts/e2e-env
  * start`; the test reads KUBECONFIG, else the environment's env file).
  *
- * For each failure kind the test writes into a fresh namespace the objects that failure leaves
- * behind: a Pod bound to a node that does not exist (so no kubelet, kwok or controller touches
- * it), its `status` written through the status subresource (container states, conditions), the
- * Events the kubelet or a cloud controller would have written, and a Service. Pending pods and
- * the healthy case are real: the scheduler writes the FailedScheduling events against the nodes
- * (the real CPU node, the kwok GPU node tainted nvidia.com/gpu), kwok runs and readies the healthy
- * pods (on the GPU node, tolerating its taint), and the loopback load-balancer controller gives the
- * Service its address.
+ * Real wherever the failure can happen for real: pods on the environment's real node, with images
+ * built by hand, fail as they would in a cluster (a model copied without its version folder, a
+ * server that exits at once, an image the registry lacks) and the doctor reads the kubelet's
+ * container states, events and logs through the API server. Pending pods and the healthy case are
+ * real too: the scheduler writes the FailedScheduling events, kwok runs and readies the healthy pods
+ * (on the simulated GPU node), the loopback load-balancer controller gives the Service its address.
+ * The OOMKilled and permission-denied cases run for real in failures.test.ts.
  *
- * Logs cannot come from a kubelet here (kwok has none): the test gives the doctor TF Serving's log
- * lines through the collector's `logSource` seam; everything else goes through the API server.
+ * Written by hand, and named so: failures this machine cannot produce on demand (a startup probe
+ * outrun by a slow model load, a readiness probe failing while the server runs, a cloud load
+ * balancer that never gets an address). For those the test writes into a fresh namespace the
+ * objects the failure leaves behind: a Pod bound to a node that does not exist (so no kubelet,
+ * kwok or controller touches it), its `status` through the status subresource, and the Events a
+ * kubelet or cloud controller would have written. Such pods have no log.
  *
  * Set TFS_DOCTOR_REPORT_DIR to keep each report as text (the README's examples come from there).
  */
@@ -23,7 +26,10 @@ import * as path from "path";
 import type * as K8s from "@kubernetes/client-node";
 import { DoctorResult, Finding, formatReport, runDoctor } from "../../ops/doctor";
 import { Event, Pod, Service } from "../../ops/doctor/snapshot";
-import { IMAGE, MODEL, PodOptions, TF_LOGS, ago, event, labels, pod, podSpec, service } from "../support/doctorFixtures";
+import { MODEL, PodOptions, ago, event, labels, pod, podSpec, service } from "../support/doctorFixtures";
+import { env } from "../support/e2eProject";
+import { fixtureModelDir } from "../support/fixtures";
+import { buildHandImage, servingTail } from "../support/handBuiltImage";
 
 const REPO = path.resolve(__dirname, "../..");
 /** A node name no node has: pods bound to it are left exactly as the test writes them. */
@@ -144,18 +150,34 @@ describe("tfs doctor against the end-to-end API server", function () {
         });
     }
 
-    /** Runs the doctor on the test's namespace; container logs come from `logs` (keyed POD/CONTAINER, " previous" for the last run). */
-    async function doctor(kind: string, logs: Record<string, string> = {}, lbGraceSeconds?: number): Promise<DoctorResult> {
-        const result = await runDoctor({ kubeconfigFile: kubeconfig, namespace: ns }, {
-            loadBalancerGraceSeconds: lbGraceSeconds,
-            logSource: async ({ pod: podName, container, previous }) => {
-                const text = logs[`${podName}/${container}${previous ? " previous" : ""}`];
-                if (text === undefined) {
-                    throw new Error("no kubelet in the end-to-end environment");
-                }
-                return text;
-            },
+    /** Creates a pod the real node runs (the scheduler places it): the product's pod spec with `image` and `args`, small requests. */
+    async function realPod(image: string, args?: string[]): Promise<Pod> {
+        const spec = podSpec();
+        const container = spec.containers![0];
+        container.image = image;
+        if (args) {
+            container.args = args;
+        }
+        container.resources = { requests: { cpu: "250m", memory: "128Mi" }, limits: { cpu: "250m", memory: "256Mi" } };
+        const created = await core.createNamespacedPod({
+            namespace: ns,
+            body: { metadata: { name: `${MODEL}-7d9f8c6b5-real1`, labels: labels() }, spec: spec as K8s.V1PodSpec },
         });
+        return toJson(created);
+    }
+
+    /** Polls the pod until `match` holds for its first container status. */
+    async function untilContainer(p: Pod, what: string, seconds: number, match: (cs: K8s.V1ContainerStatus) => boolean): Promise<K8s.V1ContainerStatus> {
+        return waitFor(what, seconds, async () => {
+            const read = await core.readNamespacedPod({ name: p.metadata!.name!, namespace: ns });
+            const cs = read.status?.containerStatuses?.[0];
+            return cs && match(cs) ? cs : undefined;
+        });
+    }
+
+    /** Runs the doctor on the test's namespace; logs come from the kubelet through the API server. */
+    async function doctor(kind: string, lbGraceSeconds?: number): Promise<DoctorResult> {
+        const result = await runDoctor({ kubeconfigFile: kubeconfig, namespace: ns }, { loadBalancerGraceSeconds: lbGraceSeconds });
         if (reports) {
             fs.writeFileSync(path.join(reports, `${kind}.txt`), `${formatReport(result)}\n`);
         }
@@ -208,35 +230,38 @@ describe("tfs doctor against the end-to-end API server", function () {
         assert.match(run.stdout, /^healthy: /m);
     });
 
-    it("names a model path without version folders from TF Serving's log", async () => {
-        const p = await ghostPod({ ready: false, age: 900 });
+    it("names a model path without version folders from the real pod's log", async () => {
+        // The classic CI mistake: the model copied without its version folder.
+        const model = path.join(fixtureModelDir("half_plus_two_cpu"), "00000123");
+        const image = buildHandImage("no-version-folder", `FROM ${env("TFS_E2E_BASE_IMAGE")}\nCOPY --chmod=0755 model/ /models/${MODEL}/\n${servingTail(MODEL)}`, { model });
+        const p = await realPod(image);
         await modelService();
-        const result = await doctor("model-not-found", { [`${p.metadata!.name}/tf-serving`]: [...TF_LOGS.start, TF_LOGS.noVersions].join("\n") });
-        const f = only(result, "model-not-found");
-        hasEvidence(f, /No versions of servable half-plus-two found under base path \/models\/half-plus-two/);
-        hasEvidence(f, /pod phase Running, Ready False for 1[45]m/);
+        await untilContainer(p, "the server to run", 120, (cs) => cs.state?.running !== undefined || (cs.restartCount ?? 0) > 0);
+        const result = await waitFor("the doctor to read the warning", 60, async () => {
+            const r = await doctor("model-not-found");
+            return r.diagnosis.findings.some((f) => f.kind === "model-not-found") ? r : undefined;
+        });
+        const f = result.diagnosis.findings.find((x) => x.kind === "model-not-found")!;
+        hasEvidence(f, /^log half-plus-two-7d9f8c6b5-real1\/tf-serving: ".*W tensorflow_serving\/sources\/storage_path\/file_system_storage_path_source\.cc\] No versions of servable half-plus-two found under base path \/models\/half-plus-two\. Did you forget/);
+        hasEvidence(f, /pod phase Running, Ready False/);
         assert.match(f.fix, /tfs preflight/);
     });
 
-    it("names a CrashLoopBackOff with its last termination and log lines", async () => {
-        const p = await ghostPod({
-            ready: false,
-            containerStatus: {
-                restartCount: 6,
-                state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s restarting failed container=tf-serving" } },
-                lastState: { terminated: { exitCode: 1, reason: "Error", startedAt: ago(40, Date.now()), finishedAt: ago(35, Date.now()) } },
-            },
-        });
+    it("names a real CrashLoopBackOff with its last termination and log lines", async () => {
+        const model = path.join(fixtureModelDir("half_plus_two_cpu"), "00000123");
+        const image = buildHandImage("good", `FROM ${env("TFS_E2E_BASE_IMAGE")}\nCOPY --chmod=0755 model/ /models/${MODEL}/123/\n${servingTail(MODEL)}`, { model });
+        // A flag value the server cannot read: it prints its usage and exits 255, at every start.
+        const p = await realPod(image, ["--rest_api_num_threads=four"]);
         await modelService();
-        await writeEvent(p, { reason: "BackOff", message: `Back-off restarting failed container tf-serving in pod ${p.metadata!.name}_${ns}(${p.metadata!.uid})`, count: 25 });
-        const result = await doctor("crash-loop", { [`${p.metadata!.name}/tf-serving`]: [...TF_LOGS.start, "2025-06-01 11:50:02.2: E tensorflow_serving/model_servers/server.cc:101] Invalid argument: --rest_api_port cannot be the same as --port. Please use a different port for HTTP/REST API. Skipped exporting HTTP/REST API."].join("\n") });
+        await untilContainer(p, "CrashLoopBackOff", 180, (cs) => cs.state?.waiting?.reason === "CrashLoopBackOff" && (cs.restartCount ?? 0) >= 2);
+        const result = await doctor("crash-loop");
         const f = only(result, "crash-loop");
-        hasEvidence(f, /container tf-serving restarted 6 times; now waiting: CrashLoopBackOff/);
-        hasEvidence(f, /lastState\.terminated: Error, exit code 1/);
-        hasEvidence(f, /--rest_api_port cannot be the same as --port/);
+        hasEvidence(f, /container tf-serving restarted \d+ times; now waiting: CrashLoopBackOff/);
+        hasEvidence(f, /lastState\.terminated: Error, exit code 255/);
+        hasEvidence(f, /E command_line_flags.cc\] Couldn't interpret value four for flag rest_api_num_threads\./);
     });
 
-    it("names a pod killed by its startup probe before the model loaded", async () => {
+    it("names a pod killed by its startup probe before the model loaded (written by hand)", async () => {
         const p = await ghostPod({
             ready: false,
             annotations: { "tf-serving.dev/model-bytes": String(3 * 2 ** 30) },
@@ -245,69 +270,31 @@ describe("tfs doctor against the end-to-end API server", function () {
         await modelService();
         await writeEvent(p, { reason: "Unhealthy", message: `Startup probe failed: Get "http://10.244.1.7:8501/v1/models/${MODEL}": dial tcp 10.244.1.7:8501: connect: connection refused`, count: 28, last: 21 });
         await writeEvent(p, { reason: "Killing", type: "Normal", message: "Container tf-serving failed startup probe, will be restarted", count: 2, last: 20 });
-        const result = await doctor("startup-probe-killed", { [`${p.metadata!.name}/tf-serving`]: TF_LOGS.start.join("\n") });
+        const result = await doctor("startup-probe-killed");
         const f = only(result, "startup-probe-killed");
         hasEvidence(f, /Killing x2 .*failed startup probe, will be restarted/);
         hasEvidence(f, /budget 70s to load the model/);
         hasEvidence(f, /model size 3\.0 GiB on disk/);
     });
 
-    it("names a readiness probe that fails", async () => {
+    it("names a readiness probe that fails (written by hand)", async () => {
         const p = await ghostPod({ ready: false });
         await modelService();
         await writeEvent(p, { reason: "Unhealthy", message: "Readiness probe failed: HTTP probe failed with statuscode: 404", count: 40 });
-        const result = await doctor("probe-failed", { [`${p.metadata!.name}/tf-serving`]: [...TF_LOGS.start, TF_LOGS.loaded].join("\n") });
+        const result = await doctor("probe-failed");
         const f = only(result, "probe-failed");
         hasEvidence(f, /Unhealthy x40 .*Readiness probe failed: HTTP probe failed with statuscode: 404/);
         assert.match(f.fix, /modelName/);
     });
 
-    it("names an OOMKilled container with its limit and the model size beside it", async () => {
-        await ghostPod({
-            ready: false,
-            annotations: { "tf-serving.dev/model-bytes": String(300 * 2 ** 20), "tf-serving.dev/memory-peak-bytes": String(976 * 2 ** 20) },
-            containerStatus: {
-                restartCount: 4,
-                state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 1m20s restarting failed container=tf-serving" } },
-                lastState: { terminated: { exitCode: 137, reason: "OOMKilled", startedAt: ago(70, Date.now()), finishedAt: ago(61, Date.now()) } },
-            },
-        });
+    it("names an image the registry does not have (the real pull error)", async () => {
+        const image = `${env("TFS_E2E_REGISTRY")}/e2e-hand/nowhere:missing`;
+        const p = await realPod(image);
         await modelService();
-        const result = await doctor("oom-killed");
-        const f = only(result, "oom-killed");
-        hasEvidence(f, /lastState\.terminated: OOMKilled, exit code 137/);
-        hasEvidence(f, /^memory limit 512Mi \(512 MiB\)$/);
-        hasEvidence(f, /model size 300 MiB on disk/);
-        hasEvidence(f, /reload peak 976 MiB .*: the limit is 464 MiB below it/);
-        assert.deepStrictEqual(result.unreadLogs.length, 1, "the log read failed: no kubelet, and no log given");
-    });
-
-    it("names an image the registry does not have", async () => {
-        const image = IMAGE;
-        const p = await ghostPod({ ready: false, containerStatus: { started: false, state: { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` } } } });
-        await modelService();
-        await writeEvent(p, { reason: "Failed", message: `Failed to pull image "${image}": rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`, count: 3 });
-        await writeEvent(p, { reason: "Failed", message: "Error: ErrImagePull", count: 3 });
+        await untilContainer(p, "ImagePullBackOff", 120, (cs) => cs.state?.waiting?.reason === "ImagePullBackOff" || cs.state?.waiting?.reason === "ErrImagePull");
         const f = only(await doctor("image-pull"), "image-pull");
-        assert.match(f.summary, /ImagePullBackOff: not found/);
-        hasEvidence(f, /Failed to pull image .*: not found/);
-    });
-
-    it("names permission denied executing the server", async () => {
-        const message = "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: \"/usr/bin/tensorflow_model_server\": permission denied: unknown";
-        const p = await ghostPod({
-            ready: false,
-            containerStatus: {
-                restartCount: 3,
-                state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container=tf-serving" } },
-                lastState: { terminated: { exitCode: 128, reason: "StartError", message, finishedAt: ago(30, Date.now()) } },
-            },
-        });
-        await modelService();
-        await writeEvent(p, { reason: "Failed", message: `Error: ${message}`, count: 4 });
-        const f = only(await doctor("permission-denied"), "permission-denied");
-        hasEvidence(f, /lastState\.terminated: StartError, exit code 128, .*"\/usr\/bin\/tensorflow_model_server": permission denied/);
-        hasEvidence(f, /pod runs as user 1000/);
+        assert.match(f.summary, /(ImagePullBackOff|ErrImagePull): not found/);
+        hasEvidence(f, /Failed to pull image .*nowhere:missing.*not found/);
     });
 
     it("names a GPU pod that does not tolerate the GPU node's taint (the real scheduler's event)", async () => {
@@ -334,7 +321,7 @@ describe("tfs doctor against the end-to-end API server", function () {
         hasEvidence(f, /pod requests .*nvidia.com\/gpu 4/);
     });
 
-    it("names a LoadBalancer that never got an address, with the controller's event", async () => {
+    it("names a LoadBalancer that never got an address, with the controller's event (written by hand)", async () => {
         await ghostPodReady();
         const svc = await modelService({ loadBalancerClass: "tf-serving.dev/no-such-controller" });
         const created = await core.readNamespacedService({ name: MODEL, namespace: ns });
@@ -342,7 +329,7 @@ describe("tfs doctor against the end-to-end API server", function () {
             kind: "Service", reason: "SyncLoadBalancerFailed", component: "service-controller", count: 4, last: 1,
             message: "Error syncing load balancer: failed to ensure load balancer: googleapi: Error 403: QUOTA_EXCEEDED - Quota 'IN_USE_ADDRESSES' exceeded. Limit: 8.0 in region europe-west4.",
         });
-        const f = only(await doctor("load-balancer-pending", {}, 0), "load-balancer-pending");
+        const f = only(await doctor("load-balancer-pending", 0), "load-balancer-pending");
         assert.strictEqual(f.object, `service/${MODEL}`);
         hasEvidence(f, /status\.loadBalancer\.ingress is empty/);
         hasEvidence(f, /SyncLoadBalancerFailed x4 .*QUOTA_EXCEEDED/);

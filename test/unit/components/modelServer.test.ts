@@ -73,6 +73,10 @@ describe("ModelServer", () => {
         assert.deepStrictEqual(spec.strategy.rollingUpdate, { maxUnavailable: 0, maxSurge: 1 });
         assert.ok(spec.minReadySeconds > 0);
         assert.ok(spec.progressDeadlineSeconds > SIZING.startupBudgetSeconds);
+        const timeout = Number((rec.one("kubernetes:apps/v1:Deployment").inputs as any).metadata.annotations["pulumi.com/timeoutSeconds"]);
+        assert.ok(timeout > spec.progressDeadlineSeconds, "pulumi up fails after the Deployment's own deadline, naming it");
+        assert.ok(timeout >= 3 * (SIZING.startupBudgetSeconds + spec.minReadySeconds), "a healthy rollout of 3 pods, one at a time, fits");
+        assert.ok(timeout < 600, "sooner than the provider's 10-minute default");
         const pod = spec.template.spec;
         const sleep = pod.containers[0].lifecycle.preStop.sleep.seconds;
         assert.ok(pod.terminationGracePeriodSeconds > sleep, "the grace period covers the preStop pause and the shutdown");

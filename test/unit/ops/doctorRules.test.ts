@@ -144,6 +144,18 @@ describe("tfs doctor rules", () => {
             assert.match(f.fix, /last log lines/);
         });
 
+        it("quotes the server's error lines, not the usage text it prints after them", () => {
+            const p = pod({ ready: false, containerStatus: { restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 255, reason: "Error" } } } });
+            const lines = [
+                "2026-11-30 11:45:46.100000: E command_line_flags.cc] Couldn't interpret value four for flag rest_api_num_threads.",
+                "usage: tensorflow_model_server", "Flags:",
+                ...Array.from({ length: 8 }, (_, i) => `\t--flag_${i}=0\tint32\thelp ${i}`),
+            ];
+            const f = only(run(world({ pods: [p], logs: { [`${POD}/tf-serving`]: lines.join("\n") } })), "crash-loop");
+            hasEvidence(f, /Couldn't interpret value four for flag rest_api_num_threads/);
+            assert.ok(!f.evidence.some((e) => e.includes("--flag_")), f.evidence.join("\n"));
+        });
+
         it("explains exit code 132 as an illegal instruction", () => {
             const p = pod({ containerStatus: { restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 132, reason: "Error" } } } });
             const f = only(run(world({ pods: [p] })), "crash-loop");

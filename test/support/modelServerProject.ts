@@ -1,0 +1,91 @@
+/**
+ * A throwaway Pulumi project whose program is one `ModelServer` (components/modelServer.ts) and
+ * its namespace, for images and sizings the product's own program would refuse: hand-built
+ * images, a memory limit below the model (the config check bypassed), short probe budgets.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import { ROOT } from "./e2eProject";
+
+export interface ModelServerStackConfig {
+    image: string;
+    /** Bytes on disk of the model in the image (recorded on the pods for doctor). */
+    modelBytes: number;
+    replicas?: number;
+    /** A memory limit (and request) that bypasses the sizing check. */
+    memoryLimit?: string;
+    /** Startup probe budget, seconds (progress deadline = budget + 120). Default 20. */
+    startupSeconds?: number;
+}
+
+export interface ModelServerProject {
+    namespace: string;
+    stack: Stack;
+    up(config: ModelServerStackConfig, onOutput?: (line: string) => void): ReturnType<Stack["up"]>;
+    dispose(): Promise<void>;
+}
+
+const PROGRAM = (root: string) => `import * as fs from "fs";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ModelServer } from ${JSON.stringify(path.join(root, "components", "modelServer"))};
+import { sizeServer } from ${JSON.stringify(path.join(root, "model", "sizing"))};
+
+const config = new pulumi.Config("e2e");
+const provider = new k8s.Provider("e2e", { kubeconfig: fs.readFileSync(process.env.KUBECONFIG as string, "utf8") });
+const namespace = new k8s.core.v1.Namespace("ns", { metadata: { name: config.require("namespace") } }, { provider });
+const modelBytes = config.requireNumber("modelBytes");
+const derived = sizeServer({ servedVersionBytes: [modelBytes], gpu: false, batching: false, overrides: { cpu: "500m" } });
+const memoryLimit = config.get("memoryLimit");
+const startup = config.requireNumber("startupSeconds");
+const sizing = {
+    ...derived,
+    ...(memoryLimit ? { memoryLimit, memoryRequest: memoryLimit } : {}),
+    startupBudgetSeconds: startup,
+    probes: { ...derived.probes, startup: { periodSeconds: 2, timeoutSeconds: 1, failureThreshold: Math.ceil(startup / 2) } },
+};
+const server = new ModelServer("model", {
+    provider, modelName: config.require("modelName"), namespace: namespace.metadata.name, image: config.require("image"),
+    sizing, replicas: config.requireNumber("replicas"), modelBytes, loadBalancerSourceRanges: ["127.0.0.0/8"],
+});
+export const restUrl = server.restUrl;
+`;
+
+export async function createModelServerProject(modelName: string): Promise<ModelServerProject> {
+    const run = Date.now().toString(36);
+    const namespace = `tfs-fail-${run}`;
+    fs.mkdirSync(path.join(ROOT, ".tfs"), { recursive: true });
+    const projectDir = fs.mkdtempSync(path.join(ROOT, ".tfs", "e2e-modelserver-"));
+    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"),
+        "name: tfs-e2e-modelserver\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n");
+    fs.writeFileSync(path.join(projectDir, "index.ts"), PROGRAM(ROOT));
+    // Its own package.json: Pulumi's Node.js runner takes `main` from the nearest one, which would be the product's.
+    const { dependencies } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    fs.writeFileSync(path.join(projectDir, "package.json"), JSON.stringify({ name: "tfs-e2e-modelserver", private: true, main: "index.ts", dependencies }, null, 2));
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName: `fail-${run}`, workDir: projectDir });
+    return {
+        namespace,
+        stack,
+        async up(config, onOutput) {
+            await stack.setAllConfig({
+                "e2e:namespace": { value: namespace },
+                "e2e:modelName": { value: modelName },
+                "e2e:image": { value: config.image },
+                "e2e:modelBytes": { value: String(config.modelBytes) },
+                "e2e:replicas": { value: String(config.replicas ?? 2) },
+                "e2e:startupSeconds": { value: String(config.startupSeconds ?? 20) },
+                ...(config.memoryLimit ? { "e2e:memoryLimit": { value: config.memoryLimit } } : {}),
+            });
+            if (!config.memoryLimit) {
+                await stack.removeConfig("e2e:memoryLimit").catch(() => undefined);
+            }
+            return stack.up({ onOutput });
+        },
+        async dispose() {
+            await stack.destroy().catch(() => undefined);
+            await stack.workspace.removeStack(stack.name).catch(() => undefined);
+            fs.rmSync(projectDir, { recursive: true, force: true });
+        },
+    };
+}
