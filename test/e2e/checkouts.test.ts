@@ -27,7 +27,8 @@ function tfs(args: string[], cwd: string): Promise<{ code: number; stdout: strin
 function clone(dir: string, stackFile: string, stackName: string): string {
     fs.mkdirSync(dir, { recursive: true });
     fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
-    fs.writeFileSync(path.join(dir, "index.ts"), `export * from ${JSON.stringify(path.join(ROOT, "index"))};\n`);
+    // The program exports a promise of its outputs (`export =`), so the entry re-exports it as a whole.
+    fs.writeFileSync(path.join(dir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
     fs.cpSync(path.join(fixtureModelDir("half_plus_two_cpu"), "00000123"), path.join(dir, "models", "half_plus_two", "123"), { recursive: true });
     fs.writeFileSync(path.join(dir, `Pulumi.${stackName}.yaml`), stackFile);
     return dir;
