@@ -66,7 +66,9 @@ export function nowNs(): bigint {
 export function readRecord(file: string, outDir: string): StagingRecord | undefined {
     try {
         const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { format?: number } & StagingRecord;
-        return parsed.format === FORMAT && parsed.outDir === outDir && typeof parsed.digest === "string" ? parsed : undefined;
+        const whole = parsed.format === FORMAT && parsed.outDir === outDir && typeof parsed.digest === "string"
+            && Array.isArray(parsed.dirs) && typeof parsed.files === "object" && parsed.files !== null;
+        return whole ? parsed : undefined;
     } catch {
         return undefined;
     }

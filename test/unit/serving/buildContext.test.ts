@@ -297,6 +297,9 @@ describe("serving/buildContext stageBuildContext", () => {
             fs.writeFileSync(record, "{ not json");
             const corrupt = restage();
             assert.deepStrictEqual([corrupt.compared, corrupt.digestReused, corrupt.digest], [MODEL_FILES, false, first.digest]);
+            fs.writeFileSync(record, JSON.stringify({ ...JSON.parse(fs.readFileSync(record, "utf8")), files: undefined }));
+            const partial = restage();
+            assert.deepStrictEqual([partial.compared, partial.digestReused, partial.digest], [MODEL_FILES, false, first.digest]);
             const other = path.join(work, "other");
             fs.cpSync(out, other, { recursive: true });
             const elsewhere = restage({ outDir: other });
