@@ -128,7 +128,9 @@ async function kubectlFloor(project: E2eProject): Promise<number> {
 async function engineFloor(namespace: string): Promise<{ noopUp: number; noopPreview: number }> {
     const dir = fs.mkdtempSync(path.join(ROOT, ".tfs", "bench-floor-"));
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), YAML.stringify({ name: "tfs-bench-floor", runtime: { name: "nodejs", options: { typescript: true } } }));
-    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "commonjs", noCheck: true } }));
+    // `noCheck`: Pulumi then only transpiles, as in the repository. `moduleResolution`: ts-node's
+    // defaults for this Node version say node16, which refuses `module: commonjs` (TS5110).
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "commonjs", moduleResolution: "node", noCheck: true } }));
     fs.writeFileSync(path.join(dir, "index.ts"), [
         `import * as k8s from "@pulumi/kubernetes";`,
         `new k8s.core.v1.ConfigMap("floor", { metadata: { namespace: ${JSON.stringify(namespace)}, name: "bench-floor" }, data: { a: "b" } });`,

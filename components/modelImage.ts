@@ -11,7 +11,6 @@ import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
 import { stageBuildContext } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
-import { contextDigest } from "../serving/contextDigest";
 import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
 
@@ -62,7 +61,8 @@ export interface ModelImageArgs {
     /**
      * Folder to stage the build context in, relative to `projectDir` and inside it (an error otherwise),
      * e.g. `.tfs/build/<stack>/<model>`. Keep it stable and one per stack and model: its path is an input
-     * of the Image, and the component owns what is in it (stale files are removed).
+     * of the Image, and the component owns what is in it (stale files are removed). Beside it, `<contextDir>.staging.json`
+     * records what the staging saw, so an unchanged model is not read again at the next run.
      */
     contextDir: string;
     /**
@@ -89,8 +89,9 @@ export class ModelImage extends pulumi.ComponentResource {
             versionLabels: args.versionLabels,
             baseImage: args.baseImage ?? defaultBaseImage(args.gpu ?? false),
             outDir: location.stagingDir,
+            recordFile: `${location.stagingDir}.staging.json`,
         });
-        this.tag = contentTag(contextDigest(staged.outDir));
+        this.tag = contentTag(staged.digest);
 
         this.image = new docker.Image(name, {
             imageName: pulumi.interpolate`${args.imageName}:${this.tag}`,

@@ -10,8 +10,8 @@ import { isCidr } from "../contract/cidr";
 import { REPOSITORY_PATH } from "../contract/registry";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { ConfigError, ConfigReader } from "./configReader";
-import { AwsConfig, readAwsConfig } from "./awsConfig";
-import { GcpConfig, readGcpConfig } from "./gcpConfig";
+import type { AwsConfig } from "./awsConfig";
+import type { GcpConfig } from "./gcpConfig";
 import { managedFlags } from "../serving/flags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
@@ -128,6 +128,18 @@ const TOP_KEYS = [
 ];
 
 /**
+ * The GKE and EKS sections' readers, loaded only for their cloud: they share constants with the
+ * components, which load `@pulumi/gcp` and `@pulumi/aws`, about a second of every run of a local
+ * stack otherwise. `readConfig` is synchronous, hence `require` rather than `import()`.
+ */
+const cloudSections = {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    gcp: () => require("./gcpConfig") as typeof import("./gcpConfig"),
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    aws: () => require("./awsConfig") as typeof import("./awsConfig"),
+};
+
+/**
  * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
  * relative model paths. Throws `ConfigError` listing every problem.
  */
@@ -172,8 +184,8 @@ export function readConfig(all: Record<string, string>, project: string, project
         r.fail("eks", "applies only to cloud \"aws\"");
     }
     const config: ServingConfig = cloud === "local" ? { ...common, cloud, local: readLocal(r, projectDir) }
-        : cloud === "gcp" ? { ...common, cloud, gke: readGcpConfig(r) }
-        : { ...common, cloud, eks: readAwsConfig(r) };
+        : cloud === "gcp" ? { ...common, cloud, gke: cloudSections.gcp().readGcpConfig(r) }
+        : { ...common, cloud, eks: cloudSections.aws().readAwsConfig(r) };
 
     const gpuModels = models.filter((m) => m.gpu);
     if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {

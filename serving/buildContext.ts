@@ -7,8 +7,10 @@
 import * as fs from "fs";
 import * as path from "path";
 import { isInside } from "../contract/paths";
+import { contextDigest } from "./contextDigest";
 import { DOCKERFILE_HEADER, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
 import { normalizeVersions, renderModelConfig } from "./modelConfig";
+import { RecordedFile, fingerprint, forgetRecord, nowNs, readRecord, settled, writeRecord } from "./stagingRecord";
 
 export interface StageOptions {
     /** The model base folder: numeric version folders inside (`00000123` is version 123). */
@@ -27,6 +29,13 @@ export interface StageOptions {
     baseImage: string;
     /** Version labels (`stable: 2`); each must name one of `versions`. Labels imply a model config file. */
     versionLabels?: Readonly<Record<string, number>>;
+    /**
+     * A file outside `outDir` where staging records what it saw (`serving/stagingRecord.ts`). With it,
+     * a model file whose fingerprint still matches is neither compared nor hashed again, so an
+     * unchanged model costs a few `stat` calls instead of reading its bytes three times. Default
+     * none: every file is compared with its staged copy and the context is hashed.
+     */
+    recordFile?: string;
 }
 
 /** One file of the staged context. */
@@ -47,6 +56,12 @@ export interface StagedContext {
     totalBytes: number;
     /** How many files had to be written; 0 when an earlier staging was already identical. */
     written: number;
+    /** How many model files were compared byte for byte with their staged copy (the others: written, or unchanged by the record). */
+    compared: number;
+    /** `contextDigest` of the staged context: file paths, modes and bytes. */
+    digest: string;
+    /** The digest came from the record (nothing in the context changed), not from reading the context. */
+    digestReused: boolean;
     /** The versions baked in, ascending. */
     versions: number[];
 }
@@ -100,23 +115,41 @@ export function stageBuildContext(options: StageOptions): StagedContext {
         collect(path.join(modelBase, names[0]), `models/${spec.modelName}/${version}`, modelBase, new Set(), files, dirs);
     }
 
+    const previous = options.recordFile === undefined ? undefined : readRecord(options.recordFile, outDir);
     prepareOutDir(outDir);
-    removeStale(outDir, "", files, dirs);
-    let written = 0;
-    for (const dir of [...dirs].sort()) {
+    const removed = removeStale(outDir, "", files, dirs);
+    const sortedDirs = [...dirs].sort();
+    for (const dir of sortedDirs) {
         fs.mkdirSync(path.join(outDir, dir), { recursive: true });
     }
     const sorted = [...files.keys()].sort();
+    const recorded: Record<string, RecordedFile> = {};
+    let written = 0;
+    let compared = 0;
     for (const rel of sorted) {
-        if (writeIfChanged(path.join(outDir, rel), files.get(rel)!)) {
-            written++;
-        }
+        const outcome = stageFile(path.join(outDir, rel), files.get(rel)!, previous?.files[rel]);
+        recorded[rel] = outcome.record;
+        written += outcome.how === "written" ? 1 : 0;
+        compared += outcome.how === "compared" ? 1 : 0;
     }
     // Deepest first: writing into a folder changes its time, so folders are stamped after their contents.
-    for (const dir of [...dirs].sort().reverse()) {
+    for (const dir of [...sortedDirs].reverse()) {
         const full = path.join(outDir, dir);
         fs.chmodSync(full, DIR_MODE);
         fs.utimesSync(full, STAGED_MTIME, STAGED_MTIME);
+    }
+    const unchanged = previous !== undefined && written === 0 && removed === 0
+        && sameList(previous.dirs, sortedDirs) && sameList(Object.keys(previous.files).sort(), sorted)
+        && sorted.every((rel) => previous.files[rel].stagedFingerprint === recorded[rel].stagedFingerprint);
+    const digest = unchanged ? previous.digest : contextDigest(outDir);
+    if (options.recordFile !== undefined) {
+        // A staged file that moved while it was hashed would pair the digest with the wrong bytes: record nothing then.
+        const stable = sorted.every((rel) => fingerprint(path.join(outDir, rel)) === recorded[rel].stagedFingerprint);
+        if (stable) {
+            writeRecord(options.recordFile, { outDir, dirs: sortedDirs, files: recorded, digest });
+        } else {
+            forgetRecord(options.recordFile);
+        }
     }
     const staged = sorted.map((rel) => ({ path: rel, bytes: files.get(rel)!.bytes }));
     return {
@@ -125,8 +158,15 @@ export function stageBuildContext(options: StageOptions): StagedContext {
         files: staged,
         totalBytes: staged.reduce((sum, f) => sum + f.bytes, 0),
         written,
+        compared,
+        digest,
+        digestReused: unchanged,
         versions,
     };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+    return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** The Dockerfile and model config text; an invalid name, version or label becomes a StagingError. */
@@ -238,39 +278,68 @@ function prepareOutDir(outDir: string): void {
     }
 }
 
-/** Deletes everything under `outDir/rel` that the plan does not hold, including files where a folder is planned and links. */
-function removeStale(outDir: string, rel: string, files: Map<string, Planned>, dirs: Set<string>): void {
+/** Deletes everything under `outDir/rel` that the plan does not hold, including files where a folder is planned and links; returns how many entries it deleted. */
+function removeStale(outDir: string, rel: string, files: Map<string, Planned>, dirs: Set<string>): number {
+    let removed = 0;
     for (const name of fs.readdirSync(path.join(outDir, rel))) {
         const childRel = rel === "" ? name : `${rel}/${name}`;
         const full = path.join(outDir, childRel);
         const stat = fs.lstatSync(full);
         if (stat.isDirectory() && dirs.has(childRel)) {
-            removeStale(outDir, childRel, files, dirs);
+            removed += removeStale(outDir, childRel, files, dirs);
         } else if (!(stat.isFile() && files.has(childRel))) {
             fs.rmSync(full, { recursive: true, force: true });
+            removed++;
         }
     }
+    return removed;
 }
 
-/** Writes one planned file unless the same bytes are already there; fixes its mode and time either way. */
-function writeIfChanged(dest: string, planned: Planned): boolean {
-    let changed = false;
+/**
+ * Stages one planned file: kept as it is when the record vouches for the source and the staged copy,
+ * else kept after a byte-for-byte comparison, else written. Mode and time are fixed only when they
+ * differ, so an untouched staged file keeps its fingerprint.
+ */
+function stageFile(dest: string, planned: Planned, previous: RecordedFile | undefined): { how: "kept" | "compared" | "written"; record: RecordedFile } {
+    let how: "kept" | "compared" | "written";
+    let source: Pick<RecordedFile, "source" | "sourceFingerprint" | "settled"> = {};
     if (planned.kind === "write") {
-        if (!fs.existsSync(dest) || !fs.readFileSync(dest).equals(planned.content)) {
+        how = fs.existsSync(dest) && fs.readFileSync(dest).equals(planned.content) ? "kept" : "written";
+        if (how === "written") {
             fs.writeFileSync(dest, planned.content);
-            changed = true;
         }
-    } else if (!fs.existsSync(dest) || fs.statSync(dest).size !== planned.bytes || !sameContent(dest, planned.source)) {
-        try {
-            fs.copyFileSync(planned.source, dest, fs.constants.COPYFILE_FICLONE);
-        } catch (err) {
-            throw new StagingError(`cannot copy ${planned.source} into the build context: ${(err as Error).message}`);
+    } else {
+        // Looked at before the bytes are read: a write during the copy then shows at the next staging.
+        const seenAt = nowNs();
+        const sourceFingerprint = fingerprint(planned.source);
+        if (sourceFingerprint === undefined) {
+            throw new StagingError(`${planned.source} disappeared while the build context was staged: stage again once the model folder is complete`);
         }
-        changed = true;
+        source = { source: planned.source, sourceFingerprint, settled: settled(sourceFingerprint, seenAt) };
+        const vouched = previous !== undefined && previous.settled === true && previous.source === planned.source
+            && previous.sourceFingerprint === sourceFingerprint && previous.stagedFingerprint === fingerprint(dest);
+        if (vouched) {
+            how = "kept";
+        } else if (fs.existsSync(dest) && fs.statSync(dest).size === planned.bytes && sameContent(dest, planned.source)) {
+            how = "compared";
+        } else {
+            try {
+                fs.copyFileSync(planned.source, dest, fs.constants.COPYFILE_FICLONE);
+            } catch (err) {
+                throw new StagingError(`cannot copy ${planned.source} into the build context: ${(err as Error).message}`);
+            }
+            how = "written";
+        }
     }
-    fs.chmodSync(dest, FILE_MODE);
-    fs.utimesSync(dest, STAGED_MTIME, STAGED_MTIME);
-    return changed;
+    const stat = fs.statSync(dest);
+    if ((stat.mode & 0o7777) !== FILE_MODE) {
+        fs.chmodSync(dest, FILE_MODE);
+    }
+    // Not the access time: reading the context (the builder does) moves it, and it is in no layer.
+    if (stat.mtimeMs !== STAGED_MTIME * 1000) {
+        fs.utimesSync(dest, STAGED_MTIME, STAGED_MTIME);
+    }
+    return { how, record: { ...source, stagedFingerprint: fingerprint(dest)! } };
 }
 
 function sameContent(a: string, b: string): boolean {

@@ -6,21 +6,23 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "../config/configReader";
 import { ServingConfig } from "../config/config";
-import { deployAws } from "./aws";
 import { PreparedModel, StackOutputs } from "./deploy";
-import { deployGcp } from "./gcp";
 import { deployLocal } from "./local";
 import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
 
-/** Registers the stack for the configured cloud. Async: a stack may ask its cloud something first (EKS: who is running). */
-export function composeStack(config: ServingConfig, models: PreparedModel[], options: LifecycleOptions): StackOutputs | Promise<StackOutputs> {
+/**
+ * Registers the stack for the configured cloud. Async: a stack may ask its cloud something first
+ * (EKS: who is running). The GKE and EKS stacks are loaded only when configured: `@pulumi/gcp`,
+ * `@pulumi/aws` and their components cost a local stack about a second of every run to load.
+ */
+export async function composeStack(config: ServingConfig, models: PreparedModel[], options: LifecycleOptions): Promise<StackOutputs> {
     switch (config.cloud) {
         case "local":
             return deployLocal(config, models);
         case "gcp":
-            return deployGcp(config, models);
+            return (await import("./gcp")).deployGcp(config, models);
         case "aws":
-            return deployAws(config, models, options);
+            return (await import("./aws")).deployAws(config, models, options);
     }
 }
 

@@ -4,6 +4,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { stageBuildContext, StageOptions, StagingError } from "../../../serving/buildContext";
+import { contextDigest } from "../../../serving/contextDigest";
 import { renderDockerfile } from "../../../serving/dockerfile";
 
 const FIXTURE_VERSION = path.resolve(__dirname, "../../../models/half_plus_two/00000123");
@@ -171,5 +172,138 @@ describe("serving/buildContext stageBuildContext", () => {
     it("turns an invalid name or label into a StagingError", () => {
         assert.throws(() => stage({ modelName: "Bad_Name" }), (err: Error) => err instanceof StagingError && /DNS label/.test(err.message));
         assert.throws(() => stage({ versionLabels: { stable: 3 } }), (err: Error) => err instanceof StagingError && /not served/.test(err.message));
+    });
+
+    describe("with a record of the last staging", () => {
+        const MODEL_FILES = 8;
+        const DATA = "variables/variables.data-00000-of-00001";
+        let record: string;
+        beforeEach(() => {
+            record = path.join(work, "context.staging.json");
+        });
+        const restage = (overrides: Partial<StageOptions> = {}) => stage({ recordFile: record, ...overrides });
+        /** Waits until every file written so far is older than the racy margin (100 ms with sub-second file times). */
+        const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
+
+        it("reads an unchanged model no more: no comparison, the recorded digest, the same context", async () => {
+            await settle();
+            const first = restage();
+            const before = snapshot(out);
+            const second = restage();
+            assert.strictEqual(first.digestReused, false);
+            assert.strictEqual(first.written, first.files.length);
+            assert.deepStrictEqual([second.written, second.compared, second.digestReused], [0, 0, true]);
+            assert.strictEqual(second.digest, first.digest);
+            assert.strictEqual(second.digest, contextDigest(out), "the digest of what is staged");
+            assert.deepStrictEqual(snapshot(out), before);
+        });
+
+        it("gives the same digest as a staging without a record", async () => {
+            await settle();
+            const withRecord = restage();
+            assert.strictEqual(restage().digest, withRecord.digest);
+            fs.rmSync(out, { recursive: true });
+            assert.strictEqual(stage().digest, withRecord.digest);
+        });
+
+        it("compares a touched file (same bytes, new times) without copying it, and keeps the digest", async () => {
+            await settle();
+            const first = restage();
+            const later = new Date("2031-05-06T07:08:09Z");
+            fs.utimesSync(path.join(model, "1", "saved_model.pb"), later, later);
+            const touched = restage();
+            assert.deepStrictEqual([touched.written, touched.compared, touched.digestReused], [0, 1, true]);
+            assert.strictEqual(touched.digest, first.digest);
+        });
+
+        /** A modification time in whole seconds, which `utimes` can put back exactly. */
+        const PAST = new Date("2020-01-02T03:04:05Z");
+
+        it("restages a file rewritten with other bytes of the same size and its old modification time, and the digest changes", async () => {
+            const data = path.join(model, "00000002", DATA);
+            fs.utimesSync(data, PAST, PAST);
+            await settle();
+            const first = restage();
+            const bytes = fs.readFileSync(data);
+            bytes[0] ^= 0x01;
+            fs.writeFileSync(data, bytes);
+            fs.utimesSync(data, PAST, PAST);
+            assert.strictEqual(fs.statSync(data).mtime.getTime(), PAST.getTime());
+            await settle();
+            const changed = restage();
+            assert.deepStrictEqual([changed.written, changed.digestReused], [1, false]);
+            assert.notStrictEqual(changed.digest, first.digest);
+            assert.ok(fs.readFileSync(path.join(out, "models/m/2", DATA)).equals(bytes));
+            assert.strictEqual(changed.digest, contextDigest(out));
+        });
+
+        it("restages a file replaced by another of the same size, times and mode (a new inode)", async () => {
+            const data = path.join(model, "1", DATA);
+            const bytes = fs.readFileSync(data);
+            bytes[0] ^= 0x01;
+            fs.writeFileSync(`${data}.new`, bytes);
+            fs.utimesSync(data, PAST, PAST);
+            fs.utimesSync(`${data}.new`, PAST, PAST);
+            await settle();
+            const first = restage();
+            fs.renameSync(`${data}.new`, data);
+            const replaced = restage();
+            assert.deepStrictEqual([replaced.written, replaced.digestReused], [1, false]);
+            assert.notStrictEqual(replaced.digest, first.digest);
+        });
+
+        it("compares a file changed just before staging looked at it again at the next staging, though its fingerprint matches", async () => {
+            await settle();
+            restage();
+            fs.appendFileSync(path.join(model, "1", "assets", "foo.txt"), "more");
+            const racy = restage();
+            assert.deepStrictEqual([racy.written, racy.compared], [1, 0]);
+            const entry = JSON.parse(fs.readFileSync(record, "utf8")).files["models/m/1/assets/foo.txt"];
+            assert.strictEqual(entry.settled, false);
+            const next = restage();
+            assert.deepStrictEqual([next.written, next.compared, next.digestReused], [0, 1, true]);
+            await settle();
+            restage();
+            assert.strictEqual(restage().compared, 0, "settled once it has been still for the margin");
+        });
+
+        it("restores a staged file someone changed in the context", async () => {
+            await settle();
+            const first = restage();
+            const staged = path.join(out, "models/m/2", DATA);
+            const original = fs.readFileSync(staged);
+            fs.writeFileSync(staged, Buffer.alloc(original.length));
+            const restored = restage();
+            assert.deepStrictEqual([restored.written, restored.digestReused], [1, false]);
+            assert.ok(fs.readFileSync(staged).equals(original));
+            assert.strictEqual(restored.digest, first.digest);
+        });
+
+        it("hashes again when a file is added to or removed from the context", async () => {
+            await settle();
+            const first = restage();
+            fs.writeFileSync(path.join(model, "1", "assets", "extra.txt"), "new");
+            const added = restage();
+            assert.notStrictEqual(added.digest, first.digest);
+            assert.strictEqual(added.files.length, first.files.length + 1);
+            fs.rmSync(path.join(model, "1", "assets", "extra.txt"));
+            const removed = restage();
+            assert.deepStrictEqual([removed.digestReused, removed.digest], [false, first.digest]);
+        });
+
+        it("ignores a record it cannot read or that describes another folder", async () => {
+            await settle();
+            const first = restage();
+            fs.writeFileSync(record, "{ not json");
+            const corrupt = restage();
+            assert.deepStrictEqual([corrupt.compared, corrupt.digestReused, corrupt.digest], [MODEL_FILES, false, first.digest]);
+            fs.writeFileSync(record, JSON.stringify({ ...JSON.parse(fs.readFileSync(record, "utf8")), files: undefined }));
+            const partial = restage();
+            assert.deepStrictEqual([partial.compared, partial.digestReused, partial.digest], [MODEL_FILES, false, first.digest]);
+            const other = path.join(work, "other");
+            fs.cpSync(out, other, { recursive: true });
+            const elsewhere = restage({ outDir: other });
+            assert.deepStrictEqual([elsewhere.compared, elsewhere.digestReused, elsewhere.digest], [MODEL_FILES, false, first.digest]);
+        });
     });
 });

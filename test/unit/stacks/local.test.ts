@@ -1,4 +1,5 @@
 import * as assert from "assert";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -102,5 +103,13 @@ describe("local stack (the program under mocks)", () => {
         const single = await planStack(project(cfg.replace(/\n.*versions.*\n.*versionLabels.*/, "")), "t");
         const singleMemory = (single.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any).spec.template.spec.containers[0].resources.requests.memory;
         assert.ok(parseInt(memory) >= parseInt(singleMemory), `${memory} vs ${singleMemory}`);
+    });
+
+    it("loads neither the GCP nor the AWS SDK (a fresh process planning the dev stack)", () => {
+        // The mocha process has loaded them for other tests: only a process of its own shows what the program loads.
+        const script = `require("./ops/plan").planStack(process.cwd(), "dev").then(() => process.stdout.write(JSON.stringify(
+            Object.keys(require.cache).filter((f) => /node_modules.@pulumi.(aws|gcp)./.test(f)))))`;
+        const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+        assert.deepStrictEqual(JSON.parse(out), []);
     });
 });
