@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-    { ignores: ["node_modules/**", "dist/**", "tools/**/build/**", ".cache/**"] },
+    { ignores: ["node_modules/**", "dist/**", "tools/**/build/**", ".cache/**", ".tfs/**"] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {

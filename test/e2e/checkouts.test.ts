@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as YAML from "yaml";
-import { MODEL, ROOT, env, kubectl, manifestOf, tagsOf } from "../support/e2eProject";
+import { MODEL, ROOT, env, kubectl, manifestOf, projectTsconfig, tagsOf } from "../support/e2eProject";
 import { fixtureModelDir } from "../support/fixtures";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -29,6 +29,7 @@ function clone(dir: string, stackFile: string, stackName: string): string {
     fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
     // The program exports a promise of its outputs (`export =`), so the entry re-exports it as a whole.
     fs.writeFileSync(path.join(dir, "index.ts"), `import program = require(${JSON.stringify(path.join(ROOT, "index"))});\nexport = program;\n`);
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(projectTsconfig()));
     fs.cpSync(path.join(fixtureModelDir("half_plus_two_cpu"), "00000123"), path.join(dir, "models", "half_plus_two", "123"), { recursive: true });
     fs.writeFileSync(path.join(dir, `Pulumi.${stackName}.yaml`), stackFile);
     return dir;

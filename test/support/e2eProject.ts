@@ -107,7 +107,7 @@ export async function createProject(): Promise<E2eProject> {
  * file alone, not what it extends); without one it type-checks every file the program reaches,
  * the cloud SDKs' declarations included: seconds a user's `pulumi up` never pays.
  */
-function projectTsconfig(): { compilerOptions: Record<string, unknown> } {
+export function projectTsconfig(): { compilerOptions: Record<string, unknown> } {
     const root = JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
     return { compilerOptions: { ...root.compilerOptions, noCheck: true } };
 }
