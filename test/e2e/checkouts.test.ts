@@ -88,8 +88,8 @@ describe("one stack from two checkouts at different paths (workstation and CI)",
     it("up from the workstation: pods run the digest the registry holds for the pushed tag", async () => {
         const up = await workstation.up({ onOutput });
         assert.strictEqual(up.summary.result, "succeeded");
-        assert.match(output.join(""), /Push completed without reporting a digest; falling back to local image inspect/,
-            "the Docker provider fell back to the local store's digest (podman), as the real one does");
+        // Whether or not the push reported a digest (the Docker provider falls back to the local store's
+        // digest when it does not), the pod must run the digest the registry holds for the pushed tag.
         imageRef = up.outputs.imageRef.value as string;
         const [tag] = await tagsOf(repo);
         assert.match(tag, /^ctx-[0-9a-f]{16}$/);
