@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, RegistryDigestLookup } from "../components/modelImage";
-import { ModelServer, NodePlacement } from "../components/modelServer";
+import { ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
@@ -19,6 +19,21 @@ export interface PreparedModel {
     sizing: Sizing;
     /** Batching parameters text read from `batchingParametersFile`, if set. */
     batchingParameters?: string;
+}
+
+/**
+ * The model-derived inputs of a model's server, the ones its sizing is computed from: by
+ * `prepareModels` at preview (for errors that name the config key) and by `ModelServer` itself.
+ */
+export function serverModelInputs(settings: ModelSettings, report: PreflightReport, batchingParameters?: string): Pick<ModelServerArgs, "model" | "resources" | "batching"> {
+    return {
+        model: {
+            name: settings.name,
+            versionBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).map((v) => v.sizeBytes),
+        },
+        resources: { ...settings.resources, gpuCount: settings.gpu ? settings.gpuCount : 0 },
+        batching: { enabled: settings.batching.enabled, parametersText: batchingParameters },
+    };
 }
 
 export interface RegistryTarget {
@@ -94,20 +109,15 @@ export function deployModels(args: DeployArgs): StackOutputs {
             contextDir: contextFolder(pulumi.getStack(), settings.name),
             registryDigest: args.registry.registryDigest?.(settings.name),
         });
-        // The same inputs `prepareModels` sized the model from, so the server derives the same sizing.
         return new ModelServer(settings.name, {
-            model: {
-                name: settings.name,
-                versionBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).map((v) => v.sizeBytes),
-            },
+            // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
+            ...serverModelInputs(settings, report, batchingParameters),
             namespace,
             image: image.imageRef,
-            resources: { ...settings.resources, gpuCount: settings.gpu ? settings.gpuCount : 0 },
             replicas: settings.replicas,
             rollout: settings.rollout,
             autoscaling: settings.autoscaling,
             placement: settings.gpu ? args.placement.gpu : args.placement.cpu,
-            batching: { enabled: settings.batching.enabled, parametersText: batchingParameters },
             enableWarmup: settings.enableWarmup,
             extraServerArgs: settings.extraServerArgs,
             serviceType: config.service.type,

@@ -9,8 +9,9 @@ import * as fs from "fs";
 import { ModelSettings, ServingConfig, readConfig } from "../config/config";
 import { credentialProblems } from "../config/credentials";
 import { preflight } from "../model/savedModel";
-import { SizingError, sizeServer } from "../serving/sizing";
-import { PreparedModel } from "./deploy";
+import { modelServerSizing } from "../components/modelServer";
+import { SizingError } from "../serving/sizing";
+import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
 export interface LifecycleOptions {
@@ -78,13 +79,7 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
             }
         }
         try {
-            const served = report.versions.filter((v) => report.servedVersions.includes(v.version));
-            const sizing = sizeServer({
-                servedVersionBytes: served.map((v) => v.sizeBytes),
-                gpu: settings.gpu,
-                batching: settings.batching.enabled,
-                overrides: settings.resources,
-            });
+            const sizing = modelServerSizing(serverModelInputs(settings, report, batchingParameters));
             if (settings.rollout === "oneAtATime" && (settings.autoscaling?.minReplicas ?? settings.replicas) === 1) {
                 warnings.push(`model "${settings.name}": the GPU pool has no GPU to spare for an extra pod, so a rollout stops the only replica `
                     + `before its replacement loads: every model update is an outage of up to ${sizing.startupBudgetSeconds} s (the startup budget) `
