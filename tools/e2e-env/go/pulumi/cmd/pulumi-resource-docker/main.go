@@ -31,10 +31,9 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// dockerProviderVersion is set by the build (ldflags) to the @pulumi/docker
-// version it stands in for, read from the repository's package-lock.json; the
-// default only marks a binary built some other way.
-var dockerProviderVersion = "0.0.0-dev"
+// dockerProviderVersion is set by the build to the @pulumi/docker version it
+// stands in for.
+var dockerProviderVersion = "5.2.0"
 
 const imageType = "docker:index/image:Image"
 
