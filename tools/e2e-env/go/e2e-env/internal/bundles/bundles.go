@@ -1,0 +1,412 @@
+// Package bundles builds the environment's binaries from the Go wrapper modules
+// under tools/e2e-env/go and caches each bundle in $CACHE/bin/NAME-VERSION-KEY,
+// where KEY hashes the Go version and the bundle's sources.
+package bundles
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"tfs-e2e/e2e-env/internal/flock"
+	"tfs-e2e/e2e-env/internal/versions"
+)
+
+// Key is the first 12 hex digits of the SHA-256 of goVersion (the output of
+// `go version`, newline included) followed by each path's contents in order; a
+// folder stands for its *.go files, tests left out, sorted by name in byte
+// order (as scripts/e2e-env's `find -maxdepth 1 | sort -z | xargs cat` did, so
+// bundles built by the shell version keep their keys).
+func Key(goVersion string, paths ...string) (string, error) {
+	h := sha256.New()
+	io.WriteString(h, goVersion)
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return "", err
+		}
+		files := []string{p}
+		if st.IsDir() {
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				return "", err
+			}
+			files = files[:0]
+			for _, e := range entries {
+				n := e.Name()
+				if strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+					files = append(files, filepath.Join(p, n))
+				}
+			}
+			sort.Strings(files) // byte order
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return "", err
+			}
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// GoEnv is the environment of every go command: module and build caches in the
+// cache folder, the installed toolchain only, go.mod files never rewritten.
+func GoEnv(cache string) []string {
+	return append(os.Environ(),
+		"GOMODCACHE="+filepath.Join(cache, "go", "mod"),
+		"GOCACHE="+filepath.Join(cache, "go", "build"),
+		"GOTOOLCHAIN=local",
+		"GOFLAGS=-mod=readonly",
+	)
+}
+
+// GoVersion is the output of `go version` in env.
+func GoVersion(env []string) (string, error) {
+	cmd := exec.Command("go", "version")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go version: %w", err)
+	}
+	return string(out), nil
+}
+
+// Dirs are the bundles' folders.
+type Dirs struct {
+	Kube, Pulumi, KubernetesProvider, Standin, Pause string
+}
+
+// Locate names the bundles' folders under bin from the sources under tools (the
+// folder of the wrapper modules) and the pins.
+func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
+	var d Dirs
+	m := func(p ...string) []string {
+		out := make([]string, len(p))
+		for i, x := range p {
+			out[i] = filepath.Join(tools, x)
+		}
+		return out
+	}
+	for _, b := range []struct {
+		dst   *string
+		name  string
+		paths []string
+	}{
+		{&d.Kube, "kube-" + v.Kubernetes, m("kube/go.mod", "kube/go.sum", "kube/cmd/kube", "kube/internal/node", "kube/internal/lb")},
+		{&d.Pulumi, "pulumi-" + v.Pulumi + "-docker" + v.DockerProvider, m("pulumi/go.mod", "pulumi/go.sum", "pulumi/tools.go",
+			"pulumi/cmd/pulumi-language-nodejs", "pulumi/cmd/pulumi-resource-docker")},
+		{&d.KubernetesProvider, "pulumi-resource-kubernetes-" + v.KubernetesProvider, m("kubernetes-provider/go.mod",
+			"kubernetes-provider/go.sum", "kubernetes-provider/cmd/pulumi-resource-kubernetes")},
+		{&d.Standin, "tfserving-standin", m("tfserving-standin/go.mod", "tfserving-standin")},
+		{&d.Pause, "pause", m("pause/go.mod", "pause")},
+	} {
+		k, err := Key(goVersion, b.paths...)
+		if err != nil {
+			return d, err
+		}
+		*b.dst = filepath.Join(bin, b.name+"-"+k)
+	}
+	return d, nil
+}
+
+// KeyOf is the key part of a bundle folder's name.
+func KeyOf(dir string) string {
+	b := filepath.Base(dir)
+	return b[strings.LastIndex(b, "-")+1:]
+}
+
+// Prune removes the other builds of keep's bundle (same name, other key),
+// except a build still in progress (NAME-KEY.tmp.PID of a live PID).
+func Prune(keep string) error {
+	prefix := keep[:strings.LastIndex(keep, "-")+1]
+	matches, err := filepath.Glob(globEscape(prefix) + "*")
+	if err != nil {
+		return err
+	}
+	for _, d := range matches {
+		if d == keep {
+			continue
+		}
+		if i := strings.LastIndex(d, ".tmp."); i >= 0 {
+			if pid, err := strconv.Atoi(d[i+len(".tmp."):]); err == nil && syscall.Kill(pid, 0) == nil {
+				continue
+			}
+		}
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Builder builds the bundles that are missing, one after the other.
+type Builder struct {
+	Tools    string // tools/e2e-env/go
+	Cache    string // $TFS_E2E_CACHE
+	Versions versions.Versions
+	Dirs     Dirs
+	Env      []string // GoEnv
+	Log      func(format string, a ...any)
+	Stderr   io.Writer
+	Built    []string // one line for each bundle built
+}
+
+func elapsed(t0 time.Time) string { return fmt.Sprintf("%.1f", time.Since(t0).Seconds()) }
+
+// build makes dir unless dir/check exists: run fills a temporary folder, which
+// then replaces dir; the other builds of the bundle are pruned.
+func (b *Builder) build(dir, check, what string, run func(tmp string) error) error {
+	if st, err := os.Stat(filepath.Join(dir, check)); err == nil && st.Mode()&0o111 != 0 {
+		return nil
+	}
+	t0 := time.Now()
+	tmp := fmt.Sprintf("%s.tmp.%d", dir, os.Getpid())
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := run(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	if err := Prune(dir); err != nil {
+		return err
+	}
+	b.Built = append(b.Built, what+": "+elapsed(t0)+" s")
+	return nil
+}
+
+// goCmd runs go with args in module folder mod, its output to $CACHE/logs/LOG;
+// on failure it shows the log's last tail lines (all of it when tail is 0).
+func (b *Builder) goCmd(mod, logName string, tail int, failure string, extraEnv []string, args ...string) error {
+	logPath := filepath.Join(b.Cache, "logs", logName)
+	f, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join(b.Tools, mod)
+	cmd.Env = append(append([]string{}, b.Env...), extraEnv...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Run(); err != nil {
+		out, _ := os.ReadFile(logPath)
+		if tail > 0 {
+			out = Tail(out, tail)
+		}
+		b.Stderr.Write(out)
+		return fmt.Errorf("%s (log: %s)", failure, logPath)
+	}
+	return nil
+}
+
+// Tail is the last n lines of out.
+func Tail(out []byte, n int) []byte {
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return bytes.Join(lines, nil)
+}
+
+// Kube builds the multi-call binary of the control plane, kubelet, kwok and the
+// loopback load balancer, with a symlink for each tool.
+func (b *Builder) Kube() error {
+	v := b.Versions
+	return b.build(b.Dirs.Kube, "kube", "kube "+v.Kubernetes, func(tmp string) error {
+		ld := "-s -w"
+		for _, p := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+			ld += fmt.Sprintf(" -X %[1]s.gitVersion=%[2]s -X %[1]s.gitMajor=%[3]s -X %[1]s.gitMinor=%[4]s -X %[1]s.gitTreeState=clean",
+				p, v.Kubernetes, v.KubernetesMajor, v.KubernetesMinor)
+			ld += " -X " + p + ".buildDate=1970-01-01T00:00:00Z"
+		}
+		b.Log("building kube %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kwok, loopback-lb, node)...", v.Kubernetes)
+		if err := b.goCmd("kube", "build-kube.log", 40, "building kube failed", nil,
+			"build", "-trimpath", "-ldflags", ld, "-o", filepath.Join(tmp, "kube"), "./cmd/kube"); err != nil {
+			return err
+		}
+		for _, p := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubelet", "kwok", "loopback-lb"} {
+			if err := os.Symlink("kube", filepath.Join(tmp, p)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Pulumi builds the CLI and the two stand-ins (language host, docker provider).
+func (b *Builder) Pulumi() error {
+	v := b.Versions
+	return b.build(b.Dirs.Pulumi, "pulumi", "pulumi "+v.Pulumi+" + language host + docker provider stand-ins", func(tmp string) error {
+		ld := "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v" + v.Pulumi +
+			" -X main.languageHostVersion=" + v.Pulumi + " -X main.dockerProviderVersion=" + v.DockerProvider
+		b.Log("building pulumi %s, pulumi-language-nodejs (stand-in), pulumi-resource-docker %s (stand-in)...", v.Pulumi, v.DockerProvider)
+		return b.goCmd("pulumi", "build-pulumi.log", 40, "building pulumi failed", nil,
+			"build", "-trimpath", "-ldflags", ld, "-o", tmp+"/",
+			"github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", "./cmd/pulumi-language-nodejs", "./cmd/pulumi-resource-docker")
+	})
+}
+
+// KubernetesProvider builds the Kubernetes provider. Upstream's main embeds
+// files its Makefile generates; they are written here from the module's copy
+// (the schema with the version the npm SDK asks for).
+func (b *Builder) KubernetesProvider() error {
+	v := b.Versions
+	return b.build(b.Dirs.KubernetesProvider, "pulumi-resource-kubernetes", "pulumi-resource-kubernetes "+v.KubernetesProvider, func(tmp string) error {
+		mod := filepath.Join(b.Tools, "kubernetes-provider")
+		cmd := exec.Command("go", "mod", "download", "-json", "github.com/pulumi/pulumi-kubernetes/provider/v4")
+		cmd.Dir, cmd.Env, cmd.Stderr = mod, b.Env, b.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("go mod download github.com/pulumi/pulumi-kubernetes/provider/v4: %w", err)
+		}
+		var dl struct{ Dir string }
+		if err := json.Unmarshal(out, &dl); err != nil {
+			return fmt.Errorf("go mod download -json: %w", err)
+		}
+		src := filepath.Join(dl.Dir, "cmd", "pulumi-resource-kubernetes")
+		dst := filepath.Join(mod, "cmd", "pulumi-resource-kubernetes")
+		schema, err := os.ReadFile(filepath.Join(src, "schema.json"))
+		if err != nil {
+			return fmt.Errorf("the Kubernetes provider module has no cmd/pulumi-resource-kubernetes/schema.json (looked in %s)", src)
+		}
+		if schema, err = SetSchemaVersion(schema, v.KubernetesProvider); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, "schema-embed.json"), schema, 0o644); err != nil {
+			return err
+		}
+		mapping, err := os.ReadFile(filepath.Join(src, "terraform-mapping.json"))
+		if err != nil {
+			return err
+		}
+		mappingDst := filepath.Join(dst, "terraform-mapping-embed.json")
+		os.Remove(mappingDst) // a copy from the module cache is read-only
+		if err := os.WriteFile(mappingDst, mapping, 0o644); err != nil {
+			return err
+		}
+		ld := "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=" + v.KubernetesProvider
+		b.Log("building pulumi-resource-kubernetes %s...", v.KubernetesProvider)
+		return b.goCmd("kubernetes-provider", "build-kubernetes-provider.log", 40, "building the kubernetes provider failed", nil,
+			"build", "-trimpath", "-ldflags", ld, "-o", tmp+"/", "./cmd/pulumi-resource-kubernetes")
+	})
+}
+
+// SetSchemaVersion returns the schema, compacted, with its top-level "version"
+// set (the other members keep their order and their text).
+func SetSchemaVersion(schema []byte, version string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("schema.json is no JSON object")
+	}
+	ver, _ := json.Marshal(version)
+	var out bytes.Buffer
+	out.WriteByte('{')
+	seen := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("schema.json: %w", err)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("schema.json: %w", err)
+		}
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(t.(string))
+		out.Write(k)
+		out.WriteByte(':')
+		if t.(string) == "version" {
+			out.Write(ver)
+			seen = true
+			continue
+		}
+		if err := json.Compact(&out, raw); err != nil {
+			return nil, err
+		}
+	}
+	if !seen {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		out.WriteString(`"version":`)
+		out.Write(ver)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+// Standin builds the tensorflow_model_server stand-in (static).
+func (b *Builder) Standin() error {
+	return b.build(b.Dirs.Standin, "tensorflow_model_server", "tensorflow_model_server stand-in", func(tmp string) error {
+		return b.goCmd("tfserving-standin", "build-standin.log", 0, "building the tensorflow_model_server stand-in failed",
+			[]string{"CGO_ENABLED=0"}, "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(tmp, "tensorflow_model_server"), ".")
+	})
+}
+
+// Pause builds the pod sandbox's pause program (static).
+func (b *Builder) Pause() error {
+	return b.build(b.Dirs.Pause, "pause", "pause", func(tmp string) error {
+		return b.goCmd("pause", "build-pause.log", 0, "building the pause program failed",
+			[]string{"CGO_ENABLED=0"}, "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(tmp, "pause"), ".")
+	})
+}
+
+// LockCache takes the cache's build lock: one prepare at a time (a cold build
+// takes about 15 minutes), waiting at most an hour.
+func LockCache(cache string) (*os.File, error) {
+	f, err := flock.Lock(filepath.Join(cache, ".lock"), time.Hour)
+	if err != nil {
+		return nil, fmt.Errorf("another scripts/e2e-env prepare on %s did not finish within an hour", cache)
+	}
+	return f, nil
+}
+
+// All builds what is missing, one bundle after the other: each go build already
+// keeps both cores busy (the three big ones at once measured 17 min against 14
+// min in sequence).
+func (b *Builder) All() error {
+	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Pulumi, b.KubernetesProvider} {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

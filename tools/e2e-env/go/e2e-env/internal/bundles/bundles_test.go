@@ -1,0 +1,144 @@
+package bundles
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tfs-e2e/e2e-env/internal/versions"
+)
+
+// bashKey is scripts/e2e-env's former key function, with `go version` faked.
+const bashKey = `
+go() { printf '%s\n' "$GOVERSION"; }
+key() {
+	local f
+	{
+		go version
+		for f in "$@"; do
+			if [ -d "$f" ]; then
+				find "$f" -maxdepth 1 -name '*.go' ! -name '*_test.go' -print0 | sort -z | xargs -0 -r cat
+			else
+				cat "$f"
+			fi
+		done
+	} | sha256sum | cut -c1-12
+}
+key "$@"
+`
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestKeyMatchesTheShellAlgorithm(t *testing.T) {
+	d := t.TempDir()
+	write(t, d+"/go.mod", "module x\n")
+	write(t, d+"/go.sum", "")
+	// Names whose byte order differs from a locale's collation order.
+	for _, n := range []string{"b.go", "B.go", "a_b.go", "ab.go", "_x.go", "z.go", "main_test.go", "notes.txt"} {
+		write(t, d+"/pkg/"+n, "// "+n+"\n")
+	}
+	write(t, d+"/pkg/sub/deep.go", "// not read: one level only\n")
+	os.Mkdir(d+"/empty", 0o755)
+	const gv = "go version go1.26.8 linux/amd64"
+	paths := []string{d + "/go.mod", d + "/go.sum", d + "/pkg", d + "/empty"}
+	cmd := exec.Command("bash", append([]string{"-c", bashKey, "key"}, paths...)...)
+	cmd.Env = append(os.Environ(), "GOVERSION="+gv, "LC_ALL=C")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Key(gv+"\n", paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("Key = %s, the shell's key = %s", got, want)
+	}
+	if _, err := Key(gv+"\n", d+"/missing"); err == nil {
+		t.Fatal("want an error for a missing path")
+	}
+}
+
+func TestLocateAndPrune(t *testing.T) {
+	tools := t.TempDir()
+	for _, f := range []string{"kube/go.mod", "kube/go.sum", "kube/cmd/kube/main.go", "kube/internal/node/n.go", "kube/internal/lb/l.go",
+		"pulumi/go.mod", "pulumi/go.sum", "pulumi/tools.go", "pulumi/cmd/pulumi-language-nodejs/m.go", "pulumi/cmd/pulumi-resource-docker/m.go",
+		"kubernetes-provider/go.mod", "kubernetes-provider/go.sum", "kubernetes-provider/cmd/pulumi-resource-kubernetes/m.go",
+		"tfserving-standin/go.mod", "tfserving-standin/m.go", "pause/go.mod", "pause/m.go"} {
+		write(t, filepath.Join(tools, f), f)
+	}
+	v := versions.Versions{Kubernetes: "v1.33.13", Pulumi: "3.248.0", KubernetesProvider: "4.34.2", DockerProvider: "5.2.0"}
+	bin := t.TempDir()
+	d, err := Locate(tools, bin, "go version x\n", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, prefix := range map[string]string{d.Kube: "kube-v1.33.13-", d.Pulumi: "pulumi-3.248.0-docker5.2.0-",
+		d.KubernetesProvider: "pulumi-resource-kubernetes-4.34.2-", d.Standin: "tfserving-standin-", d.Pause: "pause-"} {
+		b := filepath.Base(dir)
+		if !strings.HasPrefix(b, prefix) || len(b) != len(prefix)+12 || filepath.Dir(dir) != bin {
+			t.Errorf("bundle folder %s, want %s + 12 hex digits in %s", dir, prefix, bin)
+		}
+	}
+	if KeyOf(d.Pause) != strings.TrimPrefix(filepath.Base(d.Pause), "pause-") {
+		t.Errorf("KeyOf(%s) = %s", d.Pause, KeyOf(d.Pause))
+	}
+
+	for _, n := range []string{"pause-aaaaaaaaaaaa", "pause-bbbbbbbbbbbb", "pause-cccccccccccc.tmp.999999999", "kube-v1-aaaaaaaaaaaa"} {
+		os.MkdirAll(filepath.Join(bin, n), 0o755)
+	}
+	live := filepath.Join(bin, "pause-dddddddddddd.tmp."+itoa(os.Getpid()))
+	os.MkdirAll(live, 0o755)
+	if err := Prune(filepath.Join(bin, "pause-aaaaaaaaaaaa")); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(bin)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	want := []string{"kube-v1-aaaaaaaaaaaa", "pause-aaaaaaaaaaaa", filepath.Base(live)}
+	if strings.Join(left, " ") != strings.Join(want, " ") {
+		t.Fatalf("after prune: %v, want %v", left, want)
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestSetSchemaVersion(t *testing.T) {
+	in := []byte(`{"name": "kubernetes", "version": "0.0.0", "resources": {"b": {"x": "<&>"}, "a": [1, 2]}}`)
+	out, err := SetSchemaVersion(in, "4.34.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"name":"kubernetes","version":"4.34.2","resources":{"b":{"x":"<&>"},"a":[1,2]}}`; string(out) != want {
+		t.Fatalf("got %s, want %s", out, want)
+	}
+	out, err = SetSchemaVersion([]byte(`{"name": "k"}`), "1.0.0")
+	if err != nil || string(out) != `{"name":"k","version":"1.0.0"}` {
+		t.Fatalf("got %s, %v", out, err)
+	}
+	if _, err := SetSchemaVersion([]byte(`[1]`), "1"); err == nil {
+		t.Fatal("want an error for a schema that is no object")
+	}
+}
+
+func TestTail(t *testing.T) {
+	if got := string(Tail([]byte("a\nb\nc\n"), 2)); got != "b\nc\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := string(Tail([]byte("a\nb"), 5)); got != "a\nb" {
+		t.Fatalf("got %q", got)
+	}
+}

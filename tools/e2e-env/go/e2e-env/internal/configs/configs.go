@@ -1,0 +1,324 @@
+// Package configs holds the environment's settings (read from TFS_E2E_*
+// variables) and renders its configuration files: kubeconfigs, the registry's
+// and podman's configuration, the simulated GPU node and the env file.
+package configs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Fixed names of the environment.
+const (
+	Context       = "tfs-e2e"
+	CPUNode       = "tfs-e2e-cpu"
+	GPUNode       = "tfs-e2e-gpu"
+	GPULabelKey   = "cloud.google.com/gke-accelerator"
+	GPULabelValue = "nvidia-tesla-t4"
+)
+
+// Settings are the environment's folders, ports and network settings.
+type Settings struct {
+	Root  string // the repository
+	Cache string // TFS_E2E_CACHE, default ~/.cache/tf-serving-e2e
+	State string // TFS_E2E_STATE, default $CACHE/state
+
+	APIPort, EtcdPort, RegistryPort, KCMPort, SchedulerPort, KwokPort, KubeletPort int
+
+	LBMode     string // TFS_E2E_LB_MODE: ip or hostname
+	LBIPRange  string // one loopback address per LoadBalancer Service
+	PodSubnet  string // the real node's pod subnet (the bridge takes its first address)
+	NodeBridge string
+	NodeCgroup string
+	NoApt      bool // TFS_E2E_NO_APT=1: never apt-get install
+}
+
+// FromEnv reads the settings from getenv; home is the user's home folder.
+func FromEnv(getenv func(string) string, home, root string) (Settings, error) {
+	str := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	var err error
+	port := func(name string, def int) int {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		p, e := strconv.Atoi(v)
+		if e != nil || p <= 0 || p > 65535 {
+			err = fmt.Errorf("%s=%q is no port number", name, v)
+		}
+		return p
+	}
+	s := Settings{Root: root}
+	s.Cache = str("TFS_E2E_CACHE", filepath.Join(home, ".cache", "tf-serving-e2e"))
+	s.State = str("TFS_E2E_STATE", filepath.Join(s.Cache, "state"))
+	s.APIPort = port("TFS_E2E_API_PORT", 16443)
+	s.EtcdPort = port("TFS_E2E_ETCD_PORT", 12379)
+	s.RegistryPort = port("TFS_E2E_REGISTRY_PORT", 5001) // the port Pulumi.dev.yaml's registry (localhost:5001) uses
+	s.KCMPort = port("TFS_E2E_KCM_PORT", 10257)
+	s.SchedulerPort = port("TFS_E2E_SCHEDULER_PORT", 10259)
+	s.KwokPort = port("TFS_E2E_KWOK_PORT", 10247)
+	s.KubeletPort = port("TFS_E2E_KUBELET_PORT", 10350)
+	s.LBMode = str("TFS_E2E_LB_MODE", "ip")
+	s.LBIPRange = str("TFS_E2E_LB_IP_RANGE", "127.0.100.0/24")
+	s.PodSubnet = str("TFS_E2E_POD_SUBNET", "10.213.0.0/24")
+	s.NodeBridge = str("TFS_E2E_NODE_BRIDGE", "tfse2e0")
+	s.NodeCgroup = str("TFS_E2E_NODE_CGROUP", "/tfs-e2e")
+	s.NoApt = getenv("TFS_E2E_NO_APT") == "1"
+	return s, err
+}
+
+// Derived folders, files and addresses.
+func (s Settings) Bin() string          { return filepath.Join(s.Cache, "bin") }
+func (s Settings) Tools() string        { return filepath.Join(s.Root, "tools", "e2e-env", "go") }
+func (s Settings) Run() string          { return filepath.Join(s.State, "run") }
+func (s Settings) Logs() string         { return filepath.Join(s.State, "logs") }
+func (s Settings) PKI() string          { return filepath.Join(s.State, "pki") }
+func (s Settings) EnvFile() string      { return filepath.Join(s.State, "env.sh") }
+func (s Settings) Podman() string       { return filepath.Join(s.State, "podman") }
+func (s Settings) PodmanSocket() string { return filepath.Join(s.Run(), "podman.sock") }
+func (s Settings) Registry() string     { return "127.0.0.1:" + strconv.Itoa(s.RegistryPort) }
+func (s Settings) BaseImage() string    { return s.Registry() + "/tensorflow/serving:stand-in" }
+func (s Settings) APIServer() string    { return "https://127.0.0.1:" + strconv.Itoa(s.APIPort) }
+func (s Settings) EtcdPeerPort() int    { return s.EtcdPort + 1 }
+func (s Settings) KubeletHealthzPort() int {
+	return s.KubeletPort - 2
+}
+
+// PodmanEnv are the variables that point podman (and buildah) at the
+// environment's store. RUN steps cannot use an OCI runtime in this sandbox (no
+// cgroup or rlimit control); buildah's chroot isolation works without one.
+func (s Settings) PodmanEnv() [][2]string {
+	return [][2]string{
+		{"CONTAINERS_STORAGE_CONF", filepath.Join(s.Podman(), "storage.conf")},
+		{"CONTAINERS_REGISTRIES_CONF", filepath.Join(s.Podman(), "registries.conf")},
+		{"CONTAINERS_CONF", filepath.Join(s.Podman(), "containers.conf")},
+		{"BUILDAH_ISOLATION", "chroot"},
+	}
+}
+
+// PulumiEnv are the Pulumi variables of the environment (passphrase: the
+// caller's, else a fixed one).
+func (s Settings) PulumiEnv(passphrase string) [][2]string {
+	if passphrase == "" {
+		passphrase = "tfs-e2e-local"
+	}
+	return [][2]string{
+		{"PULUMI_HOME", filepath.Join(s.State, "pulumi-home")},
+		{"PULUMI_BACKEND_URL", "file://" + filepath.Join(s.State, "pulumi-backend")},
+		{"PULUMI_CONFIG_PASSPHRASE", passphrase},
+		{"PULUMI_SKIP_UPDATE_CHECK", "true"},
+		{"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK", "true"},
+		{"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION", "true"},
+		{"PULUMI_IGNORE_AMBIENT_PLUGINS", "true"},
+		{"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING", "true"},
+	}
+}
+
+// Kubeconfig is a kubeconfig (context tfs-e2e) for the client certificate
+// $PKI/CERT.crt.
+func Kubeconfig(s Settings, cert string) string {
+	pki := s.PKI()
+	return `apiVersion: v1
+kind: Config
+clusters:
+- name: tfs-e2e
+  cluster:
+    server: ` + s.APIServer() + `
+    certificate-authority: ` + pki + `/ca.crt
+users:
+- name: ` + cert + `
+  user:
+    client-certificate: ` + pki + `/` + cert + `.crt
+    client-key: ` + pki + `/` + cert + `.key
+contexts:
+- name: tfs-e2e
+  context:
+    cluster: tfs-e2e
+    user: ` + cert + `
+current-context: tfs-e2e
+`
+}
+
+// RegistryYML is docker-registry's configuration: blobs in the state folder,
+// HTTP on the registry's loopback address.
+func RegistryYML(s Settings) string {
+	return `version: 0.1
+log:
+  level: warn
+storage:
+  filesystem:
+    rootdirectory: ` + s.State + `/registry
+  delete:
+    enabled: true
+http:
+  addr: ` + s.Registry() + `
+`
+}
+
+// StorageConf is podman's storage configuration (vfs, in the state folder).
+func StorageConf(s Settings) string {
+	return `[storage]
+driver = "vfs"
+runroot = "` + s.Podman() + `/run"
+graphroot = "` + s.Podman() + `/storage"
+`
+}
+
+// RegistriesConf lets podman push to the loopback registry over plain HTTP.
+func RegistriesConf(s Settings) string {
+	return `unqualified-search-registries = ["docker.io"]
+
+[[registry]]
+location = "` + s.Registry() + `"
+insecure = true
+
+[[registry]]
+location = "localhost:` + strconv.Itoa(s.RegistryPort) + `"
+insecure = true
+`
+}
+
+// ContainersConf is podman's engine configuration.
+func ContainersConf(s Settings) string {
+	return `[containers]
+netns = "host"
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = "` + s.Podman() + `/events.log"
+tmp_dir = "` + s.Podman() + `/tmp"
+`
+}
+
+// GPUNodeManifest is the simulated GPU node (kwok): scheduling only, no
+// container runs there.
+func GPUNodeManifest(kubernetesVersion string) string {
+	return `apiVersion: v1
+kind: Node
+metadata:
+  name: ` + GPUNode + `
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    kubernetes.io/hostname: ` + GPUNode + `
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    node.kubernetes.io/instance-type: tfs-e2e-gpu
+    type: kwok
+    ` + GPULabelKey + `: ` + GPULabelValue + `
+    nvidia.com/gpu.present: "true"
+spec:
+  taints:
+  - key: nvidia.com/gpu
+    value: present
+    effect: NoSchedule
+status:
+  allocatable:
+    cpu: "8"
+    memory: 32Gi
+    ephemeral-storage: 100Gi
+    pods: "110"
+    nvidia.com/gpu: "1"
+  capacity:
+    cpu: "8"
+    memory: 32Gi
+    ephemeral-storage: 100Gi
+    pods: "110"
+    nvidia.com/gpu: "1"
+  nodeInfo:
+    architecture: amd64
+    operatingSystem: linux
+    kubeletVersion: ` + kubernetesVersion + `
+`
+}
+
+// EnvFile is the env file a shell sources; pulumiDir and kubeDir are the
+// bundles whose bin folders go on PATH.
+func EnvFile(s Settings, pulumiDir, kubeDir string) string {
+	st := s.State
+	return `# tf-serving e2e environment: source this file (written by scripts/e2e-env start).
+export TFS_E2E_STATE="` + st + `"
+export BUILDAH_ISOLATION=chroot
+export KUBECONFIG="` + st + `/kubeconfig"
+export DOCKER_HOST="unix://` + s.PodmanSocket() + `"
+export CONTAINERS_STORAGE_CONF="` + st + `/podman/storage.conf"
+export CONTAINERS_REGISTRIES_CONF="` + st + `/podman/registries.conf"
+export CONTAINERS_CONF="` + st + `/podman/containers.conf"
+export PATH="` + pulumiDir + `/bin:` + kubeDir + `/bin:$PATH"
+export PULUMI_HOME="` + st + `/pulumi-home"
+export PULUMI_BACKEND_URL="file://` + st + `/pulumi-backend"
+export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-tfs-e2e-local}"
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+export PULUMI_IGNORE_AMBIENT_PLUGINS=true
+export PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true
+export TFS_E2E_REGISTRY="` + s.Registry() + `"
+export TFS_E2E_BASE_IMAGE="` + s.BaseImage() + `"
+export TFS_E2E_KUBE_CONTEXT=` + Context + `
+export TFS_E2E_CPU_NODE=` + CPUNode + `
+export TFS_E2E_GPU_NODE=` + GPUNode + `
+export TFS_E2E_GPU_NODE_LABEL="` + GPULabelKey + `=` + GPULabelValue + `"
+export TFS_E2E_LB_MODE=` + s.LBMode + `
+export TFS_E2E_POD_SUBNET=` + s.PodSubnet + `
+`
+}
+
+// Write makes the state folder's directories and writes the kubeconfigs, the
+// registry's and podman's configuration.
+func Write(s Settings) error {
+	for _, d := range []string{filepath.Join(s.Podman(), "tmp"), filepath.Join(s.State, "registry"), filepath.Join(s.State, "pulumi-home"),
+		filepath.Join(s.State, "pulumi-backend"), s.Run(), s.Logs()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	for name, content := range map[string]string{
+		"kubeconfig":                    Kubeconfig(s, "admin"),
+		"controller-manager.kubeconfig": Kubeconfig(s, "controller-manager"),
+		"scheduler.kubeconfig":          Kubeconfig(s, "scheduler"),
+		"registry.yml":                  RegistryYML(s),
+		"podman/storage.conf":           StorageConf(s),
+		"podman/registries.conf":        RegistriesConf(s),
+		"podman/containers.conf":        ContainersConf(s),
+	} {
+		if err := os.WriteFile(filepath.Join(s.State, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Exported are the names of the variables an env file exports, in its order.
+func Exported(envFile string) []string {
+	var names []string
+	for _, line := range strings.Split(envFile, "\n") {
+		rest, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		name, _, ok := strings.Cut(rest, "=")
+		if ok && validName(name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func validName(n string) bool {
+	for i, c := range n {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return n != ""
+}

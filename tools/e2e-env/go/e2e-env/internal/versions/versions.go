@@ -1,0 +1,131 @@
+// Package versions reads the environment's version pins from the one place each
+// is pinned: the Go wrapper modules' go.mod files (Kubernetes, the Pulumi CLI)
+// and the repository's package-lock.json (the provider plugins the npm SDKs ask
+// for, and the @pulumi/pulumi SDK the CLI must match).
+package versions
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Versions are the pins, without a leading "v" except Kubernetes'.
+type Versions struct {
+	Kubernetes         string // "v1.33.13", k8s.io/kubernetes in go/kube/go.mod
+	KubernetesMajor    string // "1"
+	KubernetesMinor    string // "33"
+	Pulumi             string // "3.248.0", github.com/pulumi/pulumi/pkg/v3 in go/pulumi/go.mod
+	PulumiSDK          string // "3.248.0", @pulumi/pulumi in package-lock.json
+	KubernetesProvider string // "4.34.2", @pulumi/kubernetes in package-lock.json
+	DockerProvider     string // "5.2.0", @pulumi/docker in package-lock.json
+}
+
+// ModuleVersion returns the version a go.mod's require lines give module
+// (a replace line's right-hand side is never read).
+func ModuleVersion(gomod []byte, module string) (string, error) {
+	inReplace := false
+	for _, raw := range strings.Split(string(gomod), "\n") {
+		line := strings.TrimSpace(raw)
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		switch {
+		case line == ")":
+			inReplace = false
+			continue
+		case strings.HasPrefix(line, "replace ("):
+			inReplace = true
+			continue
+		case inReplace, strings.HasPrefix(line, "replace "):
+			continue
+		}
+		line = strings.TrimPrefix(line, "require ")
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == module {
+			return f[1], nil
+		}
+	}
+	return "", fmt.Errorf("go.mod requires no %s", module)
+}
+
+// LockVersion returns the version package-lock.json installs for an npm package.
+func LockVersion(lock []byte, pkg string) (string, error) {
+	var l struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(lock, &l); err != nil {
+		return "", fmt.Errorf("package-lock.json: %w", err)
+	}
+	p, ok := l.Packages["node_modules/"+pkg]
+	if !ok || p.Version == "" {
+		return "", fmt.Errorf("package-lock.json installs no %s", pkg)
+	}
+	return p.Version, nil
+}
+
+var k8sVersion = regexp.MustCompile(`^v(\d+)\.(\d+)\.\d+$`)
+
+// Parse reads the pins from the three files' contents.
+func Parse(kubeGoMod, pulumiGoMod, packageLock []byte) (Versions, error) {
+	var v Versions
+	var err error
+	if v.Kubernetes, err = ModuleVersion(kubeGoMod, "k8s.io/kubernetes"); err != nil {
+		return v, fmt.Errorf("go/kube/%w", err)
+	}
+	m := k8sVersion.FindStringSubmatch(v.Kubernetes)
+	if m == nil {
+		return v, fmt.Errorf("go/kube/go.mod: k8s.io/kubernetes %s is no release version vX.Y.Z", v.Kubernetes)
+	}
+	v.KubernetesMajor, v.KubernetesMinor = m[1], m[2]
+	p, err := ModuleVersion(pulumiGoMod, "github.com/pulumi/pulumi/pkg/v3")
+	if err != nil {
+		return v, fmt.Errorf("go/pulumi/%w", err)
+	}
+	v.Pulumi = strings.TrimPrefix(p, "v")
+	for _, x := range []struct {
+		pkg string
+		dst *string
+	}{
+		{"@pulumi/pulumi", &v.PulumiSDK},
+		{"@pulumi/kubernetes", &v.KubernetesProvider},
+		{"@pulumi/docker", &v.DockerProvider},
+	} {
+		if *x.dst, err = LockVersion(packageLock, x.pkg); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// Check fails when the Pulumi CLI built here is not the version of the SDK the
+// project installs (they are meant to be equal: one is updated with the other).
+func (v Versions) Check() error {
+	if v.Pulumi != v.PulumiSDK {
+		return fmt.Errorf("the Pulumi CLI (github.com/pulumi/pulumi/pkg/v3 v%s in tools/e2e-env/go/pulumi/go.mod) and the SDK (@pulumi/pulumi %s in package-lock.json) differ: update the go.mod (and go.sum) to the SDK's version", v.Pulumi, v.PulumiSDK)
+	}
+	return nil
+}
+
+// Read reads the pins of the repository at root.
+func Read(root string) (Versions, error) {
+	read := func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) }
+	kube, err := read("tools/e2e-env/go/kube/go.mod")
+	if err != nil {
+		return Versions{}, err
+	}
+	pulumi, err := read("tools/e2e-env/go/pulumi/go.mod")
+	if err != nil {
+		return Versions{}, err
+	}
+	lock, err := read("package-lock.json")
+	if err != nil {
+		return Versions{}, err
+	}
+	return Parse(kube, pulumi, lock)
+}

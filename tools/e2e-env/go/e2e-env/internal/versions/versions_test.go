@@ -1,0 +1,75 @@
+package versions
+
+import (
+	"strings"
+	"testing"
+)
+
+const kubeMod = `module tfs-e2e/kube
+
+go 1.24.0
+
+require (
+	go.etcd.io/etcd/server/v3 v3.5.21
+	k8s.io/kubernetes v1.33.13 // the release
+)
+
+replace k8s.io/kubernetes => k8s.io/kubernetes v1.0.0
+
+replace (
+	k8s.io/api => k8s.io/api v0.33.13
+)
+`
+
+const pulumiMod = `module tfs-e2e/pulumi
+
+require github.com/pulumi/pulumi/pkg/v3 v3.248.0
+require github.com/pulumi/pulumi/sdk/v3 v3.248.0
+`
+
+func lock(sdk string) []byte {
+	return []byte(`{"name": "x", "packages": {
+		"": {"dependencies": {"@pulumi/pulumi": "^3.0.0"}},
+		"node_modules/@pulumi/pulumi": {"version": "` + sdk + `"},
+		"node_modules/@pulumi/kubernetes": {"version": "4.34.2"},
+		"node_modules/@pulumi/docker": {"version": "5.2.0"},
+		"node_modules/@pulumi/docker/node_modules/x": {"version": "9.9.9"}
+	}}`)
+}
+
+func TestParse(t *testing.T) {
+	v, err := Parse([]byte(kubeMod), []byte(pulumiMod), lock("3.248.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Versions{"v1.33.13", "1", "33", "3.248.0", "3.248.0", "4.34.2", "5.2.0"}
+	if v != want {
+		t.Fatalf("got %+v, want %+v", v, want)
+	}
+	if err := v.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMismatch(t *testing.T) {
+	v, err := Parse([]byte(kubeMod), []byte(pulumiMod), lock("3.250.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Check()
+	if err == nil || !strings.Contains(err.Error(), "v3.248.0") || !strings.Contains(err.Error(), "3.250.1") {
+		t.Fatalf("want an error naming both versions, got %v", err)
+	}
+}
+
+func TestMissing(t *testing.T) {
+	if _, err := Parse([]byte("module x\n"), []byte(pulumiMod), lock("1")); err == nil || !strings.Contains(err.Error(), "k8s.io/kubernetes") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := LockVersion([]byte(`{"packages": {}}`), "@pulumi/docker"); err == nil {
+		t.Fatal("want an error for a package the lock does not install")
+	}
+	if _, err := Parse([]byte(strings.Replace(kubeMod, "v1.33.13", "v1.33.0-rc.1", 1)), []byte(pulumiMod), lock("1")); err == nil {
+		t.Fatal("want an error for a pre-release Kubernetes version")
+	}
+}
