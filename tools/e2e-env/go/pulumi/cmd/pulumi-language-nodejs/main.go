@@ -37,9 +37,10 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// languageHostVersion is the version this host reports; the build sets it to the
-// version of the Pulumi CLI it is installed beside.
-var languageHostVersion = "3.248.0"
+// languageHostVersion is the version this host reports; the build (ldflags) sets
+// it to the version of the Pulumi CLI it is installed beside (tools/e2e-env/go/pulumi's
+// go.mod); the default only marks a binary built some other way.
+var languageHostVersion = "0.0.0-dev"
 
 // exitAfterUserMessage is the exit code @pulumi/pulumi's cmd/run uses when the
 // program failed and already told the user why.

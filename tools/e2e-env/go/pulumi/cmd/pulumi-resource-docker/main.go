@@ -31,9 +31,10 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// dockerProviderVersion is set by the build to the @pulumi/docker version it
-// stands in for.
-var dockerProviderVersion = "5.2.0"
+// dockerProviderVersion is set by the build (ldflags) to the @pulumi/docker
+// version it stands in for, read from the repository's package-lock.json; the
+// default only marks a binary built some other way.
+var dockerProviderVersion = "0.0.0-dev"
 
 const imageType = "docker:index/image:Image"
 
