@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"tfs-e2e/e2e-env/internal/flock"
+	"tfs-e2e/e2e-env/internal/logtail"
 	"tfs-e2e/e2e-env/internal/versions"
 )
 
@@ -224,24 +225,12 @@ func (b *Builder) goCmd(mod, logName string, tail int, failure string, extraEnv 
 	if err := cmd.Run(); err != nil {
 		out, _ := os.ReadFile(logPath)
 		if tail > 0 {
-			out = Tail(out, tail)
+			out = logtail.Tail(out, tail)
 		}
 		b.Stderr.Write(out)
 		return fmt.Errorf("%s (log: %s)", failure, logPath)
 	}
 	return nil
-}
-
-// Tail is the last n lines of out.
-func Tail(out []byte, n int) []byte {
-	lines := bytes.SplitAfter(out, []byte("\n"))
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return bytes.Join(lines, nil)
 }
 
 // Kube builds the multi-call binary of the control plane, kubelet, kwok and the

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"tfs-e2e/e2e-env/internal/logtail"
 )
 
 // Supervisor manages the processes of one state folder.
@@ -125,7 +127,7 @@ func (s *Supervisor) WaitFor(what string, limit time.Duration, check func() bool
 		}
 		if _, err := os.Stat(s.pidFile(what)); err == nil && !s.Alive(what) {
 			if b, err := os.ReadFile(s.LogFile(what)); err == nil {
-				s.Stderr.Write(Tail(b, 15))
+				s.Stderr.Write(logtail.Tail(b, 15))
 			}
 			os.Remove(s.pidFile(what))
 			return fmt.Errorf("%s exited (log: %s); run start again", what, s.LogFile(what))
@@ -209,16 +211,4 @@ func (s *Supervisor) StopStrays(binCache string, exes []string, log func(string,
 	for _, p := range s.Strays(binCache, exes) {
 		syscall.Kill(p, syscall.SIGKILL)
 	}
-}
-
-// Tail is the last n lines of b.
-func Tail(b []byte, n int) []byte {
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return bytes.Join(lines, nil)
 }
