@@ -111,6 +111,16 @@ func (s *server) route(method, path string, body []byte) (any, error) {
 	return s.modelStatus(name, m[2], m[3])
 }
 
+// labelVersion is the version a label of the model's config stands for, or
+// TF Serving's error for a label it does not know.
+func labelVersion(m *servable, label string) (string, error) {
+	v, ok := m.cfg.labels[label]
+	if !ok {
+		return "", invalidArgument("Unrecognized servable version label: %s", label)
+	}
+	return strconv.FormatInt(v, 10), nil
+}
+
 func (s *server) modelStatus(name, version, label string) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -120,11 +130,10 @@ func (s *server) modelStatus(name, version, label string) (any, error) {
 	}
 	versions := sortedVersions(m)
 	if label != "" {
-		v, ok := m.cfg.labels[label]
-		if !ok {
-			return nil, invalidArgument("Unrecognized servable version label: %s", label)
+		var err error
+		if version, err = labelVersion(m, label); err != nil {
+			return nil, err
 		}
-		version = strconv.FormatInt(v, 10)
 	}
 	if version != "" {
 		want, _ := strconv.ParseInt(version, 10, 64)
@@ -155,11 +164,10 @@ func (s *server) servingVersion(name, version, label string) (*versionState, err
 		if m == nil {
 			return nil, &statusError{"NOT_FOUND", fmt.Sprintf("Servable not found for request: Latest(%s)", name)}
 		}
-		v, ok := m.cfg.labels[label]
-		if !ok {
-			return nil, invalidArgument("Unrecognized servable version label: %s", label)
+		var err error
+		if version, err = labelVersion(m, label); err != nil {
+			return nil, err
 		}
-		version = strconv.FormatInt(v, 10)
 	}
 	if version != "" {
 		want, _ := strconv.ParseInt(version, 10, 64)
