@@ -11,7 +11,8 @@
  *   variables file, generated here, never committed): first `up`, no-op `preview`, a new version's
  *   `up`, and the bytes the registry received for it against that version's compressed size.
  *
- * Prints figures and the goals' ratios; asserts nothing. Each timing is one run.
+ * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
+ * (the program's and the floors' alternate), every other timing one run.
  */
 import { execFileSync } from "child_process";
 import * as crypto from "crypto";
@@ -19,7 +20,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { MODEL_SERVER_SELECTOR } from "../contract/labels";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
 import { E2eProject, MODEL, ROOT, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
@@ -37,6 +38,22 @@ async function seconds<T>(f: () => Promise<T> | T): Promise<[number, T]> {
 }
 
 const round = (s: number) => Math.round(s * 100) / 100;
+
+const RUNS = 3;
+
+function median(values: number[]): number {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** The median of RUNS timings of `f`. */
+async function medianSeconds(f: () => Promise<unknown>): Promise<number> {
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+        times.push((await seconds(f))[0]);
+    }
+    return median(times);
+}
 
 function folderBytes(dir: string): number {
     return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -124,29 +141,54 @@ async function kubectlFloor(project: E2eProject): Promise<number> {
     }
 }
 
-/** A minimal Pulumi TypeScript program on the same engine and provider: one ConfigMap. */
-async function engineFloor(namespace: string): Promise<{ noopUp: number; noopPreview: number }> {
-    const dir = fs.mkdtempSync(path.join(ROOT, ".tfs", "bench-floor-"));
+/**
+ * A minimal Pulumi TypeScript program on the same engine and provider: one ConfigMap, deployed.
+ * `swc`: with the project's run settings (ts-node's swc transpiler) instead of the default
+ * runtime's (ts-node with the TypeScript compiler).
+ */
+async function floorStack(namespace: string, swc: boolean): Promise<{ stack: Stack; dispose: () => Promise<void> }> {
+    const name = swc ? "floor-swc" : "floor";
+    const dir = fs.mkdtempSync(path.join(ROOT, ".tfs", `bench-${name}-`));
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), YAML.stringify({ name: "tfs-bench-floor", runtime: { name: "nodejs", options: { typescript: true } } }));
     // `noCheck`: Pulumi then only transpiles, as in the repository. `moduleResolution`: ts-node's
     // defaults for this Node version say node16, which refuses `module: commonjs` (TS5110).
-    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "commonjs", moduleResolution: "node", noCheck: true } }));
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
+        compilerOptions: { strict: true, target: "ES2022", module: "commonjs", moduleResolution: "node", noCheck: true },
+        ...(swc ? { "ts-node": { swc: true } } : {}),
+    }));
     fs.writeFileSync(path.join(dir, "index.ts"), [
         `import * as k8s from "@pulumi/kubernetes";`,
-        `new k8s.core.v1.ConfigMap("floor", { metadata: { namespace: ${JSON.stringify(namespace)}, name: "bench-floor" }, data: { a: "b" } });`,
+        `new k8s.core.v1.ConfigMap("floor", { metadata: { namespace: ${JSON.stringify(namespace)}, name: "bench-${name}" }, data: { a: "b" } });`,
         "",
     ].join("\n"));
-    const stack = await LocalWorkspace.createOrSelectStack({ stackName: "floor", workDir: dir });
-    try {
-        await stack.up({ onOutput: quiet });
-        const [noopUp] = await seconds(() => stack.up({ onOutput: quiet }));
-        const [noopPreview] = await seconds(() => stack.preview({ onOutput: quiet }));
-        return { noopUp, noopPreview };
-    } finally {
-        await stack.destroy({ onOutput: quiet }).catch(() => undefined);
-        await stack.workspace.removeStack("floor").catch(() => undefined);
-        fs.rmSync(dir, { recursive: true, force: true });
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName: name, workDir: dir });
+    await stack.up({ onOutput: quiet });
+    return {
+        stack,
+        dispose: async () => {
+            await stack.destroy({ onOutput: quiet }).catch(() => undefined);
+            await stack.workspace.removeStack(name).catch(() => undefined);
+            fs.rmSync(dir, { recursive: true, force: true });
+        },
+    };
+}
+
+type NoopTimes = { noopUp: number; noopPreview: number };
+
+/**
+ * No-op `up` and `preview` of each stack, the median of RUNS rounds; in each round the stacks take
+ * turns, so a slow moment of the machine falls on all of them.
+ */
+async function noopTimes(stacks: Stack[]): Promise<NoopTimes[]> {
+    const ups: number[][] = stacks.map(() => []);
+    const previews: number[][] = stacks.map(() => []);
+    for (let round = 0; round < RUNS; round++) {
+        for (const [i, stack] of stacks.entries()) {
+            ups[i].push((await seconds(() => stack.up({ onOutput: quiet })))[0]);
+            previews[i].push((await seconds(() => stack.preview({ onOutput: quiet })))[0]);
+        }
     }
+    return stacks.map((_, i) => ({ noopUp: median(ups[i]), noopPreview: median(previews[i]) }));
 }
 
 /** Does the load balancer address reach a server (a node that runs containers)? */
@@ -174,12 +216,19 @@ async function main(): Promise<void> {
     const small = await createProject();
     let result: Record<string, unknown>;
     try {
-        log("[bench] small model: first up, no-op up, no-op preview");
+        log("[bench] small model: first up");
         const [firstUp, up] = await seconds(() => small.stack.up({ onOutput: quiet }));
-        const [noopUp] = await seconds(() => small.stack.up({ onOutput: quiet }));
-        const [noopPreview] = await seconds(() => small.stack.preview({ onOutput: quiet }));
-        log("[bench] engine floor (one ConfigMap)");
-        const floor = await engineFloor(small.namespace);
+        log(`[bench] no-op up and preview: the small model's stack and the engine floors (one ConfigMap), ${RUNS} rounds`);
+        const floors = [await floorStack(small.namespace, false), await floorStack(small.namespace, true)];
+        let times: NoopTimes[];
+        try {
+            times = await noopTimes([small.stack, ...floors.map((f) => f.stack)]);
+        } finally {
+            for (const f of floors) {
+                await f.dispose();
+            }
+        }
+        const [{ noopUp, noopPreview }, floor, floorSwc] = times;
         log("[bench] kubectl floor");
         const kubectl = await kubectlFloor(small);
 
@@ -193,6 +242,7 @@ async function main(): Promise<void> {
         result = {
             noopUp: round(noopUp), noopPreview: round(noopPreview),
             engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
+            engineFloorSwc: { noopUp: round(floorSwc.noopUp), noopPreview: round(floorSwc.noopPreview) },
             kubectlFloor: round(kubectl),
             firstUp: round(firstUp),
             smallModel: { bytes: folderBytes(path.join(small.modelDir, "123")), noopPreview: round(noopPreview) },
@@ -213,7 +263,7 @@ async function main(): Promise<void> {
         const bytes = folderBytes(fixtureVersion);
         log("[bench] big model: first up, no-op preview");
         const [firstUp, up] = await seconds(() => big.stack.up({ onOutput: quiet }));
-        const [noopPreview] = await seconds(() => big.stack.preview({ onOutput: quiet }));
+        const noopPreview = await medianSeconds(() => big.stack.preview({ onOutput: quiet }));
         log("[bench] big model: a new version");
         const v2 = path.join(big.modelDir, "124");
         writeBigVersion(seed, v2, BIG_MODEL_BYTES);
@@ -238,6 +288,8 @@ async function main(): Promise<void> {
     const rows: [string, string, string][] = [
         ["no-op up / engine floor", ratio(r.noopUp, r.engineFloor.noopUp), "<= 1.5"],
         ["no-op preview / engine floor", ratio(r.noopPreview, r.engineFloor.noopPreview), "<= 1.5"],
+        ["no-op up / engine floor with swc", ratio(r.noopUp, r.engineFloorSwc.noopUp), "(stricter)"],
+        ["no-op preview / engine floor with swc", ratio(r.noopPreview, r.engineFloorSwc.noopPreview), "(stricter)"],
         ["no-op preview, 1 GiB model / small model", ratio(r.bigModel.noopPreview, r.smallModel.noopPreview), "<= 1.25"],
         ["bytes pushed / new version compressed", ratio(r.bigModel.bytesPushed, r.bigModel.versionBytesCompressed), "<= 1.01"],
         ["failed requests during an update", r.update ? `${r.update.failed} of ${r.update.requests}` : "n/a (no node runs containers)", "0"],

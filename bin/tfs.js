@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `tfs` command: TypeScript sources run through ts-node (transpile only; `npm test` type-checks).
+// The `tfs` command: TypeScript sources run through ts-node (transpile only, with swc as tsconfig.json's
+// "ts-node" section says; `npm test` type-checks).
 const fs = require("fs");
 const path = require("path");
 const root = path.join(__dirname, "..");

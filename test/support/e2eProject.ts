@@ -107,9 +107,10 @@ export async function createProject(): Promise<E2eProject> {
  * file alone, not what it extends); without one it type-checks every file the program reaches,
  * the cloud SDKs' declarations included: seconds a user's `pulumi up` never pays.
  */
-export function projectTsconfig(): { compilerOptions: Record<string, unknown> } {
-    const root = JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
-    return { compilerOptions: { ...root.compilerOptions, noCheck: true } };
+export function projectTsconfig(): { compilerOptions: Record<string, unknown>; "ts-node"?: Record<string, unknown> } {
+    const root = JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown>; "ts-node"?: Record<string, unknown> };
+    // The project's own run settings too (ts-node's swc transpiler), so a throwaway project starts as the real one does.
+    return { compilerOptions: { ...root.compilerOptions, noCheck: true }, "ts-node": root["ts-node"] };
 }
 
 const MANIFEST = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
