@@ -195,6 +195,7 @@ func (e *env) prepare() error {
 	if err != nil {
 		return err
 	}
+	bundles.Touch(e.dirs) // used now: the builds another checkout's prepare keeps
 	if len(e.built) == 0 {
 		logf("prepare: nothing to build, every binary is cached under %s", e.s.Bin())
 	} else {

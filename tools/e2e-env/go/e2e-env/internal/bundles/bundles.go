@@ -129,28 +129,86 @@ func KeyOf(dir string) string {
 	return b[strings.LastIndex(b, "-")+1:]
 }
 
-// Prune removes the other builds of keep's bundle (same name, other key),
-// except a build still in progress (NAME-KEY.tmp.PID of a live PID).
+// KeepOthers is how many other builds of a bundle Prune keeps, the most
+// recently used first: two checkouts with different sources (a branch beside
+// main) share one cache without removing each other's build at every prepare,
+// even while one of them runs an environment from it.
+const KeepOthers = 1
+
+// Prune removes the other builds of keep's bundle (same name, another
+// 12-digit key) beyond the KeepOthers most recently used (see Touch), and
+// leftovers of builds that died (NAME-KEY.tmp.PID of a PID that is gone).
+// A build in progress is left alone; so is a folder whose name only starts
+// like the bundle's (tfserving-standin-test-..., another bundle).
 func Prune(keep string) error {
 	prefix := keep[:strings.LastIndex(keep, "-")+1]
 	matches, err := filepath.Glob(globEscape(prefix) + "*")
 	if err != nil {
 		return err
 	}
+	type build struct {
+		dir  string
+		used time.Time
+	}
+	var others []build
 	for _, d := range matches {
+		rest := strings.TrimPrefix(d, prefix)
 		if d == keep {
 			continue
 		}
-		if i := strings.LastIndex(d, ".tmp."); i >= 0 {
-			if pid, err := strconv.Atoi(d[i+len(".tmp."):]); err == nil && syscall.Kill(pid, 0) == nil {
+		if key, pid, ok := strings.Cut(rest, ".tmp."); ok {
+			if !isKey(key) {
 				continue
 			}
+			if n, err := strconv.Atoi(pid); err == nil && syscall.Kill(n, 0) == nil {
+				continue
+			}
+			if err := os.RemoveAll(d); err != nil {
+				return err
+			}
+			continue
 		}
-		if err := os.RemoveAll(d); err != nil {
+		if !isKey(rest) {
+			continue
+		}
+		info, err := os.Stat(d)
+		if err != nil {
+			continue
+		}
+		others = append(others, build{d, info.ModTime()})
+	}
+	sort.Slice(others, func(i, j int) bool { return others[i].used.After(others[j].used) })
+	for i, o := range others {
+		if i < KeepOthers {
+			continue
+		}
+		if err := os.RemoveAll(o.dir); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Touch marks the bundles' folders as used now (their modification time),
+// for Prune's choice of which other builds to keep.
+func Touch(d Dirs) {
+	now := time.Now()
+	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause} {
+		os.Chtimes(dir, now, now)
+	}
+}
+
+// isKey: 12 lowercase hex digits, as Key makes them.
+func isKey(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func globEscape(s string) string {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"tfs-e2e/e2e-env/internal/versions"
 )
@@ -95,23 +96,52 @@ func TestLocateAndPrune(t *testing.T) {
 		t.Errorf("KeyOf(%s) = %s", d.Pause, KeyOf(d.Pause))
 	}
 
-	for _, n := range []string{"pause-aaaaaaaaaaaa", "pause-bbbbbbbbbbbb", "pause-cccccccccccc.tmp.999999999", "kube-v1-aaaaaaaaaaaa"} {
-		os.MkdirAll(filepath.Join(bin, n), 0o755)
+	// Builds of the pause bundle: the one kept (a), two older ones (b used
+	// an hour ago, c two hours ago), a dead build's leftover, a live build, and
+	// folders of other bundles.
+	old := func(n string, age time.Duration) {
+		dir := filepath.Join(bin, n)
+		os.MkdirAll(dir, 0o755)
+		os.Chtimes(dir, time.Now().Add(-age), time.Now().Add(-age))
 	}
-	live := filepath.Join(bin, "pause-dddddddddddd.tmp."+itoa(os.Getpid()))
-	os.MkdirAll(live, 0o755)
+	old("pause-aaaaaaaaaaaa", time.Minute)
+	old("pause-bbbbbbbbbbbb", time.Hour)
+	old("pause-cccccccccccc", 2*time.Hour)
+	old("pause-eeeeeeeeeeee.tmp.999999999", 0)
+	old("pause-test-ffffffffffffffff", 3*time.Hour)
+	old("kube-v1-aaaaaaaaaaaa", 3*time.Hour)
+	live := "pause-dddddddddddd.tmp." + itoa(os.Getpid())
+	old(live, 0)
 	if err := Prune(filepath.Join(bin, "pause-aaaaaaaaaaaa")); err != nil {
 		t.Fatal(err)
 	}
-	var left []string
-	entries, _ := os.ReadDir(bin)
+	if got, want := names(t, bin), []string{"kube-v1-aaaaaaaaaaaa", "pause-aaaaaaaaaaaa", "pause-bbbbbbbbbbbb", live, "pause-test-ffffffffffffffff"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after prune: %v, want %v", got, want)
+	}
+
+	// c used again (another checkout started from it): b is the one to go.
+	os.MkdirAll(filepath.Join(bin, "pause-cccccccccccc"), 0o755)
+	Touch(Dirs{Pause: filepath.Join(bin, "pause-cccccccccccc")})
+	old("pause-gggggggggggg", 0)
+	if err := Prune(filepath.Join(bin, "pause-gggggggggggg")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(t, bin), []string{"kube-v1-aaaaaaaaaaaa", "pause-cccccccccccc", live, "pause-gggggggggggg", "pause-test-ffffffffffffffff"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after the second prune: %v, want %v", got, want)
+	}
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
 	for _, e := range entries {
-		left = append(left, e.Name())
+		out = append(out, e.Name())
 	}
-	want := []string{"kube-v1-aaaaaaaaaaaa", "pause-aaaaaaaaaaaa", filepath.Base(live)}
-	if strings.Join(left, " ") != strings.Join(want, " ") {
-		t.Fatalf("after prune: %v, want %v", left, want)
-	}
+	return out
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
