@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -97,7 +98,7 @@ func main() {
 			os.Exit(1)
 		}
 	case "env":
-		err = e.printEnv(len(args) > 1 && args[1] == "--json")
+		err = e.printEnv(os.Stdout, len(args) > 1 && args[1] == "--json")
 	case "packages":
 		err = e.packages()
 	case "selftest":
@@ -564,14 +565,14 @@ func (e *env) status() bool {
 }
 
 // printEnv prints the env file, or with asJSON its variables with their values
-// as a shell that sources it sees them.
-func (e *env) printEnv(asJSON bool) error {
+// as a shell that sources it sees them (one JSON object, in the file's order).
+func (e *env) printEnv(w io.Writer, asJSON bool) error {
 	b, err := os.ReadFile(e.s.EnvFile())
 	if err != nil {
 		return errors.New("no env file yet: run scripts/e2e-env start")
 	}
 	if !asJSON {
-		_, err := os.Stdout.Write(b)
+		_, err := w.Write(b)
 		return err
 	}
 	names := configs.Exported(string(b))
@@ -601,7 +602,7 @@ func (e *env) printEnv(asJSON bool) error {
 		buf.WriteString("\n")
 	}
 	buf.WriteString("}\n")
-	_, err = os.Stdout.Write(buf.Bytes())
+	_, err = w.Write(buf.Bytes())
 	return err
 }
 
