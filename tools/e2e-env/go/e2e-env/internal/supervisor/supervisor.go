@@ -116,6 +116,11 @@ func (s *Supervisor) SpawnCmd(name string, cmd *exec.Cmd) error {
 // WaitFor runs check every Poll until it succeeds, for at most limit. When
 // what is a component of ours (it has a pid file) that exits meanwhile, it
 // fails at once with the tail of its log (and forgets its pid).
+//
+// "Exits" means its process is gone or a zombie, not that Alive says no:
+// right after Spawn the process may still be inside execve, where the kernel
+// has closed the descriptor Start waits on but not yet set up the new command
+// line, and /proc/PID/cmdline reads empty for a moment.
 func (s *Supervisor) WaitFor(what string, limit time.Duration, check func() bool) error {
 	poll := s.Poll
 	if poll <= 0 {
@@ -125,7 +130,7 @@ func (s *Supervisor) WaitFor(what string, limit time.Duration, check func() bool
 		if check() {
 			return nil
 		}
-		if _, err := os.Stat(s.pidFile(what)); err == nil && !s.Alive(what) {
+		if p, ok := s.PidOf(what); ok && !Running(p) {
 			if b, err := os.ReadFile(s.LogFile(what)); err == nil {
 				s.Stderr.Write(logtail.Tail(b, 15))
 			}

@@ -145,6 +145,25 @@ func TestWaitFailsFastWhenTheComponentExits(t *testing.T) {
 	}
 }
 
+// A component whose command line does not (yet) name the state folder, as one
+// inside execve right after Spawn, is still running: the wait goes on.
+func TestWaitForKeepsWaitingForARunningComponent(t *testing.T) {
+	s, _ := newSup(t)
+	if err := s.Spawn("x", "sleep", "30"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Alive("x") {
+		t.Fatal("precondition: sleep's command line names no state folder, so Alive says no")
+	}
+	n := 0
+	if err := s.WaitFor("x", 5*time.Second, func() bool { n++; return n == 4 }); err != nil || n != 4 {
+		t.Fatalf("err %v after %d checks: a running process was taken for an exited one", err, n)
+	}
+	if p, _ := s.PidOf("x"); p > 0 {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
 func TestWaitForBounds(t *testing.T) {
 	s, _ := newSup(t)
 	n := 0
