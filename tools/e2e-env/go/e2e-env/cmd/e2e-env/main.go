@@ -584,19 +584,12 @@ func (e *env) printEnv(w io.Writer, asJSON bool) error {
 	}
 	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	buf.WriteString("{")
 	for i := 0; i+1 < len(fields); i += 2 {
 		if i > 0 {
 			buf.WriteString(",")
 		}
-		buf.WriteString("\n  ")
-		enc.Encode(fields[i])
-		buf.Truncate(buf.Len() - 1)
-		buf.WriteString(": ")
-		enc.Encode(fields[i+1])
-		buf.Truncate(buf.Len() - 1)
+		buf.WriteString("\n  " + jsonString(fields[i]) + ": " + jsonString(fields[i+1]))
 	}
 	if len(fields) > 1 {
 		buf.WriteString("\n")
@@ -604,6 +597,15 @@ func (e *env) printEnv(w io.Writer, asJSON bool) error {
 	buf.WriteString("}\n")
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// jsonString is s as a JSON string, with <, > and & as they are.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // selftest runs the Go tests of the stand-ins, the node's configuration, the

@@ -242,35 +242,34 @@ status:
 }
 
 // EnvFile is the env file a shell sources; pulumiDir and kubeDir are the
-// bundles whose bin folders go on PATH.
+// bundles whose bin folders go on PATH. Its podman and Pulumi variables are
+// PodmanEnv's and PulumiEnv's, the passphrase the caller's when set.
 func EnvFile(s Settings, pulumiDir, kubeDir string) string {
-	st := s.State
-	return `# tf-serving e2e environment: source this file (written by scripts/e2e-env start).
-export TFS_E2E_STATE="` + st + `"
-export BUILDAH_ISOLATION=chroot
-export KUBECONFIG="` + st + `/kubeconfig"
-export DOCKER_HOST="unix://` + s.PodmanSocket() + `"
-export CONTAINERS_STORAGE_CONF="` + st + `/podman/storage.conf"
-export CONTAINERS_REGISTRIES_CONF="` + st + `/podman/registries.conf"
-export CONTAINERS_CONF="` + st + `/podman/containers.conf"
-export PATH="` + pulumiDir + `/bin:` + kubeDir + `/bin:$PATH"
-export PULUMI_HOME="` + st + `/pulumi-home"
-export PULUMI_BACKEND_URL="file://` + st + `/pulumi-backend"
-export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-tfs-e2e-local}"
-export PULUMI_SKIP_UPDATE_CHECK=true
-export PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=true
-export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
-export PULUMI_IGNORE_AMBIENT_PLUGINS=true
-export PULUMI_DIY_BACKEND_NO_LEGACY_WARNING=true
-export TFS_E2E_REGISTRY="` + s.Registry() + `"
-export TFS_E2E_BASE_IMAGE="` + s.BaseImage() + `"
-export TFS_E2E_KUBE_CONTEXT=` + Context + `
-export TFS_E2E_CPU_NODE=` + CPUNode + `
-export TFS_E2E_GPU_NODE=` + GPUNode + `
-export TFS_E2E_GPU_NODE_LABEL="` + GPULabelKey + `=` + GPULabelValue + `"
-export TFS_E2E_LB_MODE=` + s.LBMode + `
-export TFS_E2E_POD_SUBNET=` + s.PodSubnet + `
-`
+	var b strings.Builder
+	b.WriteString("# tf-serving e2e environment: source this file (written by scripts/e2e-env start).\n")
+	export := func(name, value string) { b.WriteString("export " + name + "=\"" + value + "\"\n") }
+	export("TFS_E2E_STATE", s.State)
+	export("KUBECONFIG", filepath.Join(s.State, "kubeconfig"))
+	export("DOCKER_HOST", "unix://"+s.PodmanSocket())
+	for _, kv := range s.PodmanEnv() {
+		export(kv[0], kv[1])
+	}
+	export("PATH", pulumiDir+"/bin:"+kubeDir+"/bin:$PATH")
+	for _, kv := range s.PulumiEnv("") {
+		if kv[0] == "PULUMI_CONFIG_PASSPHRASE" {
+			kv[1] = "${PULUMI_CONFIG_PASSPHRASE:-" + kv[1] + "}"
+		}
+		export(kv[0], kv[1])
+	}
+	export("TFS_E2E_REGISTRY", s.Registry())
+	export("TFS_E2E_BASE_IMAGE", s.BaseImage())
+	export("TFS_E2E_KUBE_CONTEXT", Context)
+	export("TFS_E2E_CPU_NODE", CPUNode)
+	export("TFS_E2E_GPU_NODE", GPUNode)
+	export("TFS_E2E_GPU_NODE_LABEL", GPULabelKey+"="+GPULabelValue)
+	export("TFS_E2E_LB_MODE", s.LBMode)
+	export("TFS_E2E_POD_SUBNET", s.PodSubnet)
+	return b.String()
 }
 
 // Write makes the state folder's directories and writes the kubeconfigs, the

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"tfs-e2e/e2e-env/internal/logtail"
 )
 
 // Packages are the Debian packages needed, each with what it is for.
@@ -89,17 +91,9 @@ func (i Installer) Install(missing []string) error {
 	fmt.Fprintln(i.Stderr, "[e2e-env] apt-get install failed; running apt-get update once and trying again")
 	if run("update") != nil || run(install...) != nil {
 		if b, err := os.ReadFile(i.Log); err == nil {
-			i.Stderr.Write(tail(b, 20))
+			i.Stderr.Write(logtail.Tail(b, 20))
 		}
 		return fmt.Errorf("apt-get install %s failed", strings.Join(missing, " "))
 	}
 	return nil
-}
-
-func tail(b []byte, n int) []byte {
-	lines := strings.SplitAfter(string(b), "\n")
-	if len(lines) > n+1 {
-		lines = lines[len(lines)-n-1:]
-	}
-	return []byte(strings.Join(lines, ""))
 }
