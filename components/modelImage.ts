@@ -13,6 +13,7 @@ import { stageBuildContext } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
 import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
+import { pushedImageName } from "./pushedImage";
 
 export interface RegistryCredentials {
     /** Registry host the build logs into (`localhost:5001`, `us-docker.pkg.dev`, `ACCOUNT.dkr.ecr.REGION.amazonaws.com`). */
@@ -28,9 +29,11 @@ export interface RegistryCredentials {
 
 /**
  * Asks the registry which manifest digest (`sha256:...`) it holds for `tag` of the pushed image.
- * `image` is the pushed Image: the lookup must depend on it, so it runs after the push.
+ * `image` is the pushed Image: the lookup must take its arguments through `pushedImageName(image)`,
+ * so it runs after the push, and never in a preview of a push.
  */
 export type RegistryDigestLookup = (tag: string, image: docker.Image) => pulumi.Output<string>;
+
 
 export interface ModelImageArgs {
     /**
@@ -124,7 +127,6 @@ export class ModelImage extends pulumi.ComponentResource {
                 password: registry.password === undefined ? undefined : pulumi.secret(registry.password),
             }],
         }, { parent: this });
-        // `image.imageName` resolves once the Image is created or updated: the lookup follows the push.
-        return docker.getRegistryImageOutput({ name: image.imageName }, { parent: this, provider, dependsOn: [image] }).sha256Digest;
+        return docker.getRegistryImageOutput({ name: pushedImageName(image) }, { parent: this, provider, dependsOn: [image] }).sha256Digest;
     }
 }

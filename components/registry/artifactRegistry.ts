@@ -12,6 +12,7 @@
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import type { RegistryDigestLookup } from "../modelImage";
+import { pushedImageName } from "../pushedImage";
 
 export const GCR_HOSTS = ["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"] as const;
 export type GcrHost = (typeof GCR_HOSTS)[number];
@@ -216,8 +217,8 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
         return (tag, image) => gcp.artifactregistry.getDockerImageOutput({
             project: this.project,
             location: this.location,
-            // Through the Image's name, so the lookup waits for the push.
-            repositoryId: pulumi.all([this.ready, image.imageName]).apply(([id]) => id),
+            // Through the pushed name, so the lookup waits for the push (and never runs in its preview).
+            repositoryId: pulumi.all([this.ready, pushedImageName(image)]).apply(([id]) => id),
             imageName: `${model}:${tag}`,
         }, { parent: this, dependsOn: [image] }).name.apply(dockerImageDigest);
     }

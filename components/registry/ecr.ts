@@ -7,6 +7,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { RegistryDigestLookup } from "../modelImage";
+import { pushedImageName } from "../pushedImage";
 import { CONTENT_TAG_WILDCARD } from "../../serving/contentTag";
 
 export interface EcrSettings {
@@ -99,8 +100,8 @@ export class Ecr extends pulumi.ComponentResource {
     registryDigest(model: string): RegistryDigestLookup {
         const repository = this.repository(model);
         return (tag, image) => aws.ecr.getImageOutput({
-            // Through the Image's name, so the lookup waits for the push.
-            repositoryName: pulumi.all([repository.name, image.imageName]).apply(([name]) => name),
+            // Through the pushed name, so the lookup waits for the push (and never runs in its preview).
+            repositoryName: pulumi.all([repository.name, pushedImageName(image)]).apply(([name]) => name),
             imageTag: tag,
         }, { parent: this, dependsOn: [image] }).imageDigest;
     }
