@@ -13,7 +13,8 @@ import { stageBuildContext } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
 import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
-import { pushedImageName } from "./pushedImage";
+import { heldDigest, pushedImageName } from "./pushedImage";
+import { ImageBuildRecord, PreviousImage, pushDecision } from "../serving/pushDecision";
 
 export interface RegistryCredentials {
     /** Registry host the build logs into (`localhost:5001`, `us-docker.pkg.dev`, `ACCOUNT.dkr.ecr.REGION.amazonaws.com`). */
@@ -34,6 +35,13 @@ export interface RegistryCredentials {
  */
 export type RegistryDigestLookup = (tag: string, image: docker.Image) => pulumi.Output<string>;
 
+
+/**
+ * Asks the registry, before anything is built, which digest it already holds for `tag` of the
+ * image: undefined when it holds none, or cannot say (no repository yet, no access): then the
+ * image is pushed as usual.
+ */
+export type RegistryTagProbe = (tag: string) => pulumi.Output<string | undefined>;
 
 export interface ModelImageArgs {
     /**
@@ -73,6 +81,17 @@ export interface ModelImageArgs {
      * `getRegistryImage` (the registry's v2 API, with `registry`'s credentials). ECR: `Ecr.registryDigest(model)`.
      */
     registryDigest?: RegistryDigestLookup;
+    /**
+     * How to ask the registry whether it holds the content tag already (then nothing is pushed, and
+     * the pods run the digest it holds). Default: the Docker provider's `getRegistryImage`, with
+     * `registry`'s credentials. ECR: `Ecr.registryProbe(model)`; Artifact Registry: `ArtifactRegistry.registryProbe(model)`.
+     */
+    registryProbe?: RegistryTagProbe;
+    /**
+     * What the stack's last update left (this component's `build`, the digest its pods ran), so an
+     * unchanged model keeps the decision it had and previews no change. Default: none (a first deployment).
+     */
+    previousImage?: pulumi.Input<PreviousImage | undefined>;
 }
 
 export class ModelImage extends pulumi.ComponentResource {
@@ -81,6 +100,8 @@ export class ModelImage extends pulumi.ComponentResource {
     /** The tag pushed (`ctx-` and the context digest's prefix), for humans and registries' UIs. */
     readonly tag: string;
     readonly image: docker.Image;
+    /** Whether this update pushes the content tag or reuses the registry's copy: record it for the next run (`previousImage`). */
+    readonly build: pulumi.Output<ImageBuildRecord>;
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ModelImage", name, {}, opts);
@@ -96,6 +117,13 @@ export class ModelImage extends pulumi.ComponentResource {
         });
         this.tag = contentTag(staged.digest);
 
+        // Only the Docker provider's own lookups log in with the credentials: the cloud registries'
+        // passwords change on every run, and a provider holding one would preview an update each time.
+        const registryProvider = args.registryDigest !== undefined && args.registryProbe !== undefined ? undefined : this.registryProvider(name, args.registry);
+        const probe: RegistryTagProbe = args.registryProbe ?? ((tag) => this.dockerRegistryTagProbe(args.imageName, tag, registryProvider));
+        const held = probe(this.tag);
+        this.build = pulumi.all([args.previousImage, held]).apply(([previous, digest]) => pushDecision(this.tag, previous, digest));
+
         this.image = new docker.Image(name, {
             imageName: pulumi.interpolate`${args.imageName}:${this.tag}`,
             build: {
@@ -103,6 +131,8 @@ export class ModelImage extends pulumi.ComponentResource {
                 dockerfile: location.dockerfile,
                 platform: "linux/amd64",
             },
+            // Absent, not false, when pushing: the inputs of every Image pushed before this existed.
+            skipPush: this.build.apply((b) => (b.pushed ? undefined : true)),
             registry: {
                 server: args.registry.server,
                 username: args.registry.username,
@@ -112,21 +142,29 @@ export class ModelImage extends pulumi.ComponentResource {
 
         // Not `image.repoDigest`: when the push reports no digest (podman's Docker API), the Docker
         // provider falls back to the local store's digest, which the registry does not know.
-        const lookup: RegistryDigestLookup = args.registryDigest ?? ((_tag, image) => this.dockerRegistryDigest(name, args.registry, image));
-        const digest = lookup(this.tag, this.image);
+        const lookup: RegistryDigestLookup = args.registryDigest
+            ?? ((_tag, image) => docker.getRegistryImageOutput({ name: pushedImageName(image) }, { parent: this, provider: registryProvider, dependsOn: [image] }).sha256Digest);
+        const pushedDigest = lookup(this.tag, this.image);
+        // A reused tag: the digest the registry held before this run, known in the preview too.
+        const digest = pulumi.all([this.build, held]).apply(([b, h]) => (!b.pushed && h !== undefined ? pulumi.output(h) : pushedDigest));
         this.imageRef = pulumi.interpolate`${args.imageName}@${digest}`;
         this.registerOutputs({ imageRef: this.imageRef });
     }
 
-    /** The registry's digest through the Docker provider, logged in with `registry`'s credentials when it has them. */
-    private dockerRegistryDigest(name: string, registry: RegistryCredentials, image: docker.Image): pulumi.Output<string> {
-        const provider = registry.username === undefined ? undefined : new docker.Provider(`${name}-registry`, {
+    /** A Docker provider logged in with `registry`'s credentials, when it has them (else the default provider). */
+    private registryProvider(name: string, registry: RegistryCredentials): docker.Provider | undefined {
+        return registry.username === undefined ? undefined : new docker.Provider(`${name}-registry`, {
             registryAuth: [{
                 address: registry.server,
                 username: registry.username,
                 password: registry.password === undefined ? undefined : pulumi.secret(registry.password),
             }],
         }, { parent: this });
-        return docker.getRegistryImageOutput({ name: pushedImageName(image) }, { parent: this, provider, dependsOn: [image] }).sha256Digest;
+    }
+
+    /** The registry's digest for `imageName:tag` through the Docker provider, undefined when it has none. */
+    private dockerRegistryTagProbe(imageName: pulumi.Input<string>, tag: string, provider: docker.Provider | undefined): pulumi.Output<string | undefined> {
+        return pulumi.output(imageName).apply((image) => heldDigest(`${image}:${tag}`,
+            () => docker.getRegistryImage({ name: `${image}:${tag}` }, { parent: this, provider }).then((r) => r.sha256Digest)));
     }
 }

@@ -1,4 +1,4 @@
-/** When a registry lookup of a pushed image may run: after the push, never in its preview. */
+/** Registry lookups of a model image: after the push (never in its preview), and before it (is the tag held already?). */
 import type * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
 
@@ -12,4 +12,18 @@ import * as pulumi from "@pulumi/pulumi";
  */
 export function pushedImageName(image: docker.Image): pulumi.Output<string> {
     return pulumi.all([image.imageName, image.repoDigest]).apply(([name]) => name);
+}
+
+/**
+ * The digest a registry answers for `what`, or undefined when the lookup fails: a tag not pushed,
+ * a repository not created yet, a registry that cannot be asked. Every such case pushes the image,
+ * as before this probe existed; the lookup after the push reports a real failure.
+ */
+export async function heldDigest(what: string, lookup: () => Promise<string>): Promise<string | undefined> {
+    try {
+        return await lookup();
+    } catch (err) {
+        pulumi.log.debug(`${what}: not in the registry (${err instanceof Error ? err.message : String(err)}); it will be pushed`);
+        return undefined;
+    }
 }

@@ -40,7 +40,10 @@ export interface MockOptions {
     config?: Record<string, string>;
     /** Extra output state for a resource, merged over its inputs and the built-in defaults. */
     state?: (r: { type: string; name: string; inputs: Record<string, unknown> }) => Record<string, unknown> | undefined;
-    /** Answers for provider functions (`aws:index/getCallerIdentity:getCallerIdentity`); merged over the defaults. */
+    /**
+     * Answers for provider functions (`aws:index/getCallerIdentity:getCallerIdentity`); merged over the
+     * defaults. Without an answer, a registry lookup finds only the tags this run pushed.
+     */
     call?: (token: string, args: Record<string, unknown>) => Record<string, unknown> | undefined;
     /** How the mock load balancer reports its address: an IP (GKE, kind) or a hostname (AWS). */
     loadBalancer?: { ip?: string; hostname?: string };
@@ -82,11 +85,14 @@ export function fakeDigest(seed: string): string {
 
 function defaultState(type: string, name: string, inputs: Record<string, unknown>, lb: { ip?: string; hostname?: string }): Record<string, unknown> {
     switch (type) {
-        case "docker:index/image:Image": {
+        case IMAGE_TYPE: {
             const imageName = String(inputs.imageName ?? name);
             const repo = imageName.replace(/:[^/:]+$/, "");
             return { repoDigest: `${repo}@${fakeDigest(imageName)}`, baseImageName: imageName };
         }
+        case "pulumi:pulumi:StackReference":
+            // A stack with no update yet: no outputs to read back.
+            return { outputs: {}, secretOutputNames: [] };
         case "kubernetes:core/v1:Service":
             return { status: { loadBalancer: { ingress: [lb.hostname !== undefined ? { hostname: lb.hostname } : { ip: lb.ip ?? "203.0.113.10" }] } } };
         case "gcp:container/cluster:Cluster":
@@ -101,6 +107,28 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") }, arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}` };
         default:
             return {};
+    }
+}
+
+const IMAGE_TYPE = "docker:index/image:Image";
+
+/** The registry lookups of an image's tag: the Docker registry's, ECR's and Artifact Registry's. */
+const REGISTRY_LOOKUPS = new Set([
+    "docker:index/getRegistryImage:getRegistryImage",
+    "aws:ecr/getImage:getImage",
+    "gcp:artifactregistry/getDockerImage:getDockerImage",
+]);
+
+/**
+ * The mock registry holds what this run pushed and nothing else (a registry new to the stack, as in
+ * a first `tfs plan`): a lookup of any other tag fails, as a real registry answers 404.
+ */
+function refuseUnpushedTag(token: string, args: Record<string, unknown>, pushed: Set<string>): void {
+    if (REGISTRY_LOOKUPS.has(token)) {
+        const asked = JSON.stringify(args);
+        if (![...pushed].some((tag) => asked.includes(`:${tag}`) || args.imageTag === tag)) {
+            throw new Error(`${token}: 404 Not Found: the mock registry holds only the tags this run pushed (${asked})`);
+        }
     }
 }
 
@@ -205,6 +233,7 @@ interface Options {
 export async function installMocks(options: MockOptions, recorder: Recorder): Promise<pulumi.ResourceTransformation> {
     const names = new Map<pulumi.Resource, string>();
     const seen = new Map<string, Options>();
+    const pushedTags = new Set<string>();
     pulumi.runtime.setAllConfig(options.config ?? {});
     await pulumi.runtime.setMocks({
         async newResource(args) {
@@ -226,6 +255,9 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
                     ...(opts?.customTimeouts ? { customTimeouts: opts.customTimeouts } : {}),
                 });
             }
+            if (args.type === IMAGE_TYPE && clear.skipPush !== true) {
+                pushedTags.add(String(clear.imageName).replace(/^.*:/, ""));
+            }
             const state = {
                 ...clear,
                 ...defaultState(args.type, args.name, clear, options.loadBalancer ?? {}),
@@ -236,9 +268,13 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
         call(args) {
             const inputs = (args.inputs ?? {}) as Record<string, unknown>;
             recorder.calls.push({ token: args.token, args: inputs });
-            return { ...defaultCall(args.token, inputs), ...(options.call?.(args.token, inputs) ?? {}) };
+            const answer = options.call?.(args.token, inputs);
+            if (answer === undefined) {
+                refuseUnpushedTag(args.token, inputs, pushedTags);
+            }
+            return { ...defaultCall(args.token, inputs), ...(answer ?? {}) };
         },
-    }, options.project ?? "tf-serving", options.stack ?? "test", options.preview ?? false);
+    }, options.project ?? "tf-serving", options.stack ?? "test", options.preview ?? false, "organization");
 
     const nameOf = (r: unknown) => (pulumi.Resource.isInstance(r) ? names.get(r) : undefined);
     return ({ resource, type, name, props, opts }) => {

@@ -4,12 +4,14 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ModelImage, RegistryDigestLookup } from "../components/modelImage";
+import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
 import { ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
+import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
+import { previousOutputs } from "./previousOutputs";
 import { ModelSettings, ServingConfig } from "../config/config";
 
 /** A model that passed preflight and sizing: everything needed to register its resources. */
@@ -46,6 +48,8 @@ export interface RegistryTarget {
     password?: pulumi.Input<string>;
     /** How to ask the registry for a model's pushed tag digest; default the Docker provider's `getRegistryImage`. */
     registryDigest?(model: string): RegistryDigestLookup;
+    /** How to ask the registry whether it holds a model's tag before the build; default the Docker provider's `getRegistryImage`. */
+    registryProbe?(model: string): RegistryTagProbe;
 }
 
 export interface DeployArgs {
@@ -73,6 +77,8 @@ export interface StackOutputs {
     namespace: pulumi.Output<string>;
     /** Every model's endpoints by name, for stacks that serve several. */
     models: pulumi.Output<Record<string, { restUrl: string; grpcEndpoint: string; modelStatusUrl: string; imageRef: string }>>;
+    /** Every model's image: its content tag and whether it was pushed or the registry's copy reused (read back at the next run). */
+    imageBuilds: pulumi.Output<Record<string, ImageBuildRecord>>;
     kubeconfig?: pulumi.Output<string>;
     clusterName?: pulumi.Output<string>;
 }
@@ -95,6 +101,9 @@ export function deployModels(args: DeployArgs): StackOutputs {
         }, { provider, dependsOn: args.dependsOn }).metadata.name
         : pulumi.output(config.namespace);
 
+    const previous = previousOutputs();
+    const previousBuilds = pulumi.all([previous(IMAGE_BUILDS_OUTPUT), previous("models")]);
+    const images: ModelImage[] = [];
     const servers = args.models.map(({ settings, report, batchingParameters }) => {
         const image = new ModelImage(settings.name, {
             modelName: settings.name,
@@ -108,7 +117,10 @@ export function deployModels(args: DeployArgs): StackOutputs {
             projectDir: config.projectDir,
             contextDir: contextFolder(pulumi.getStack(), settings.name),
             registryDigest: args.registry.registryDigest?.(settings.name),
+            registryProbe: args.registry.registryProbe?.(settings.name),
+            previousImage: previousBuilds.apply(([builds, models]) => previousImage(builds, models, settings.name)),
         });
+        images.push(image);
         return new ModelServer(settings.name, {
             // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
             ...serverModelInputs(settings, report, batchingParameters),
@@ -139,5 +151,16 @@ export function deployModels(args: DeployArgs): StackOutputs {
         models: pulumi.all(servers.map((s) => pulumi.all([s.restUrl, s.grpcEndpoint, s.modelStatusUrl, s.imageRef])))
             .apply((rows) => Object.fromEntries(rows.map(([restUrl, grpcEndpoint, modelStatusUrl, imageRef], i) =>
                 [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef }]))),
+        imageBuilds: pulumi.all(images.map((i) => i.build)).apply((builds) => Object.fromEntries(builds.map((b, i) => [args.models[i].settings.name, b]))),
     };
+}
+
+const IMAGE_BUILDS_OUTPUT = "imageBuilds";
+
+/** What the last update's outputs (`imageBuilds`, `models`) say about a model's image. */
+function previousImage(builds: unknown, models: unknown, model: string): PreviousImage | undefined {
+    const record = readBuildRecord((builds as Record<string, unknown> | undefined)?.[model]);
+    const imageRef = (models as Record<string, { imageRef?: unknown } | undefined> | undefined)?.[model]?.imageRef;
+    const deployedDigest = typeof imageRef === "string" ? /@(sha256:[0-9a-f]{64})$/.exec(imageRef)?.[1] : undefined;
+    return record === undefined && deployedDigest === undefined ? undefined : { record, deployedDigest };
 }

@@ -11,8 +11,8 @@
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import type { RegistryDigestLookup } from "../modelImage";
-import { pushedImageName } from "../pushedImage";
+import type { RegistryDigestLookup, RegistryTagProbe } from "../modelImage";
+import { heldDigest, pushedImageName } from "../pushedImage";
 
 export const GCR_HOSTS = ["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"] as const;
 export type GcrHost = (typeof GCR_HOSTS)[number];
@@ -221,5 +221,12 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
             repositoryId: pulumi.all([this.ready, pushedImageName(image)]).apply(([id]) => id),
             imageName: `${model}:${tag}`,
         }, { parent: this, dependsOn: [image] }).name.apply(dockerImageDigest);
+    }
+
+    /** Whether Artifact Registry holds a model's tag already, and its digest (as `registryDigest`). */
+    registryProbe(model: string): RegistryTagProbe {
+        return (tag) => pulumi.all([this.project, this.location, this.ready]).apply(([project, location, repositoryId]) => heldDigest(`${model}:${tag}`,
+            () => gcp.artifactregistry.getDockerImage({ project, location, repositoryId, imageName: `${model}:${tag}` }, { parent: this })
+                .then((image) => dockerImageDigest(image.name))));
     }
 }

@@ -6,8 +6,8 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import type { RegistryDigestLookup } from "../modelImage";
-import { pushedImageName } from "../pushedImage";
+import type { RegistryDigestLookup, RegistryTagProbe } from "../modelImage";
+import { heldDigest, pushedImageName } from "../pushedImage";
 import { CONTENT_TAG_WILDCARD } from "../../serving/contentTag";
 
 export interface EcrSettings {
@@ -104,6 +104,13 @@ export class Ecr extends pulumi.ComponentResource {
             repositoryName: pulumi.all([repository.name, pushedImageName(image)]).apply(([name]) => name),
             imageTag: tag,
         }, { parent: this, dependsOn: [image] }).imageDigest;
+    }
+
+    /** Whether ECR holds a model's tag already, and its digest (DescribeImages, as `registryDigest`). */
+    registryProbe(model: string): RegistryTagProbe {
+        const repository = this.repository(model);
+        return (tag) => repository.name.apply((name) => heldDigest(`${name}:${tag}`,
+            () => aws.ecr.getImage({ repositoryName: name, imageTag: tag }, { parent: this }).then((image) => image.imageDigest)));
     }
 
     private repository(model: string): aws.ecr.Repository {

@@ -72,9 +72,10 @@ export function percentile(sorted: number[], p: number): number {
 /**
  * Sends `rps` requests a second until `stop()` resolves (bounded by `maxSeconds`): each tick a
  * predict that must answer `expected`, and every 4th tick a status read that records the version
- * answering. Every request that fails, answers non-200 or answers wrong counts as a failure.
+ * answering. Every request that fails, answers non-200 or answers other than `expected` (or one of
+ * `alternatives`, while a rollout switches between models) counts as a failure.
  */
-export async function underTraffic(restUrl: string, model: string, during: Promise<unknown>, options: { rps?: number; maxSeconds?: number; instances?: number[]; expected: number[] }): Promise<TrafficReport> {
+export async function underTraffic(restUrl: string, model: string, during: Promise<unknown>, options: { rps?: number; maxSeconds?: number; instances?: number[]; expected: number[]; alternatives?: number[][] }): Promise<TrafficReport> {
     const rps = options.rps ?? 20;
     const limit = (options.maxSeconds ?? 600) * rps;
     let done = false;
@@ -96,7 +97,7 @@ export async function underTraffic(restUrl: string, model: string, during: Promi
         inFlight.push(request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }) }).then((a) => {
             report.latenciesMs.push(a.ms);
             const got = a.status === 200 ? JSON.stringify((JSON.parse(a.body) as { predictions: number[] }).predictions) : "";
-            if (got !== JSON.stringify(options.expected)) {
+            if (![options.expected, ...(options.alternatives ?? [])].some((e) => got === JSON.stringify(e))) {
                 report.failures.push(`predict: HTTP ${a.status} ${a.body.slice(0, 200)}`);
             }
         }, (err: Error) => { report.failures.push(`predict: ${err.message}`); }));

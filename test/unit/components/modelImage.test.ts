@@ -2,6 +2,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, ModelImageArgs } from "../../../components/modelImage";
 import { fakeDigest } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
@@ -49,7 +50,9 @@ describe("ModelImage", () => {
         const { recorder, image, imageRef } = await build();
         const pushed = String((recorder.one("docker:index/image:Image").inputs as any).imageName);
         assert.strictEqual(pushed, `registry.internal:5000/team/m:${image.tag}`);
-        assert.deepStrictEqual(recorder.calls.filter((c) => c.token === REGISTRY_LOOKUP).map((c) => c.args.name), [pushed]);
+        // Once before the build (does the registry hold the tag already? not yet), once after the push.
+        assert.deepStrictEqual(recorder.calls.filter((c) => c.token === REGISTRY_LOOKUP).map((c) => c.args.name), [pushed, pushed]);
+        assert.strictEqual((recorder.one("docker:index/image:Image").inputs as any).skipPush, undefined, "pushed");
         assert.strictEqual(imageRef, `registry.internal:5000/team/m@${fakeDigest(`registry ${pushed}`)}`);
         assert.ok(!imageRef!.includes(LOCAL_STORE_DIGEST));
     });
@@ -58,13 +61,15 @@ describe("ModelImage", () => {
         // The lookup's argument is the Image's output: it cannot run before the push has happened.
         const recorder = await startMockRuntime({
             state: ({ type }) => (type === "docker:index/image:Image" ? { imageName: "registry.internal:5000/team/m:as-pushed" } : undefined),
+            call: (token, args) => (token === REGISTRY_LOOKUP && String(args.name).endsWith(":as-pushed") ? {} : undefined),
         });
         const image = new ModelImage("m", {
             modelName: "m", modelBaseDir: fixtureModelDir("half_plus_two_cpu"), versions: [123],
             imageName: "registry.internal:5000/team/m", registry: { server: "registry.internal:5000" }, projectDir, contextDir: ".tfs/build/test/m",
         });
         await settleOutput(image.imageRef);
-        assert.deepStrictEqual(recorder.calls.filter((c) => c.token === REGISTRY_LOOKUP).map((c) => c.args.name), ["registry.internal:5000/team/m:as-pushed"]);
+        const asked = recorder.calls.filter((c) => c.token === REGISTRY_LOOKUP).map((c) => c.args.name);
+        assert.strictEqual(asked[asked.length - 1], "registry.internal:5000/team/m:as-pushed");
     });
 
     it("logs the lookup into the registry with the build's credentials, the password secret", async () => {
@@ -98,12 +103,59 @@ describe("ModelImage", () => {
         const { recorder } = await build({
             registry: { server: "registry.internal:5000", username: "ci", password: "s3cret" },
             registryDigest: (_tag, pushed) => pushed.imageName.apply(() => "sha256:" + "e".repeat(64)),
+            registryProbe: () => pulumi.output(undefined),
         });
         assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);
         assert.ok(!recorder.calls.some((c) => c.token === REGISTRY_LOOKUP));
         const image = recorder.one("docker:index/image:Image");
         assert.ok(image.secretPaths.includes("registry.password"), `secret paths: ${image.secretPaths}`);
         assert.doesNotMatch(JSON.stringify(image.inputs), /s3cret/);
+    });
+
+    describe("a tag the registry holds already (going back to an earlier model)", () => {
+        const HELD = `sha256:${"b".repeat(64)}`;
+        const holding = { call: (token: string) => (token === REGISTRY_LOOKUP ? { sha256Digest: HELD } : undefined) };
+
+        async function buildHolding(previousImage: ModelImageArgs["previousImage"], options = holding) {
+            const recorder = await startMockRuntime(options);
+            const image = new ModelImage("m", {
+                modelName: "m", modelBaseDir: fixtureModelDir("half_plus_two_cpu"), versions: [123],
+                imageName: "registry.internal:5000/team/m", registry: { server: "registry.internal:5000" }, projectDir, contextDir: ".tfs/build/test/m",
+                previousImage,
+            });
+            const [imageRef, build] = await Promise.all([settleOutput(image.imageRef), settleOutput(image.build)]);
+            await recorder.settle();
+            return { image, imageRef, build, inputs: recorder.one("docker:index/image:Image").inputs as any };
+        }
+
+        it("is not pushed again: the pods run the digest the registry holds, not a rebuild's", async () => {
+            const { imageRef, build, inputs, image } = await buildHolding({ record: { tag: "ctx-0123456789abcdef", pushed: true } });
+            assert.strictEqual(inputs.skipPush, true);
+            assert.strictEqual(imageRef, `registry.internal:5000/team/m@${HELD}`);
+            assert.deepStrictEqual(build, { tag: image.tag, pushed: false });
+        });
+
+        it("the digest it holds is known in a preview too (the preview shows the pods' exact image)", async () => {
+            const recorder = await startMockRuntime({ ...holding, preview: true, state: ({ type }) => (type === "docker:index/image:Image" ? { repoDigest: undefined } : undefined) });
+            const image = new ModelImage("m", {
+                modelName: "m", modelBaseDir: fixtureModelDir("half_plus_two_cpu"), versions: [123],
+                imageName: "registry.internal:5000/team/m", registry: { server: "registry.internal:5000" }, projectDir, contextDir: ".tfs/build/test/m",
+            });
+            assert.strictEqual(await settleOutput(image.imageRef), `registry.internal:5000/team/m@${HELD}`);
+            await recorder.settle();
+        });
+
+        it("an unchanged model keeps its last decision: a tag this stack pushed stays pushed (no diff)", async () => {
+            const { image: first } = await buildHolding(undefined);
+            const { inputs, build } = await buildHolding({ record: { tag: first.tag, pushed: true } });
+            assert.strictEqual(inputs.skipPush, undefined);
+            assert.deepStrictEqual(build, { tag: first.tag, pushed: true });
+        });
+
+        it("a stack deployed before records were kept, running that very digest, is taken as pushed (upgrading previews no change)", async () => {
+            const { inputs } = await buildHolding({ deployedDigest: HELD });
+            assert.strictEqual(inputs.skipPush, undefined);
+        });
     });
 
     it("refuses a context folder outside the project, naming both", async () => {

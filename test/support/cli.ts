@@ -1,0 +1,72 @@
+/**
+ * Runs the commands a user runs (`pulumi`, `tfs`) as child processes, the way the README tells them
+ * to: in the project folder, with the environment's variables. Each run is bounded, and its whole
+ * process group is killed when it overruns or when the test process exits, pass or fail.
+ */
+import { spawn } from "child_process";
+import * as path from "path";
+
+export interface CliResult {
+    code: number;
+    stdout: string;
+    stderr: string;
+    seconds: number;
+}
+
+const running = new Set<number>();
+process.on("exit", () => {
+    for (const pid of running) {
+        try {
+            process.kill(-pid, "SIGKILL");
+        } catch {
+            // already gone
+        }
+    }
+});
+
+/** Runs `command args` in `cwd`; resolves with its exit code and output (never rejects on a non-zero exit). */
+export function runCli(command: string, args: string[], options: { cwd: string; timeoutMs?: number; env?: Record<string, string> }): Promise<CliResult> {
+    const t0 = Date.now();
+    return new Promise((resolve, reject) => {
+        const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+        const pid = child.pid;
+        if (pid !== undefined) {
+            running.add(pid);
+        }
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (d: string) => { stdout += d; });
+        child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr += d; });
+        const limit = options.timeoutMs ?? 15 * 60 * 1000;
+        const timer = setTimeout(() => {
+            if (pid !== undefined) {
+                process.kill(-pid, "SIGKILL");
+            }
+            stderr += `\n[killed after ${limit / 1000} s]`;
+        }, limit);
+        child.on("error", (err) => { clearTimeout(timer); reject(err); });
+        child.on("close", (code, signal) => {
+            clearTimeout(timer);
+            if (pid !== undefined) {
+                running.delete(pid);
+            }
+            resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr, seconds: (Date.now() - t0) / 1000 });
+        });
+    });
+}
+
+/** One step of a `pulumi preview --json`, as `OP TYPE::NAME` (the type without its parents). */
+export function stepLabel(step: { op: string; urn: string }): string {
+    const parts = step.urn.split("::");
+    const qualified = parts[2] ?? "";
+    return `${step.op} ${qualified.slice(qualified.lastIndexOf("$") + 1)}::${parts.slice(3).join("::")}`;
+}
+
+/** The steps of a `pulumi preview --json` that change something, sorted. */
+export function changedSteps(previewJson: string): string[] {
+    const parsed = JSON.parse(previewJson) as { steps?: { op: string; urn: string }[] };
+    return (parsed.steps ?? []).filter((s) => s.op !== "same").map(stepLabel).sort();
+}
+
+/** `node bin/tfs.js` of this repository. */
+export const TFS = path.resolve(__dirname, "../../bin/tfs.js");
