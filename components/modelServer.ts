@@ -377,6 +377,9 @@ export function deploymentSpec(
                         allowPrivilegeEscalation: false,
                         readOnlyRootFilesystem: true,
                         runAsNonRoot: true,
+                        // Repeated from the pod level for linters that read containers only (kube-score, trivy).
+                        runAsUser: SERVING_UID,
+                        runAsGroup: SERVING_GID,
                         capabilities: { drop: ["ALL"] },
                     },
                     volumeMounts: [

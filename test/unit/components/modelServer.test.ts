@@ -2,6 +2,7 @@ import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
 import { PUBLIC_ANNOTATION } from "../../../contract/labels";
+import { SERVING_GID, SERVING_UID } from "../../../serving/images";
 import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../serving/sizing";
 import { parseQuantity } from "../../../contract/quantity";
@@ -171,6 +172,11 @@ describe("ModelServer", () => {
         const c = pod.containers[0];
         assert.strictEqual(pod.securityContext.runAsNonRoot, true);
         assert.ok(pod.securityContext.runAsUser > 0);
+        // Above 10000 (checkov CKV_K8S_40, kube-score), on the pod and on the container, as the image's USER line.
+        for (const ctx of [pod.securityContext, c.securityContext]) {
+            assert.ok(ctx.runAsUser > 10000 && ctx.runAsGroup > 10000, `high UID/GID: ${JSON.stringify(ctx)}`);
+        }
+        assert.deepStrictEqual([pod.securityContext.runAsUser, pod.securityContext.runAsGroup], [SERVING_UID, SERVING_GID]);
         assert.deepStrictEqual(pod.securityContext.seccompProfile, { type: "RuntimeDefault" });
         assert.strictEqual(c.securityContext.allowPrivilegeEscalation, false);
         assert.deepStrictEqual(c.securityContext.capabilities, { drop: ["ALL"] });
