@@ -67,6 +67,11 @@ describe("a private registry: the pods pull with the stack's registry login", fu
         assert.deepStrictEqual(await predict(up.outputs.restUrl.value as string, MODEL, [1, 2, 5]), [2.5, 3, 4.5]);
     });
 
+    it("a second preview changes nothing: the pull Secret does not diff against what the API server holds", async () => {
+        const preview = await project.stack.preview({ expectNoChanges: true, onOutput });
+        assert.deepStrictEqual(Object.keys(preview.changeSummary).filter((op) => op !== "same"), []);
+    });
+
     it("the stack's state holds the login only encrypted", async () => {
         const state = JSON.stringify(await project.stack.exportStack());
         const basic = Buffer.from(`${TEST_LOGIN.username}:${TEST_LOGIN.password}`).toString("base64");
