@@ -31,8 +31,9 @@ describe("a private registry: the pods pull with the stack's registry login", fu
     after(async () => {
         if (process.env.TFS_E2E_KEEP !== "1") {
             await project?.dispose(onOutput);
-            await registry?.stop();
         }
+        // The registry is this test's child: it ends with the test, whatever TFS_E2E_KEEP says.
+        await registry?.stop();
     });
 
     afterEach(function () {
