@@ -6,10 +6,11 @@
  * every child inherits through `parent: this`; without one, Pulumi's default provider (the ambient
  * kubeconfig). It sizes the pod from the model (`serving/sizing.ts`) and registers the ServiceAccount,
  * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
- * NetworkPolicy and, when asked, a HorizontalPodAutoscaler.
+ * NetworkPolicy and, when asked, a HorizontalPodAutoscaler and an image pull Secret.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { dockerConfigJson } from "../contract/registry";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
@@ -76,6 +77,14 @@ export interface ServerResources {
     gpuCount?: number;
 }
 
+/** A registry login for pulls; see `ModelServerArgs.imagePullCredentials`. */
+export interface ImagePullCredentials {
+    server: pulumi.Input<string>;
+    username: pulumi.Input<string>;
+    /** Made a secret output here, whether or not it is one already. */
+    password: pulumi.Input<string>;
+}
+
 export interface ModelServerArgs {
     /** The model: its name and the size of each served version. */
     model: ServedModel;
@@ -87,6 +96,14 @@ export interface ModelServerArgs {
      * `model.name` (as `ModelImage`'s does); the managed flags are passed as container args.
      */
     image: pulumi.Input<string>;
+    /**
+     * The login the nodes pull `image` with, for a registry that refuses anonymous pulls. Creates a
+     * `kubernetes.io/dockerconfigjson` Secret `<model.name>-registry` in `namespace` (its content a
+     * secret output: encrypted in state, redacted in plans) and lists it in the pods' `imagePullSecrets`.
+     * `server` is the registry host as `image` writes it (`registry.example.com`, `127.0.0.1:5001`).
+     * Default none: the nodes pull anonymously or with their own identity (GKE's and EKS's node roles).
+     */
+    imagePullCredentials?: ImagePullCredentials;
     /** CPU, memory and GPUs per pod. Default: all derived from `model` (see each field). */
     resources?: ServerResources;
     /** Where pods may run. Default: any amd64 Linux node without taints. */
@@ -179,10 +196,16 @@ export class ModelServer extends pulumi.ComponentResource {
             data: configData,
         }, childOpts);
 
+        const pullSecret = args.imagePullCredentials === undefined ? undefined : new k8s.core.v1.Secret(`${name}-registry`, {
+            metadata: { ...meta, name: `${modelName}-registry` },
+            type: "kubernetes.io/dockerconfigjson",
+            stringData: { ".dockerconfigjson": pullSecretContent(args.imagePullCredentials) },
+        }, childOpts);
+
         // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
             metadata: { ...meta, name: modelName },
-            spec: deploymentSpec(args, sizing, labels, serviceAccount.metadata.name, serverConfig.metadata.name),
+            spec: deploymentSpec(args, sizing, labels, serviceAccount.metadata.name, serverConfig.metadata.name, pullSecret?.metadata.name),
         }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)) });
 
         this.service = new k8s.core.v1.Service(name, {
@@ -253,6 +276,12 @@ export class ModelServer extends pulumi.ComponentResource {
     }
 }
 
+/** The Secret's `.dockerconfigjson`, a secret output whatever the inputs' secretness. */
+function pullSecretContent(login: ImagePullCredentials): pulumi.Output<string> {
+    return pulumi.secret(pulumi.all([login.server, login.username, login.password])
+        .apply(([server, username, password]) => dockerConfigJson(server, username, password)));
+}
+
 function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {
     return address.apply((a) => (a.includes(":") ? `[${a}]` : a));
 }
@@ -308,6 +337,7 @@ export function deploymentSpec(
     labels: Record<string, string>,
     serviceAccountName: pulumi.Input<string>,
     serverConfigName: pulumi.Input<string>,
+    pullSecretName?: pulumi.Input<string>,
 ): DeploymentSpec {
     const gpuCount = args.resources?.gpuCount ?? 0;
     const gpu: Record<string, string> = gpuCount > 0 ? { "nvidia.com/gpu": String(gpuCount) } : {};
@@ -332,6 +362,7 @@ export function deploymentSpec(
             spec: {
                 serviceAccountName,
                 automountServiceAccountToken: false,
+                imagePullSecrets: pullSecretName === undefined ? undefined : [{ name: pullSecretName }],
                 terminationGracePeriodSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS,
                 // TF Serving installs no SIGTERM handler, and a PID 1 without one never receives SIGTERM:
                 // run as PID 1 it would sit out the whole grace period and be SIGKILLed. With a shared
@@ -377,6 +408,9 @@ export function deploymentSpec(
                         allowPrivilegeEscalation: false,
                         readOnlyRootFilesystem: true,
                         runAsNonRoot: true,
+                        // Repeated from the pod level for linters that read containers only (kube-score, trivy).
+                        runAsUser: SERVING_UID,
+                        runAsGroup: SERVING_GID,
                         capabilities: { drop: ["ALL"] },
                     },
                     volumeMounts: [

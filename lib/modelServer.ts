@@ -4,6 +4,6 @@
  */
 export { ModelServer, modelServerSizing } from "../components/modelServer";
 export { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
-export type { ModelServerArgs, RolloutStrategy, ServedModel, ServerResources } from "../components/modelServer";
+export type { ImagePullCredentials, ModelServerArgs, RolloutStrategy, ServedModel, ServerResources } from "../components/modelServer";
 export { GPU_TOLERATION, NODE_POOL_LABEL, poolLabels, poolPlacement } from "../components/nodePlacement";
 export type { NodePlacement, PoolKind } from "../components/nodePlacement";

@@ -37,10 +37,12 @@ export const REST_PORT = 8501;
 /**
  * The numeric user and group the image runs as. The official image has no USER line (root); ours
  * runs as this non-root ID, which the pod's `runAsUser`/`runAsGroup` must match. It needs no
- * passwd entry: the server only reads the model (world-readable) and writes under `/tmp`.
+ * passwd entry: the server only reads the model (world-readable) and writes under `/tmp`. Above
+ * 10000 (checkov CKV_K8S_40, kube-score, trivy KSV020/KSV021): 1000 is the first user of most
+ * hosts, so a container escape as 1000 would own that user's files.
  */
-export const SERVING_UID = 1000;
-export const SERVING_GID = 1000;
+export const SERVING_UID = 10001;
+export const SERVING_GID = 10001;
 
 /** The pinned official image: `tensorflow/serving:<version>`, or its `-gpu` variant. */
 export function defaultBaseImage(gpu: boolean): string {

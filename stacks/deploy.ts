@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
-import { ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
+import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
@@ -50,6 +50,12 @@ export interface RegistryTarget {
     registryDigest?(model: string): RegistryDigestLookup;
     /** How to ask the registry whether it holds a model's tag before the build; default the Docker provider's `getRegistryImage`. */
     registryProbe?(model: string): RegistryTagProbe;
+    /**
+     * Whether the pods pull with `username`/`password` too (an image pull Secret). Yes for a registry of
+     * the user's own (local); no where the nodes' identity reads the stack's registry and the push login
+     * is a short-lived token (Artifact Registry, ECR).
+     */
+    pullWithLogin?: boolean;
 }
 
 export interface DeployArgs {
@@ -93,6 +99,11 @@ export function podSecurityLabels(): Record<string, string> {
     };
 }
 
+function pullCredentials(registry: RegistryTarget): ImagePullCredentials | undefined {
+    const { server, username, password } = registry;
+    return registry.pullWithLogin && username !== undefined && password !== undefined ? { server, username, password } : undefined;
+}
+
 export function deployModels(args: DeployArgs): StackOutputs {
     const { config, provider } = args;
     const namespace = config.createNamespace
@@ -126,6 +137,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             ...serverModelInputs(settings, report, batchingParameters),
             namespace,
             image: image.imageRef,
+            imagePullCredentials: pullCredentials(args.registry),
             replicas: settings.replicas,
             rollout: settings.rollout,
             autoscaling: settings.autoscaling,

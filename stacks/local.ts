@@ -24,6 +24,8 @@ export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[])
             server,
             username,
             password,
+            // The nodes pull from the user's registry with the login the build pushes with.
+            pullWithLogin: true,
             imageName: (model) => `${server}/${repositoryPrefix}/${model}`,
         },
         // The GPU resource request itself keeps GPU pods on GPU nodes; the taint keeps CPU pods off them.

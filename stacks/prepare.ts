@@ -10,7 +10,8 @@ import { ModelSettings, ServingConfig, readConfig } from "../config/config";
 import { credentialProblems } from "../config/credentials";
 import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
-import { SizingError } from "../serving/sizing";
+import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
+import { nodeFitProblems, poolNodeOf } from "../config/nodeFit";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
@@ -80,6 +81,16 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
         }
         try {
             const sizing = modelServerSizing(serverModelInputs(settings, report, batchingParameters));
+            const node = poolNodeOf(config, settings.gpu);
+            const unfit = node === undefined ? [] : nodeFitProblems({
+                model: settings.name,
+                cpu: sizing.cpu, cpuMillis: cpuCores(sizing.cpu) * 1000, cpuKey: key("cpu"),
+                memoryRequest: sizing.memoryRequest, memoryBytes: memoryBytes(sizing.memoryRequest, "memoryRequest"), memoryKey: key("memoryRequest"),
+            }, { ...node, key: `${project}:${node.key}` });
+            if (unfit.length > 0) {
+                problems.push(...unfit.map((p) => `${p.key}: ${p.message}`));
+                return [];
+            }
             if (settings.rollout === "oneAtATime" && (settings.autoscaling?.minReplicas ?? settings.replicas) === 1) {
                 warnings.push(`model "${settings.name}": the GPU pool has no GPU to spare for an extra pod, so a rollout stops the only replica `
                     + `before its replacement loads: every model update is an outage of up to ${sizing.startupBudgetSeconds} s (the startup budget) `

@@ -2,8 +2,9 @@
  * NVIDIA's Kubernetes device plugin, which EKS does not install: without it GPU nodes advertise no
  * `nvidia.com/gpu` and GPU pods stay Pending. Runs only on the GPU nodes (node selector), tolerates
  * their taint, and is system-node-critical so it is never evicted before the pods that need it.
- * GKE runs its own device plugin: never deploy this there. The cluster's Kubernetes provider comes
- * in the resource options (`{ provider }`), as for every component here.
+ * GKE runs its own device plugin: never deploy this there. A NetworkPolicy denies the plugin's pods
+ * all traffic. The cluster's Kubernetes provider comes in the resource options (`{ provider }`), as
+ * for every component here.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -20,6 +21,7 @@ export const NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.1
 export const DIGEST_PINNED_IMAGE = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 
 const DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
+const PLUGIN_LABELS = { "app.kubernetes.io/name": "nvidia-device-plugin" };
 
 export interface NvidiaDevicePluginArgs {
     /**
@@ -40,7 +42,7 @@ export interface NvidiaDevicePluginArgs {
  * and runs under the runtime's default seccomp profile.
  */
 export function devicePluginSpec(image: string, nodeSelector: Record<string, string>): k8s.types.input.apps.v1.DaemonSetSpec {
-    const labels = { "app.kubernetes.io/name": "nvidia-device-plugin" };
+    const labels = PLUGIN_LABELS;
     return {
         selector: { matchLabels: labels },
         updateStrategy: { type: "RollingUpdate" },
@@ -67,6 +69,14 @@ export function devicePluginSpec(image: string, nodeSelector: Record<string, str
     };
 }
 
+/**
+ * No ingress and no egress for the plugin's pods: it speaks gRPC to the kubelet over Unix sockets in
+ * the host folder it mounts, never over the network (the VPC CNI add-on enforces network policies).
+ */
+export function devicePluginNetworkPolicySpec(): k8s.types.input.networking.v1.NetworkPolicySpec {
+    return { podSelector: { matchLabels: PLUGIN_LABELS }, policyTypes: ["Ingress", "Egress"] };
+}
+
 export class NvidiaDevicePlugin extends pulumi.ComponentResource {
     readonly daemonSet: k8s.apps.v1.DaemonSet;
 
@@ -80,6 +90,10 @@ export class NvidiaDevicePlugin extends pulumi.ComponentResource {
         this.daemonSet = new k8s.apps.v1.DaemonSet(name, {
             metadata: { name: "nvidia-device-plugin-daemonset", namespace: "kube-system" },
             spec: devicePluginSpec(image, args.nodeSelector),
+        }, { parent: this });
+        new k8s.networking.v1.NetworkPolicy(name, {
+            metadata: { name: "nvidia-device-plugin", namespace: "kube-system" },
+            spec: devicePluginNetworkPolicySpec(),
         }, { parent: this });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name });
     }

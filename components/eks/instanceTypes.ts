@@ -65,3 +65,49 @@ export function nvidiaGpusPerInstance(instanceType: string): number | undefined 
     const [family, size] = instanceType.split(".");
     return MULTI_GPU_SIZES[family]?.[size] ?? (SINGLE_GPU_SIZES[family]?.includes(size) ? 1 : undefined);
 }
+
+/** vCPUs, memory (GiB) and the pods the VPC CNI lets an instance type run (its ENIs x (IPv4 per ENI - 1) + 2). */
+export interface InstanceShape {
+    vcpus: number;
+    memoryGib: number;
+    maxPods: number;
+}
+
+/**
+ * Memory per vCPU of the families whose sizes follow the usual ladder (`large` 2 vCPUs, `xlarge` 4,
+ * `Nxlarge` 4N), and their pods per size from the EKS AMI's ENI table: these families share the
+ * standard Nitro ENI limits (3 x 10 at `large`, 4 x 15 at `xlarge`/`2xlarge`, 8 x 30 up to `12xlarge`,
+ * 15 x 50 above), except the GPU families, listed apart.
+ */
+const GIB_PER_VCPU: Record<string, number> = {
+    m5: 4, m5a: 4, m6i: 4, m6a: 4, m7i: 4, m7a: 4,
+    c5: 2, c5a: 2, c6i: 2, c6a: 2, c7i: 2, c7a: 2,
+    r5: 8, r5a: 8, r6i: 8, r6a: 8, r7i: 8, r7a: 8,
+    g4dn: 4, g5: 4,
+};
+const NITRO_MAX_PODS: Record<string, number> = {
+    "large": 29, "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "9xlarge": 234, "12xlarge": 234,
+    "16xlarge": 737, "18xlarge": 737, "24xlarge": 737, "32xlarge": 737, "48xlarge": 737,
+};
+const GPU_MAX_PODS: Record<string, Record<string, number>> = {
+    g4dn: { "xlarge": 29, "2xlarge": 29, "4xlarge": 29, "8xlarge": 58, "12xlarge": 234, "16xlarge": 58 },
+    g5: { "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "12xlarge": 737, "16xlarge": 234, "24xlarge": 737, "48xlarge": 345 },
+};
+/** The burstable t3 sizes, whose memory follows no per-vCPU rule. */
+const T3_SHAPES: Record<string, InstanceShape> = {
+    "t3.medium": { vcpus: 2, memoryGib: 4, maxPods: 17 }, "t3.large": { vcpus: 2, memoryGib: 8, maxPods: 35 },
+    "t3.xlarge": { vcpus: 4, memoryGib: 16, maxPods: 58 }, "t3.2xlarge": { vcpus: 8, memoryGib: 32, maxPods: 58 },
+};
+
+/** vCPUs, memory and pods of an instance type, or undefined for one this table does not know. */
+export function instanceShape(instanceType: string): InstanceShape | undefined {
+    if (instanceType in T3_SHAPES) {
+        return T3_SHAPES[instanceType];
+    }
+    const [family, size] = instanceType.split(".");
+    const perVcpu = GIB_PER_VCPU[family];
+    const m = /^([0-9]*)xlarge$/.exec(size ?? "");
+    const vcpus = size === "large" ? 2 : m ? 4 * Number(m[1] || 1) : undefined;
+    const maxPods = family in GPU_MAX_PODS ? GPU_MAX_PODS[family][size] : NITRO_MAX_PODS[size];
+    return perVcpu === undefined || vcpus === undefined || maxPods === undefined ? undefined : { vcpus, memoryGib: vcpus * perVcpu, maxPods };
+}

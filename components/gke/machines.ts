@@ -108,3 +108,50 @@ export function defaultGpuMachineType(acceleratorType: string, count: number): s
     const spec = GKE_ACCELERATORS[acceleratorType];
     return spec && spec.counts.includes(count) ? spec.machineFor(count) : undefined;
 }
+
+/** vCPUs and memory (GiB, as Compute Engine's "GB" means) of a machine type. */
+export interface MachineShape {
+    vcpus: number;
+    memoryGib: number;
+}
+
+/**
+ * Memory per vCPU of the predefined `FAMILY-CLASS-N` machine types (N vCPUs), in GiB. Shared-core
+ * types (`e2-medium`, `e2-small`, `e2-micro`) and custom types are not here.
+ */
+const GIB_PER_VCPU: Record<string, Record<string, number>> = {
+    e2: { standard: 4, highmem: 8, highcpu: 1 },
+    n1: { standard: 3.75, highmem: 6.5, highcpu: 0.9 },
+    n2: { standard: 4, highmem: 8, highcpu: 1 },
+    n2d: { standard: 4, highmem: 8, highcpu: 1 },
+    n4: { standard: 4, highmem: 8, highcpu: 2 },
+    c2: { standard: 4 },
+    c2d: { standard: 4, highmem: 8, highcpu: 2 },
+    c3: { standard: 4, highmem: 8, highcpu: 2 },
+    c3d: { standard: 4, highmem: 8, highcpu: 2 },
+    c4: { standard: 3.75, highmem: 7.75, highcpu: 2 },
+    t2d: { standard: 4 },
+    g2: { standard: 4 },
+};
+
+/** The accelerator-optimized types whose shape follows no per-vCPU rule. */
+const GPU_MACHINE_SHAPES: Record<string, MachineShape> = {
+    "a2-highgpu-1g": { vcpus: 12, memoryGib: 85 }, "a2-highgpu-2g": { vcpus: 24, memoryGib: 170 },
+    "a2-highgpu-4g": { vcpus: 48, memoryGib: 340 }, "a2-highgpu-8g": { vcpus: 96, memoryGib: 680 },
+    "a2-megagpu-16g": { vcpus: 96, memoryGib: 1360 },
+    "a2-ultragpu-1g": { vcpus: 12, memoryGib: 170 }, "a2-ultragpu-2g": { vcpus: 24, memoryGib: 340 },
+    "a2-ultragpu-4g": { vcpus: 48, memoryGib: 680 }, "a2-ultragpu-8g": { vcpus: 96, memoryGib: 1360 },
+    "a3-highgpu-1g": { vcpus: 26, memoryGib: 234 }, "a3-highgpu-2g": { vcpus: 52, memoryGib: 468 },
+    "a3-highgpu-4g": { vcpus: 104, memoryGib: 936 }, "a3-highgpu-8g": { vcpus: 208, memoryGib: 1872 },
+    "a3-megagpu-8g": { vcpus: 208, memoryGib: 1872 }, "a3-ultragpu-8g": { vcpus: 224, memoryGib: 2952 },
+};
+
+/** vCPUs and memory of a machine type, or undefined for one this table does not know (custom, shared-core, other series). */
+export function machineShape(machineType: string): MachineShape | undefined {
+    if (machineType in GPU_MACHINE_SHAPES) {
+        return GPU_MACHINE_SHAPES[machineType];
+    }
+    const m = /^([a-z0-9]+)-([a-z]+)-([0-9]+)$/.exec(machineType);
+    const perVcpu = m ? GIB_PER_VCPU[m[1]]?.[m[2]] : undefined;
+    return m && perVcpu !== undefined ? { vcpus: Number(m[3]), memoryGib: Number(m[3]) * perVcpu } : undefined;
+}

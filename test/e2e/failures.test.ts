@@ -145,7 +145,7 @@ describe("failures that slip past preflight, on real pods", function () {
         const result = await doctor();
         const f = finding(result, "permission-denied");
         hasEvidence(f, /StartError, exit code 128, .*"\/usr\/bin\/tensorflow_model_server": permission denied/);
-        hasEvidence(f, /pod runs as user 1000/);
+        hasEvidence(f, /pod runs as user 10001/);
         console.log(formatReport(result).split("\n").map((l) => `      | ${l}`).join("\n"));
         const err = await update;
         assert.ok(err instanceof Error, "pulumi up fails: the container never starts");

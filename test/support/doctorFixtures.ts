@@ -45,7 +45,7 @@ export function podSpec(extra: { gpu?: number; tolerations?: Toleration[]; memor
         serviceAccountName: MODEL,
         automountServiceAccountToken: false,
         terminationGracePeriodSeconds: 30,
-        securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: "RuntimeDefault" } },
+        securityContext: { runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001, seccompProfile: { type: "RuntimeDefault" } },
         nodeSelector: { "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
         ...(extra.tolerations ? { tolerations: extra.tolerations } : {}),
         containers: [{

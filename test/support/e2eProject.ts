@@ -23,11 +23,36 @@ export function env(name: string): string {
     return v;
 }
 
-/** Starts the loopback environment (building what is missing) and loads its variables into this process. */
+/**
+ * The test suite's own loopback environment: a state folder, ports, bridge, pod subnet, cgroup and
+ * load-balancer range of its own, so it runs beside the user's (whose dev stack, deployed by
+ * `scripts/up-local`, holds CPU on that environment's node: the suite's surge pods would stay
+ * Pending) without touching it, and the suite's stacks never land in the user's Pulumi backend. The
+ * program keeps two environments apart by exactly these settings (`nodeLifecycle.test.ts` runs a
+ * third one beside it). The build cache (`TFS_E2E_CACHE`) is shared.
+ */
+export function suiteEnvironment(cache = process.env.TFS_E2E_CACHE || path.join(os.homedir(), ".cache", "tf-serving-e2e")): Record<string, string> {
+    return {
+        TFS_E2E_STATE: path.join(cache, "suite-state"),
+        TFS_E2E_API_PORT: "17443", TFS_E2E_ETCD_PORT: "13379", TFS_E2E_REGISTRY_PORT: "15001", TFS_E2E_LOGIN_REGISTRY_PORT: "15002",
+        TFS_E2E_KCM_PORT: "11257", TFS_E2E_SCHEDULER_PORT: "11259", TFS_E2E_KWOK_PORT: "11247", TFS_E2E_KUBELET_PORT: "11350",
+        TFS_E2E_POD_SUBNET: "10.213.1.0/24", TFS_E2E_NODE_BRIDGE: "tfse2e1", TFS_E2E_NODE_CGROUP: "/tfs-e2e-suite",
+        TFS_E2E_LB_IP_RANGE: "127.0.101.0/24",
+    };
+}
+
+/** Runs `scripts/e2e-env COMMAND` for the suite's environment. */
+export function suiteEnvironmentCommand(command: "start" | "stop", timeoutMs: number): void {
+    execFileSync(path.join(ROOT, "scripts", "e2e-env"), [command], {
+        env: { ...process.env, ...suiteEnvironment() }, stdio: ["ignore", "inherit", "inherit"], timeout: timeoutMs,
+    });
+}
+
+/** Starts the suite's environment (building what is missing) and loads its variables into this process. */
 export function startEnvironment(): void {
-    const script = path.join(ROOT, "scripts", "e2e-env");
-    execFileSync(script, ["start"], { stdio: ["ignore", "inherit", "inherit"], timeout: 60 * 60 * 1000 });
-    Object.assign(process.env, JSON.parse(execFileSync(script, ["env", "--json"], { encoding: "utf8" })) as Record<string, string>);
+    suiteEnvironmentCommand("start", 60 * 60 * 1000);
+    const vars = execFileSync(path.join(ROOT, "scripts", "e2e-env"), ["env", "--json"], { encoding: "utf8", env: { ...process.env, ...suiteEnvironment() } });
+    Object.assign(process.env, suiteEnvironment(), JSON.parse(vars) as Record<string, string>);
 }
 
 export function kubectl(...args: string[]): any { // eslint-disable-line @typescript-eslint/no-explicit-any

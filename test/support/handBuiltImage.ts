@@ -7,6 +7,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { SERVING_GID, SERVING_UID } from "../../serving/images";
 import { env } from "./e2eProject";
 
 /**
@@ -36,7 +37,7 @@ export function buildHandImage(name: string, dockerfile: string, files: Record<s
 export function servingTail(modelName: string): string {
     return [
         `ENV MODEL_NAME=${modelName} MODEL_BASE_PATH=/models`,
-        "USER 1000:1000",
+        `USER ${SERVING_UID}:${SERVING_GID}`,
         `ENTRYPOINT ["/usr/bin/tensorflow_model_server", "--port=8500", "--rest_api_port=8501", "--model_name=${modelName}", "--model_base_path=/models/${modelName}", "--file_system_poll_wait_seconds=0"]`,
         "CMD []",
         "",

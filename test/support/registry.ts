@@ -1,7 +1,8 @@
 /**
  * A throwaway image registry for tests: Debian's `docker-registry` (the distribution project's
  * registry) on a free loopback port, with its config and storage in a temporary folder that
- * `stop()` removes. Plain HTTP, no auth: push with `--tls-verify=false` (buildah, podman, skopeo).
+ * `stop()` removes. Plain HTTP: push with `--tls-verify=false` (buildah, podman, skopeo). No auth,
+ * or with `login` the registry's htpasswd auth: every request needs `TEST_LOGIN` (basic auth).
  */
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
@@ -19,6 +20,15 @@ export const MANIFEST_MEDIA_TYPES = [
     "application/vnd.oci.image.manifest.v1+json",
     "application/vnd.docker.distribution.manifest.v2+json",
 ];
+
+/** The one user of a registry started with `login`. */
+export const TEST_LOGIN = { username: "tfs-e2e", password: "tfs-e2e-pull" };
+/**
+ * `TEST_LOGIN`'s htpasswd line. The registry reads bcrypt hashes only; this one was made with
+ * `python3 -c "import crypt; print(crypt.crypt('tfs-e2e-pull', crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=32)))"`
+ * (cost 5: a test registry need not be slow to check). The registry test checks that it admits `TEST_LOGIN`.
+ */
+const TEST_HTPASSWD = `${TEST_LOGIN.username}:$2b$05$PjK1QaDrKhbZJHv3I0HmLOZu/LcI.n9MmWDT6kuCRu5MfXEq1Q9va\n`;
 
 export interface Descriptor { mediaType: string; digest: string; size: number }
 export interface ImageManifest { schemaVersion: number; mediaType?: string; config: Descriptor; layers: Descriptor[] }
@@ -41,6 +51,10 @@ export interface StartOptions {
     binary?: string;
     /** How long to wait for the registry to answer, in milliseconds; default 15000. */
     readyTimeoutMs?: number;
+    /** Loopback port to listen on; default one free now. */
+    port?: number;
+    /** Require `TEST_LOGIN` on every request (htpasswd auth); default false. */
+    login?: boolean;
 }
 
 const POLL_INTERVAL_MS = 100;
@@ -53,14 +67,19 @@ export async function startRegistry(options: StartOptions = {}): Promise<LocalRe
         throw new Error(`${binary} not found: install the registry with \`apt-get install -y docker-registry\``);
     }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-registry-"));
-    const port = await freeLoopbackPort();
+    const port = options.port ?? await freeLoopbackPort();
     const host = `127.0.0.1:${port}`;
     const configFile = path.join(dir, "config.yml");
+    const htpasswd = path.join(dir, "htpasswd");
+    if (options.login) {
+        fs.writeFileSync(htpasswd, TEST_HTPASSWD);
+    }
     fs.writeFileSync(configFile, YAML.stringify({
         version: 0.1,
         log: { level: "warn", accesslog: { disabled: true } },
         storage: { filesystem: { rootdirectory: path.join(dir, "data") }, delete: { enabled: true } },
         http: { addr: host, secret: "tfs-test-registry" },
+        ...(options.login ? { auth: { htpasswd: { realm: "tfs-test-registry", path: htpasswd } } } : {}),
     }));
     const child = spawn(binary, ["serve", configFile], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
@@ -78,8 +97,10 @@ export async function startRegistry(options: StartOptions = {}): Promise<LocalRe
         }
     };
     const url = `http://${host}`;
+    const headers: Record<string, string> = options.login
+        ? { Authorization: `Basic ${Buffer.from(`${TEST_LOGIN.username}:${TEST_LOGIN.password}`).toString("base64")}` } : {};
     try {
-        await waitUntilReady(url, exited, options.readyTimeoutMs ?? 15000, () => stderr);
+        await waitUntilReady(url, headers, exited, options.readyTimeoutMs ?? 15000, () => stderr);
     } catch (err) {
         await stop();
         throw err;
@@ -90,7 +111,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<LocalRe
         stop,
         async manifest(repository, reference) {
             const res = await fetch(`${url}/v2/${repository}/manifests/${reference}`, {
-                headers: { Accept: MANIFEST_MEDIA_TYPES.join(", ") },
+                headers: { ...headers, Accept: MANIFEST_MEDIA_TYPES.join(", ") },
             });
             if (!res.ok) {
                 throw new Error(`GET manifest ${repository}:${reference} answered ${res.status}: ${await res.text()}`);
@@ -98,7 +119,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<LocalRe
             return (await res.json()) as ImageManifest;
         },
         async blob(repository, digest) {
-            const res = await fetch(`${url}/v2/${repository}/blobs/${digest}`);
+            const res = await fetch(`${url}/v2/${repository}/blobs/${digest}`, { headers });
             if (!res.ok) {
                 throw new Error(`GET blob ${repository}@${digest} answered ${res.status}: ${await res.text()}`);
             }
@@ -119,7 +140,7 @@ function freeLoopbackPort(): Promise<number> {
     });
 }
 
-async function waitUntilReady(url: string, exited: Promise<number | null>, timeoutMs: number, stderr: () => string): Promise<void> {
+async function waitUntilReady(url: string, headers: Record<string, string>, exited: Promise<number | null>, timeoutMs: number, stderr: () => string): Promise<void> {
     let exitCode: number | null | undefined;
     void exited.then((code) => { exitCode = code; });
     const deadline = Date.now() + timeoutMs;
@@ -128,7 +149,7 @@ async function waitUntilReady(url: string, exited: Promise<number | null>, timeo
             throw new Error(`docker-registry exited (code ${exitCode}) before answering:\n${stderr()}`);
         }
         try {
-            const res = await fetch(`${url}/v2/`, { signal: AbortSignal.timeout(1000) });
+            const res = await fetch(`${url}/v2/`, { headers, signal: AbortSignal.timeout(1000) });
             if (res.status === 200) {
                 return;
             }

@@ -182,6 +182,19 @@ describe("EksCluster", () => {
         assert.deepStrictEqual(ds.spec.selector.matchLabels, ds.spec.template.metadata.labels);
     });
 
+    it("GPU: a NetworkPolicy denies the device plugin all ingress and egress (it needs Unix sockets only)", async () => {
+        const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
+        const ds = recorder.one("kubernetes:apps/v1:DaemonSet").inputs as any;
+        const np = recorder.one("kubernetes:networking.k8s.io/v1:NetworkPolicy");
+        assert.strictEqual(np.parent, `tf-serving:index:NvidiaDevicePlugin::${recorder.one("tf-serving:index:NvidiaDevicePlugin").name}`);
+        const inputs = np.inputs as any;
+        assert.strictEqual(inputs.metadata.namespace, ds.metadata.namespace);
+        assert.deepStrictEqual(inputs.spec.podSelector.matchLabels, ds.spec.template.metadata.labels, "it selects the plugin's pods");
+        assert.deepStrictEqual(inputs.spec.policyTypes, ["Ingress", "Egress"]);
+        assert.strictEqual(inputs.spec.ingress, undefined, "no ingress rule: nothing reaches the pods");
+        assert.strictEqual(inputs.spec.egress, undefined, "no egress rule: nothing leaves them");
+    });
+
     it("GPU: the device plugin image can be overridden (a mirror), pinned by digest", async () => {
         const mirror = `mirror.example/k8s-device-plugin:v0.17.1@sha256:${"ab".repeat(32)}`;
         const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP, devicePluginImage: mirror }));

@@ -2,6 +2,7 @@ import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
 import { PUBLIC_ANNOTATION } from "../../../contract/labels";
+import { SERVING_GID, SERVING_UID } from "../../../serving/images";
 import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../serving/sizing";
 import { parseQuantity } from "../../../contract/quantity";
@@ -146,6 +147,31 @@ describe("ModelServer", () => {
         assert.ok(bytes(c.resources.requests["ephemeral-storage"]) <= bytes(c.resources.limits["ephemeral-storage"]));
     });
 
+    it("pulls with a login: a dockerconfigjson Secret whose content is a secret output, referenced by the pods", async () => {
+        const login = { server: "registry.test", username: "puller", password: "s3cret-pass" };
+        const { rec } = await serve({ imagePullCredentials: login });
+        const secret = rec.one("kubernetes:core/v1:Secret");
+        assert.strictEqual(secret.parent, "tf-serving:index:ModelServer::half-plus-two");
+        const inputs = secret.inputs as any;
+        assert.strictEqual(inputs.type, "kubernetes.io/dockerconfigjson");
+        assert.strictEqual(inputs.metadata.namespace, "serving");
+        assert.strictEqual(inputs.metadata.name, "half-plus-two-registry");
+        assert.ok(secret.secretPaths.includes("stringData"), `secret paths: ${secret.secretPaths}`);
+        assert.ok(!JSON.stringify(inputs).includes(login.password), "the password is redacted from the recorded inputs");
+        assert.ok(!JSON.stringify(inputs).includes(Buffer.from(`${login.username}:${login.password}`).toString("base64")));
+        const config = JSON.parse((secret.rawInputs as any).stringData[".dockerconfigjson"]);
+        assert.deepStrictEqual(config, {
+            auths: { "registry.test": { username: "puller", password: "s3cret-pass", auth: Buffer.from("puller:s3cret-pass").toString("base64") } },
+        });
+        assert.deepStrictEqual(podSpec(rec).imagePullSecrets, [{ name: "half-plus-two-registry" }]);
+    });
+
+    it("makes no pull Secret and references none without a login", async () => {
+        const { rec } = await serve();
+        assert.strictEqual(rec.ofType("kubernetes:core/v1:Secret").length, 0);
+        assert.strictEqual(podSpec(rec).imagePullSecrets, undefined);
+    });
+
     it("lets a drain evict pods that are not Ready (PodDisruptionBudget AlwaysAllow)", async () => {
         const { rec } = await serve();
         const pdb = rec.one("kubernetes:policy/v1:PodDisruptionBudget").inputs as any;
@@ -171,6 +197,11 @@ describe("ModelServer", () => {
         const c = pod.containers[0];
         assert.strictEqual(pod.securityContext.runAsNonRoot, true);
         assert.ok(pod.securityContext.runAsUser > 0);
+        // Above 10000 (checkov CKV_K8S_40, kube-score), on the pod and on the container, as the image's USER line.
+        for (const ctx of [pod.securityContext, c.securityContext]) {
+            assert.ok(ctx.runAsUser > 10000 && ctx.runAsGroup > 10000, `high UID/GID: ${JSON.stringify(ctx)}`);
+        }
+        assert.deepStrictEqual([pod.securityContext.runAsUser, pod.securityContext.runAsGroup], [SERVING_UID, SERVING_GID]);
         assert.deepStrictEqual(pod.securityContext.seccompProfile, { type: "RuntimeDefault" });
         assert.strictEqual(c.securityContext.allowPrivilegeEscalation, false);
         assert.deepStrictEqual(c.securityContext.capabilities, { drop: ["ALL"] });

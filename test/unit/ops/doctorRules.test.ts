@@ -309,7 +309,7 @@ describe("tfs doctor rules", () => {
             const f = d.findings[0];
             hasEvidence(f, /^container tf-serving lastState\.terminated: StartError, exit code 128, finished 2025-06-01T11:59:10Z: .*exec: "\/usr\/bin\/tensorflow_model_server": permission denied: unknown$/);
             assert.strictEqual(f.evidence.filter((e) => e.includes("StartError")).length, 1, "the crash loop's copy of the termination folds into it");
-            hasEvidence(f, /pod runs as user 1000, group 1000, fsGroup 1000/);
+            hasEvidence(f, /pod runs as user 10001, group 10001, fsGroup 10001/);
             assert.match(f.fix, /tfs build-context/);
         });
 

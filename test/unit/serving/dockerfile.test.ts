@@ -42,7 +42,7 @@ describe("serving/dockerfile", () => {
                 'LABEL tf-serving.model.name="half-plus-two"',
                 'LABEL tf-serving.model.versions="123"',
                 "EXPOSE 8500 8501",
-                "USER 1000:1000",
+                "USER 10001:10001",
                 'ENTRYPOINT ["/usr/bin/tensorflow_model_server", "--port=8500", "--rest_api_port=8501", "--model_name=half-plus-two", "--model_base_path=/models/half-plus-two", "--file_system_poll_wait_seconds=0"]',
                 "CMD []",
                 "",

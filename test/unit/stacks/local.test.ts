@@ -47,6 +47,30 @@ describe("local stack (the program under mocks)", () => {
         assert.strictEqual(plan.outputs.modelStatusUrl, "http://203.0.113.10:8501/v1/models/half-plus-two");
     });
 
+    it("pulls with the registry's login: the pods reference a pull Secret made from it, never in plain text", async () => {
+        const cfg = [
+            "config:",
+            `  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}`,
+            "  tf-serving:publicEndpoint: true",
+            "  tf-serving:registry:",
+            "    server: registry.example.test:5000",
+            "    username: ci-puller",
+            "    password: pull-secret-value",
+        ].join("\n") + "\n";
+        const plan = await planStack(project(cfg), "t");
+        const secret = plan.resources.find((r) => r.type === "kubernetes:core/v1:Secret");
+        assert.ok(secret, "a pull Secret");
+        assert.strictEqual((secret.inputs as any).type, "kubernetes.io/dockerconfigjson");
+        const printed = JSON.stringify(plan.resources.map((r) => r.inputs));
+        assert.ok(!printed.includes("pull-secret-value"), "the password appears in no recorded input");
+        assert.ok(!printed.includes(Buffer.from("ci-puller:pull-secret-value").toString("base64")));
+        const auths = JSON.parse((secret.rawInputs as any).stringData[".dockerconfigjson"]).auths;
+        assert.deepStrictEqual(Object.keys(auths), ["registry.example.test:5000"], "keyed by the host the image names");
+        const deployment = plan.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any;
+        assert.match(deployment.spec.template.spec.containers[0].image, /^registry\.example\.test:5000\//);
+        assert.deepStrictEqual(deployment.spec.template.spec.imagePullSecrets, [{ name: (secret.inputs as any).metadata.name }]);
+    });
+
     it("tags the image by model content: same model, same tag; another model, another tag", async () => {
         const stack = (model: string) => `config:\n  tf-serving:modelPath: ${model}\n  tf-serving:modelName: m\n  tf-serving:publicEndpoint: true\n`;
         const tag = async (model: string) => {

@@ -43,7 +43,8 @@ const usage = `usage: scripts/e2e-env COMMAND
 Settings (environment): TFS_E2E_CACHE (default ~/.cache/tf-serving-e2e),
 TFS_E2E_STATE (default $TFS_E2E_CACHE/state), TFS_E2E_LB_MODE (ip|hostname),
 TFS_E2E_LB_IP_RANGE, TFS_E2E_API_PORT, TFS_E2E_ETCD_PORT (and +1),
-TFS_E2E_REGISTRY_PORT, TFS_E2E_KCM_PORT, TFS_E2E_SCHEDULER_PORT, TFS_E2E_KWOK_PORT,
+TFS_E2E_REGISTRY_PORT, TFS_E2E_LOGIN_REGISTRY_PORT (default the registry's +1, kept
+for a registry a test starts), TFS_E2E_KCM_PORT, TFS_E2E_SCHEDULER_PORT, TFS_E2E_KWOK_PORT,
 TFS_E2E_KUBELET_PORT (healthz on the port minus 2), TFS_E2E_POD_SUBNET,
 TFS_E2E_NODE_BRIDGE, TFS_E2E_NODE_CGROUP, TFS_E2E_NO_APT=1 (never apt-get install
 missing Debian packages).

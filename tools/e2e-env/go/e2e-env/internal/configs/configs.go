@@ -27,6 +27,10 @@ type Settings struct {
 	State string // TFS_E2E_STATE, default $CACHE/state
 
 	APIPort, EtcdPort, RegistryPort, KCMPort, SchedulerPort, KwokPort, KubeletPort int
+	// LoginRegistryPort is kept for a registry that requires a login, which a
+	// test starts itself (test/e2e/privateRegistry.test.ts); podman pushes to it
+	// over plain HTTP like to the environment's own.
+	LoginRegistryPort int
 
 	LBMode     string // TFS_E2E_LB_MODE: ip or hostname
 	LBIPRange  string // one loopback address per LoadBalancer Service
@@ -62,6 +66,7 @@ func FromEnv(getenv func(string) string, home, root string) (Settings, error) {
 	s.APIPort = port("TFS_E2E_API_PORT", 16443)
 	s.EtcdPort = port("TFS_E2E_ETCD_PORT", 12379)
 	s.RegistryPort = port("TFS_E2E_REGISTRY_PORT", 5001) // the port Pulumi.dev.yaml's registry (localhost:5001) uses
+	s.LoginRegistryPort = port("TFS_E2E_LOGIN_REGISTRY_PORT", s.RegistryPort+1)
 	s.KCMPort = port("TFS_E2E_KCM_PORT", 10257)
 	s.SchedulerPort = port("TFS_E2E_SCHEDULER_PORT", 10259)
 	s.KwokPort = port("TFS_E2E_KWOK_PORT", 10247)
@@ -90,6 +95,9 @@ func (s Settings) APIServer() string    { return "https://127.0.0.1:" + strconv.
 func (s Settings) EtcdPeerPort() int    { return s.EtcdPort + 1 }
 func (s Settings) KubeletHealthzPort() int {
 	return s.KubeletPort - 2
+}
+func (s Settings) LoginRegistry() string {
+	return "127.0.0.1:" + strconv.Itoa(s.LoginRegistryPort)
 }
 
 // PodmanEnv are the variables that point podman (and buildah) at the
@@ -172,7 +180,9 @@ graphroot = "` + s.Podman() + `/storage"
 `
 }
 
-// RegistriesConf lets podman push to the loopback registry over plain HTTP.
+// RegistriesConf lets podman push to the loopback registry, and to the one a
+// test starts on LoginRegistryPort, over plain HTTP. (containerd needs no such
+// entry: it pulls from 127.0.0.1 and localhost over HTTP on any port.)
 func RegistriesConf(s Settings) string {
 	return `unqualified-search-registries = ["docker.io"]
 
@@ -182,6 +192,10 @@ insecure = true
 
 [[registry]]
 location = "localhost:` + strconv.Itoa(s.RegistryPort) + `"
+insecure = true
+
+[[registry]]
+location = "` + s.LoginRegistry() + `"
 insecure = true
 `
 }
@@ -263,6 +277,7 @@ func EnvFile(s Settings, pulumiDir, kubeDir string) string {
 	}
 	export("TFS_E2E_REGISTRY", s.Registry())
 	export("TFS_E2E_BASE_IMAGE", s.BaseImage())
+	export("TFS_E2E_LOGIN_REGISTRY", s.LoginRegistry())
 	export("TFS_E2E_KUBE_CONTEXT", Context)
 	export("TFS_E2E_CPU_NODE", CPUNode)
 	export("TFS_E2E_GPU_NODE", GPUNode)

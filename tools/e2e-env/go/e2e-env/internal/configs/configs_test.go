@@ -27,14 +27,17 @@ func TestDefaultsAndOverrides(t *testing.T) {
 		t.Fatalf("ports: %+v", s)
 	}
 	if s.LBMode != "ip" || s.LBIPRange != "127.0.100.0/24" || s.PodSubnet != "10.213.0.0/24" || s.NodeBridge != "tfse2e0" ||
-		s.NodeCgroup != "/tfs-e2e" || s.NoApt || s.Registry() != "127.0.0.1:5001" {
+		s.NodeCgroup != "/tfs-e2e" || s.NoApt || s.Registry() != "127.0.0.1:5001" || s.LoginRegistry() != "127.0.0.1:5002" {
 		t.Fatalf("settings: %+v", s)
 	}
 	s = settings(t, map[string]string{"TFS_E2E_CACHE": "/c", "TFS_E2E_API_PORT": "17443", "TFS_E2E_REGISTRY_PORT": "5002",
 		"TFS_E2E_KUBELET_PORT": "11350", "TFS_E2E_NO_APT": "1", "TFS_E2E_LB_MODE": "hostname"})
 	if s.State != "/c/state" || s.APIPort != 17443 || s.KubeletHealthzPort() != 11348 || !s.NoApt || s.LBMode != "hostname" ||
-		s.BaseImage() != "127.0.0.1:5002/tensorflow/serving:stand-in" {
+		s.BaseImage() != "127.0.0.1:5002/tensorflow/serving:stand-in" || s.LoginRegistry() != "127.0.0.1:5003" {
 		t.Fatalf("overrides: %+v", s)
+	}
+	if s := settings(t, map[string]string{"TFS_E2E_LOGIN_REGISTRY_PORT": "15002"}); s.LoginRegistry() != "127.0.0.1:15002" {
+		t.Fatalf("login registry: %+v", s)
 	}
 	if _, err := FromEnv(func(k string) string { return map[string]string{"TFS_E2E_ETCD_PORT": "x"}[k] }, "/h", "/r"); err == nil {
 		t.Fatal("want an error for a port that is no number")
@@ -53,7 +56,8 @@ func TestRendered(t *testing.T) {
 	if r := RegistryYML(s); !strings.Contains(r, "rootdirectory: /st/registry\n") || !strings.Contains(r, "addr: 127.0.0.1:5002\n") {
 		t.Errorf("registry.yml:\n%s", r)
 	}
-	if r := RegistriesConf(s); !strings.Contains(r, `location = "127.0.0.1:5002"`) || !strings.Contains(r, `location = "localhost:5002"`) {
+	if r := RegistriesConf(s); !strings.Contains(r, `location = "127.0.0.1:5002"`) || !strings.Contains(r, `location = "localhost:5002"`) ||
+		!strings.Contains(r, "location = \"127.0.0.1:5003\"\ninsecure = true\n") {
 		t.Errorf("registries.conf:\n%s", r)
 	}
 	if c := StorageConf(s); !strings.Contains(c, `graphroot = "/st/podman/storage"`) {
@@ -87,7 +91,7 @@ func TestEnvFile(t *testing.T) {
 		"PULUMI_SKIP_UPDATE_CHECK": "true", "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK": "true",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true", "PULUMI_IGNORE_AMBIENT_PLUGINS": "true",
 		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true", "TFS_E2E_REGISTRY": "127.0.0.1:5002",
-		"TFS_E2E_BASE_IMAGE": "127.0.0.1:5002/tensorflow/serving:stand-in", "TFS_E2E_KUBE_CONTEXT": "tfs-e2e",
+		"TFS_E2E_BASE_IMAGE": "127.0.0.1:5002/tensorflow/serving:stand-in", "TFS_E2E_LOGIN_REGISTRY": "127.0.0.1:5003", "TFS_E2E_KUBE_CONTEXT": "tfs-e2e",
 		"TFS_E2E_CPU_NODE": "tfs-e2e-cpu", "TFS_E2E_GPU_NODE": "tfs-e2e-gpu",
 		"TFS_E2E_GPU_NODE_LABEL": "cloud.google.com/gke-accelerator=nvidia-tesla-t4", "TFS_E2E_LB_MODE": "ip",
 		"TFS_E2E_POD_SUBNET": "10.214.0.0/24",

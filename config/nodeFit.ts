@@ -1,0 +1,158 @@
+/**
+ * Does one model pod fit on one node of the pool the stack creates? Pure arithmetic over the
+ * config, the pod's sizing and the cloud's catalog, run by `prepareModels` at preview.
+ *
+ * A pod whose CPU or memory request exceeds what a node can allocate is never scheduled: it stays
+ * Pending forever, whatever the autoscaler does. A node allocates its machine's vCPUs and memory less
+ * what the kubelet and the system reserve and the hard eviction threshold, by each cloud's documented
+ * formula. These are upper bounds (the kernel keeps some memory out of the node's capacity, and
+ * DaemonSets take their share), so a config refused here cannot fit; one accepted may still not.
+ * Existing clusters (cloud `local`) and machine types the catalog does not know are not checked.
+ */
+import { humanBytes } from "../contract/quantity";
+import { MachineShape, machineShape } from "../components/gke/machines";
+import { InstanceShape, instanceShape } from "../components/eks/instanceTypes";
+import { ServingConfig } from "./config";
+
+const MI = 2 ** 20;
+const GI = 2 ** 30;
+/** The kubelet's hard eviction threshold on GKE and on the EKS AMIs (`memory.available<100Mi`). */
+const EVICTION_BYTES = 100 * MI;
+
+/** What pods may request on one node, and how it was reached (for messages). */
+export interface NodeAllocatable {
+    cpuMillis: number;
+    memoryBytes: number;
+    vcpus: number;
+    capacityBytes: number;
+    /** What the rest goes to, for messages. */
+    reservedBy: { cpu: string; memory: string };
+}
+
+/**
+ * CPU kept for the kubelet and the system, in millicores: 6% of the first core, 1% of the second,
+ * 0.5% of the next two, 0.25% of every core above four (GKE's table; the EKS AMIs use the same).
+ */
+export function reservedCpuMillis(vcpus: number): number {
+    const tiers: [number, number][] = [[1, 0.06], [1, 0.01], [2, 0.005], [Infinity, 0.0025]];
+    let left = vcpus;
+    let reserved = 0;
+    for (const [cores, share] of tiers) {
+        const inTier = Math.min(left, cores);
+        reserved += inTier * 1000 * share;
+        left -= inTier;
+    }
+    return reserved;
+}
+
+/**
+ * GKE's memory reservation: 255 MiB on machines under 1 GiB; else 25% of the first 4 GiB, 20% of
+ * the next 4, 10% of the next 8, 6% of the next 112 and 2% of the rest.
+ */
+export function gkeReservedMemoryBytes(memoryBytes: number): number {
+    if (memoryBytes < GI) {
+        return 255 * MI;
+    }
+    const tiers: [number, number][] = [[4 * GI, 0.25], [4 * GI, 0.2], [8 * GI, 0.1], [112 * GI, 0.06], [Infinity, 0.02]];
+    let left = memoryBytes;
+    let reserved = 0;
+    for (const [bytes, share] of tiers) {
+        const inTier = Math.min(left, bytes);
+        reserved += inTier * share;
+        left -= inTier;
+    }
+    return reserved;
+}
+
+export function gkeAllocatable(shape: MachineShape): NodeAllocatable {
+    const capacityBytes = shape.memoryGib * GI;
+    return {
+        cpuMillis: shape.vcpus * 1000 - reservedCpuMillis(shape.vcpus),
+        memoryBytes: capacityBytes - gkeReservedMemoryBytes(capacityBytes) - EVICTION_BYTES,
+        vcpus: shape.vcpus,
+        capacityBytes,
+        reservedBy: { cpu: "GKE's kubelet and system reservation", memory: "GKE's kubelet and system reservation and the 100 MiB eviction threshold" },
+    };
+}
+
+/** The EKS AMIs' kube-reserved memory: 255 MiB + 11 MiB per pod the node may run. */
+export function eksAllocatable(shape: InstanceShape): NodeAllocatable {
+    const capacityBytes = shape.memoryGib * GI;
+    return {
+        cpuMillis: shape.vcpus * 1000 - reservedCpuMillis(shape.vcpus),
+        memoryBytes: capacityBytes - (255 + 11 * shape.maxPods) * MI - EVICTION_BYTES,
+        vcpus: shape.vcpus,
+        capacityBytes,
+        reservedBy: {
+            cpu: "the EKS AMI's kubelet reservation",
+            memory: `the EKS AMI's kubelet reservation (255 MiB + 11 MiB x ${shape.maxPods} pods) and the 100 MiB eviction threshold`,
+        },
+    };
+}
+
+/** A node of the pool a model's pods run on, in the terms of its config key. */
+export interface PoolNode {
+    /** "the CPU pool", "the GPU node group". */
+    pool: string;
+    /** The key that chose the machine (`gke.cpuPool.machineType`) and its value. */
+    key: string;
+    machineType: string;
+    allocatable: NodeAllocatable;
+}
+
+/** The node a model's pods land on when the stack creates the pool; undefined on an existing cluster or an unknown machine type. */
+export function poolNodeOf(config: ServingConfig, gpu: boolean): PoolNode | undefined {
+    if (config.cloud === "gcp") {
+        const pool = gpu ? config.gke.gpuPool : config.gke.cpuPool;
+        const shape = pool && machineShape(pool.machineType);
+        return pool && shape && {
+            pool: gpu ? "the GPU pool" : "the CPU pool", key: `gke.${gpu ? "gpuPool" : "cpuPool"}.machineType`,
+            machineType: pool.machineType, allocatable: gkeAllocatable(shape),
+        };
+    }
+    if (config.cloud === "aws") {
+        const group = gpu ? config.eks.gpuNodeGroup : config.eks.cpuNodeGroup;
+        const shape = group && instanceShape(group.instanceType);
+        return group && shape && {
+            pool: gpu ? "the GPU node group" : "the CPU node group", key: `eks.${gpu ? "gpuNodeGroup" : "cpuNodeGroup"}.instanceType`,
+            machineType: group.instanceType, allocatable: eksAllocatable(shape),
+        };
+    }
+    return undefined;
+}
+
+/** One pod's requests, with the config keys that set them. */
+export interface PodRequests {
+    model: string;
+    cpu: string;
+    cpuMillis: number;
+    cpuKey: string;
+    memoryRequest: string;
+    memoryBytes: number;
+    memoryKey: string;
+}
+
+export interface FitProblem {
+    key: string;
+    message: string;
+}
+
+/** What of the pod's requests no node of the pool can give; empty when it fits. */
+export function nodeFitProblems(pod: PodRequests, node: PoolNode): FitProblem[] {
+    const a = node.allocatable;
+    const machine = `${node.key} = ${node.machineType}`;
+    const pending = "so its pods would stay Pending forever";
+    const problems: FitProblem[] = [];
+    if (pod.memoryBytes > a.memoryBytes) {
+        problems.push({ key: pod.memoryKey, message: `model "${pod.model}" requests ${pod.memoryRequest} (${humanBytes(pod.memoryBytes)}) of memory per pod `
+            + `(${pod.memoryKey}; unset, it is derived from the model's size), but a node of ${node.pool} (${machine}: ${humanBytes(a.capacityBytes)}) `
+            + `can allocate at most ${humanBytes(a.memoryBytes)} to pods after ${a.reservedBy.memory}, ${pending}: `
+            + `set ${node.key} to a machine type with more memory, or lower ${pod.memoryKey} if the model needs less` });
+    }
+    if (pod.cpuMillis > a.cpuMillis) {
+        problems.push({ key: pod.cpuKey, message: `model "${pod.model}" requests ${pod.cpu} CPU per pod (${pod.cpuKey}), but a node of ${node.pool} `
+            + `(${machine}: ${a.vcpus} vCPUs) can allocate at most ${Math.floor(a.cpuMillis)}m to pods after ${a.reservedBy.cpu}, ${pending}: `
+            + `set ${node.key} to a machine type with more vCPUs, or lower ${pod.cpuKey} to at most ${Math.floor(a.cpuMillis)}m` });
+    }
+    return problems;
+}

@@ -1,0 +1,128 @@
+import * as assert from "assert";
+import { readConfig } from "../../../config/config";
+import {
+    PodRequests, PoolNode, eksAllocatable, gkeAllocatable, gkeReservedMemoryBytes, nodeFitProblems, poolNodeOf, reservedCpuMillis,
+} from "../../../config/nodeFit";
+import { machineShape } from "../../../components/gke/machines";
+import { instanceShape } from "../../../components/eks/instanceTypes";
+import { PreparationError, prepareModels } from "../../../stacks/prepare";
+import { exampleConfig } from "../../support/cloudMocks";
+
+const MI = 2 ** 20;
+const GI = 2 ** 30;
+
+describe("node fit: what one node of a pool can allocate to pods", () => {
+    it("reserves CPU by GKE's table (its documented examples): 6% of the first core, 1% of the second, 0.5% of the next 2, 0.25% above 4", () => {
+        for (const [vcpus, millis] of [[1, 60], [2, 70], [4, 80], [8, 90], [16, 110], [32, 150], [64, 230]]) {
+            assert.strictEqual(reservedCpuMillis(vcpus), millis, `${vcpus} vCPUs`);
+        }
+    });
+
+    it("reserves memory by GKE's table (its documented examples): 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% to 128 GiB, 2% above", () => {
+        for (const [gib, reservedGib] of [[4, 1], [8, 1.8], [16, 2.6], [32, 3.56], [64, 5.48], [128, 9.32], [256, 11.88]]) {
+            assert.ok(Math.abs(gkeReservedMemoryBytes(gib * GI) - reservedGib * GI) < 1e-6 * GI, `${gib} GiB: ${gkeReservedMemoryBytes(gib * GI) / GI}`);
+        }
+        assert.strictEqual(gkeReservedMemoryBytes(0.6 * GI), 255 * MI, "under 1 GiB: 255 MiB");
+    });
+
+    it("knows the machine types' shapes: predefined series by their per-vCPU rule, GPU machines by table, nothing it cannot know", () => {
+        assert.deepStrictEqual(machineShape("e2-standard-4"), { vcpus: 4, memoryGib: 16 });
+        assert.deepStrictEqual(machineShape("n1-standard-8"), { vcpus: 8, memoryGib: 30 });
+        assert.deepStrictEqual(machineShape("n2-highmem-16"), { vcpus: 16, memoryGib: 128 });
+        assert.deepStrictEqual(machineShape("g2-standard-8"), { vcpus: 8, memoryGib: 32 });
+        assert.deepStrictEqual(machineShape("a2-highgpu-1g"), { vcpus: 12, memoryGib: 85 });
+        for (const unknown of ["e2-medium", "n2-custom-4-16384", "m3-ultramem-32", "t2a-standard-4"]) {
+            assert.strictEqual(machineShape(unknown), undefined, unknown);
+        }
+        assert.deepStrictEqual(instanceShape("m6i.xlarge"), { vcpus: 4, memoryGib: 16, maxPods: 58 });
+        assert.deepStrictEqual(instanceShape("m5.large"), { vcpus: 2, memoryGib: 8, maxPods: 29 });
+        assert.deepStrictEqual(instanceShape("c5.9xlarge"), { vcpus: 36, memoryGib: 72, maxPods: 234 });
+        assert.deepStrictEqual(instanceShape("r6i.16xlarge"), { vcpus: 64, memoryGib: 512, maxPods: 737 });
+        assert.deepStrictEqual(instanceShape("g4dn.xlarge"), { vcpus: 4, memoryGib: 16, maxPods: 29 });
+        assert.deepStrictEqual(instanceShape("g5.48xlarge"), { vcpus: 192, memoryGib: 768, maxPods: 345 });
+        assert.deepStrictEqual(instanceShape("t3.medium"), { vcpus: 2, memoryGib: 4, maxPods: 17 });
+        for (const unknown of ["m6g.xlarge", "m5.metal", "x2idn.16xlarge", "p4d.24xlarge"]) {
+            assert.strictEqual(instanceShape(unknown), undefined, unknown);
+        }
+    });
+
+    it("GKE allocatable = capacity - reservation - 100 MiB eviction threshold; EKS memory keeps 255 MiB + 11 MiB per pod", () => {
+        const e2 = gkeAllocatable({ vcpus: 4, memoryGib: 16 });
+        assert.strictEqual(e2.cpuMillis, 3920);
+        assert.strictEqual(e2.memoryBytes, 16 * GI - 2.6 * GI - 100 * MI);
+        // m5.large: the EKS AMI reserves 574 MiB (255 + 11 x 29) for the kubelet.
+        const m5 = eksAllocatable({ vcpus: 2, memoryGib: 8, maxPods: 29 });
+        assert.strictEqual(m5.cpuMillis, 1930);
+        assert.strictEqual(m5.memoryBytes, 8 * GI - 574 * MI - 100 * MI);
+    });
+});
+
+const E2_STANDARD_4: PoolNode = { pool: "the CPU pool", key: "gke.cpuPool.machineType", machineType: "e2-standard-4", allocatable: gkeAllocatable({ vcpus: 4, memoryGib: 16 }) };
+const pod = (cpuMillis: number, memoryBytes: number): PodRequests => ({
+    model: "m", cpu: `${cpuMillis}m`, cpuMillis, cpuKey: "cpu", memoryRequest: `${memoryBytes / MI}Mi`, memoryBytes, memoryKey: "memoryRequest",
+});
+
+describe("nodeFitProblems", () => {
+    const cases: { name: string; pod: PodRequests; keys: string[] }[] = [
+        { name: "a pod that fits", pod: pod(1000, 2 * GI), keys: [] },
+        { name: "exactly the allocatable CPU and memory", pod: pod(3920, 16 * GI - 2.6 * GI - 100 * MI), keys: [] },
+        { name: "memory over by 1 MiB", pod: pod(1000, 16 * GI - 2.6 * GI - 99 * MI), keys: ["memoryRequest"] },
+        { name: "CPU over: 4 CPUs on a 4-vCPU node", pod: pod(4000, 2 * GI), keys: ["cpu"] },
+        { name: "both over", pod: pod(8000, 20 * GI), keys: ["memoryRequest", "cpu"] },
+    ];
+    for (const c of cases) {
+        it(`${c.name}: ${c.keys.length === 0 ? "no problem" : c.keys.join(", ")}`, () => {
+            assert.deepStrictEqual(nodeFitProblems(c.pod, E2_STANDARD_4).map((p) => p.key), c.keys);
+        });
+    }
+
+    it("says the keys, the numbers, why (Pending forever) and the fix", () => {
+        const [memory, cpu] = nodeFitProblems(pod(8000, 20 * GI), E2_STANDARD_4);
+        assert.match(memory.message, /model "m" requests 20480Mi \(20\.0 GiB\) of memory per pod \(memoryRequest/);
+        assert.match(memory.message, /gke\.cpuPool\.machineType = e2-standard-4: 16\.0 GiB\) can allocate at most 13\.3 GiB to pods/);
+        assert.match(memory.message, /Pending forever/);
+        assert.match(memory.message, /set gke\.cpuPool\.machineType to a machine type with more memory, or lower memoryRequest/);
+        assert.match(cpu.message, /requests 8000m CPU per pod \(cpu\), but .* \(gke\.cpuPool\.machineType = e2-standard-4: 4 vCPUs\) can allocate at most 3920m/);
+        assert.match(cpu.message, /lower cpu to at most 3920m/);
+    });
+});
+
+describe("node fit at preview (prepareModels on the example stacks)", () => {
+    const problems = (all: Record<string, string>): string[] => {
+        try {
+            prepareModels(readConfig(all, "tf-serving", process.cwd()), "tf-serving");
+            return [];
+        } catch (err) {
+            assert.ok(err instanceof PreparationError, String(err));
+            return err.problems;
+        }
+    };
+
+    it("passes the example stacks as they are", () => {
+        assert.deepStrictEqual(problems(exampleConfig("gcp-example")), []);
+        assert.deepStrictEqual(problems(exampleConfig("aws-example")), []);
+    });
+
+    it("GKE: a memory request larger than an e2-standard-4 node stops the preview, naming both keys", () => {
+        const [p, ...rest] = problems(exampleConfig("gcp-example", () => undefined, { "tf-serving:memoryRequest": "14Gi", "tf-serving:memoryLimit": "16Gi" }));
+        assert.deepStrictEqual(rest, []);
+        assert.match(p, /^tf-serving:memoryRequest: model "half-plus-two" requests 14Gi \(14\.0 GiB\)/);
+        assert.match(p, /tf-serving:gke\.cpuPool\.machineType = e2-standard-4: 16\.0 GiB\) can allocate at most 13\.3 GiB/);
+    });
+
+    it("GKE: a bigger machine type takes the same pod", () => {
+        assert.deepStrictEqual(problems(exampleConfig("gcp-example", (gke: any) => { gke.cpuPool.machineType = "e2-standard-8"; }, // eslint-disable-line @typescript-eslint/no-explicit-any
+            { "tf-serving:memoryRequest": "14Gi", "tf-serving:memoryLimit": "16Gi" })), []);
+    });
+
+    it("EKS: more CPU than the CPU node group's instance type stops the preview, naming cpu and the instance type", () => {
+        const [p] = problems(exampleConfig("aws-example", (eks: any) => { eks.cpuNodeGroup = { ...eks.cpuNodeGroup, instanceType: "m6i.large" }; }, // eslint-disable-line @typescript-eslint/no-explicit-any
+            { "tf-serving:cpu": "2" }));
+        assert.match(p ?? "", /^tf-serving:cpu: model "half-plus-two" requests 2 CPU per pod/);
+        assert.match(p ?? "", /tf-serving:eks\.cpuNodeGroup\.instanceType = m6i\.large: 2 vCPUs\) can allocate at most 1930m/);
+    });
+
+    it("checks nothing on an existing cluster (cloud local): its nodes are not the stack's to know", () => {
+        assert.strictEqual(poolNodeOf(readConfig({ "tf-serving:modelPath": "models/half_plus_two", "tf-serving:publicEndpoint": "true" }, "tf-serving", process.cwd()), false), undefined);
+    });
+});
