@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { preflight } from "../model/savedModel";
 import { formatReport } from "./preflightText";
+import { collectVersion } from "./versionOption";
 import { stageBuildContext, StagedContext, StagingError } from "../serving/buildContext";
 import { defaultBaseImage, IMAGE_PLATFORM, imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
@@ -67,7 +68,7 @@ export function buildContextCommand(exit: (code: number) => void): Command {
                 });
             } catch (err) {
                 if (err instanceof StagingError) {
-                    throw new UserError(err.message);
+                    throw new UserError(err.about === "out" ? `--out ${flags.out}: ${err.message}` : err.message);
                 }
                 throw err;
             }
@@ -91,13 +92,6 @@ function describe(staged: StagedContext, name: string, baseImage: string): strin
     return lines.join("\n");
 }
 
-function collectVersion(value: string, previous: number[] | undefined): number[] {
-    const version = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(version) || version === 0) {
-        throw new InvalidArgumentError(`"${value}" is not a version number such as 123 (put MODEL_BASE_DIR before --version).`);
-    }
-    return [...(previous ?? []), version];
-}
 
 function collectLabel(value: string, previous: Record<string, number> | undefined): Record<string, number> {
     const match = /^([^=]+)=(\d+)$/.exec(value);

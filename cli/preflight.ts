@@ -1,7 +1,8 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { preflight } from "../model/savedModel";
 import { formatReport } from "./preflightText";
+import { collectVersion } from "./versionOption";
 
 interface PreflightFlags { signature: string; version?: number[]; tags: string; json?: boolean }
 
@@ -29,12 +30,4 @@ export function preflightCommand(exit: (code: number) => void): Command {
             console.log(flags.json ? JSON.stringify(report) : formatReport(report));
             exit(report.ok ? 0 : 1);
         });
-}
-
-function collectVersion(value: string, previous: number[] | undefined): number[] {
-    const version = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(version)) {
-        throw new InvalidArgumentError(`"${value}" is not a version number such as 123 (put MODEL_BASE_DIR before --version).`);
-    }
-    return [...(previous ?? []), version];
 }

@@ -6,6 +6,7 @@
 import { EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
 import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
 import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
+import { eksKubernetesVersionProblem } from "../components/eks/kubernetesVersions";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
 import { EcrSettings } from "../components/registry/ecr";
@@ -56,7 +57,7 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         }
         return IAM_PRINCIPAL.test(arn) ? undefined : "must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/deployer";
     });
-    if (adminPrincipalArns?.length === 0) {
+    if (r.listLength("adminPrincipalArns") === 0) {
         r.fail("adminPrincipalArns", "is empty, which would leave the cluster without an administrator; list the IAM roles or users that run `pulumi up` (you, CI)");
     }
     adminPrincipalArns?.forEach((arn, i) => {
@@ -67,7 +68,7 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         }
     });
     const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs") ?? ["0.0.0.0/0"];
-    if (apiAccessCidrs.length === 0) {
+    if (r.listLength("apiAccessCidrs") === 0) {
         r.fail("apiAccessCidrs", "is empty; list the CIDRs allowed to reach the Kubernetes API, or remove the key to allow any address");
     }
 
@@ -138,6 +139,11 @@ function readKubernetesVersion(r: ConfigReader): string | undefined {
         r.issues[r.issues.length - 1].expected = expected;
     } else if (value !== undefined && !/^1\.[0-9]{2}$/.test(value)) {
         r.fail("kubernetesVersion", expected);
+    } else if (value !== undefined) {
+        const problem = eksKubernetesVersionProblem(value);
+        if (problem !== undefined) {
+            r.fail("kubernetesVersion", problem);
+        }
     }
     return value;
 }
@@ -152,7 +158,7 @@ function readNetwork(r: ConfigReader, region: string): EksNetworkSettings {
                 r.fail(key, "does not apply with eks.privateSubnetIds (existing subnets): remove one or the other");
             }
         }
-        if (privateSubnetIds.length < 2) {
+        if ((r.listLength("privateSubnetIds") ?? 0) < 2) {
             r.fail("privateSubnetIds", "must list at least two subnets, in different availability zones (EKS requires two zones)");
         }
         return { kind: "existing", privateSubnetIds, publicSubnetIds: publicSubnetIds ?? [] };
@@ -160,10 +166,11 @@ function readNetwork(r: ConfigReader, region: string): EksNetworkSettings {
     if (publicSubnetIds !== undefined) {
         r.fail("publicSubnetIds", "needs eks.privateSubnetIds too (the nodes run in private subnets)");
     }
+    // Lists are counted as written: a refused entry is reported as itself, not as a list too short.
     const zones = readZones(r, "zones", region, new RegExp(`^${escapeRegExp(region)}[a-z]$`), `${region || "us-west-2"}a`);
     if (zones === undefined) {
         r.fail("zones", `required: the availability zones for the VPC's subnets, at least two, e.g. \`pulumi config set --path 'eks.zones[0]' ${region || "us-west-2"}a\` and '[1]' ${region || "us-west-2"}b; or existing subnets in eks.privateSubnetIds`, undefined);
-    } else if (zones.length < 2 || zones.length > 6) {
+    } else if ((r.listLength("zones") ?? 0) < 2 || (r.listLength("zones") ?? 0) > 6) {
         r.fail("zones", "must list 2 to 6 availability zones (EKS requires two)");
     }
     const cidr = r.string("vpcCidr", "10.0.0.0/16");

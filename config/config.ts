@@ -6,15 +6,16 @@
  * raises one `ConfigError` before any resource is registered.
  */
 import * as path from "path";
-import { isCidr } from "../contract/cidr";
+import { cidrProblem } from "../contract/cidr";
 import { REPOSITORY_PATH } from "../contract/registry";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { ConfigError, ConfigReader } from "./configReader";
 import type { AwsConfig } from "./awsConfig";
 import type { GcpConfig } from "./gcpConfig";
 import { managedFlags } from "../serving/flags";
+import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
-import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
+import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
 import { GpuPool, planGpuCapacity } from "./gpuCapacity";
@@ -57,7 +58,7 @@ export interface ModelSettings {
     /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
     enableWarmup: boolean;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "gpuCount" | "replicas" | "autoscaling" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
+    configKey(setting: "path" | "signature" | "versions" | "gpuCount" | "replicas" | "autoscaling" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
 }
 
 export interface ServiceSettings {
@@ -150,12 +151,12 @@ export function readConfig(all: Record<string, string>, project: string, project
 
     const service: ServiceSettings = {
         type: r.oneOf("serviceType", SERVICE_TYPES, "LoadBalancer"),
-        sourceRanges: r.stringList("loadBalancerSourceRanges", (c) =>
-            isCidr(c) ? undefined : "must be a CIDR such as \"203.0.113.0/24\" or \"2001:db8::/32\"") ?? [],
+        sourceRanges: r.stringList("loadBalancerSourceRanges", cidrProblem) ?? [],
         publicEndpoint: r.bool("publicEndpoint", false),
         annotations: r.stringMap("serviceAnnotations") ?? {},
     };
-    if (service.type === "LoadBalancer" && service.sourceRanges.length === 0 && !service.publicEndpoint) {
+    // A list whose entries were all refused is not empty: those entries' messages say what to fix.
+    if (service.type === "LoadBalancer" && (r.listLength("loadBalancerSourceRanges") ?? 0) === 0 && !service.publicEndpoint) {
         r.fail("loadBalancerSourceRanges",
             "a LoadBalancer needs the CIDRs allowed to reach it (`pulumi config set --path 'loadBalancerSourceRanges[0]' 203.0.113.0/24`), " +
             "or `pulumi config set publicEndpoint true` to open it to every address on purpose", []);
@@ -235,7 +236,7 @@ function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
 
 function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
     const list = top.nestedList("models");
-    if (list === undefined || list.length === 0) {
+    if (list === undefined || top.listLength("models") === 0) {
         if (list !== undefined) {
             top.fail("models", "must list at least one model, or be removed to use modelPath");
         }
@@ -270,21 +271,25 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
 function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string, configKey: ModelSettings["configKey"]): ModelSettings {
     const src = (key: string) => (r.has(key) ? r : defaults);
     const gpu = src("gpu").bool("gpu", false);
-    // 0 (Pulumi.yaml's default) means "one GPU" when gpu is on.
-    const requestedGpus = src("gpuCount").int("gpuCount", 0, { min: 0, max: 16 });
-    if (!gpu && requestedGpus > 0) {
+    // 1 is Pulumi.yaml's default, so only another value shows that gpuCount was set without gpu.
+    const requestedGpus = src("gpuCount").int("gpuCount", 1, { min: 0, max: 16 });
+    if (!gpu && requestedGpus !== 1) {
         src("gpuCount").fail("gpuCount", "is set but gpu is false; set gpu: true to serve on GPU nodes, or remove gpuCount");
+    }
+    if (gpu && requestedGpus === 0) {
+        src("gpuCount").fail("gpuCount", "is 0 with gpu: true, but a GPU pod needs at least one nvidia.com/gpu: set gpuCount to 1 (the default) or more, or gpu: false to serve on CPU");
     }
     const gpuCount = gpu ? Math.max(1, requestedGpus) : 0;
     const listed = src("versions").list("versions");
     const versions = listed?.length ? listed : undefined;
-    const servedVersions = versions?.map((v, i) => {
-        const n = typeof v === "number" ? v : typeof v === "string" && /^[0-9]+$/.test(v) ? Number(v) : NaN;
-        if (!Number.isSafeInteger(n) || n < 1) {
-            src("versions").issues.push({ key: src("versions").key(`versions[${i}]`), value: v, expected: "must be a positive whole number (a version folder name)" });
+    const servedVersions = versions?.flatMap((v, i) => {
+        const parsed = parseVersion(v);
+        if ("problem" in parsed) {
+            src("versions").issues.push({ key: src("versions").key(`versions[${i}]`), value: v, expected: parsed.problem });
+            return [];
         }
-        return n;
-    }).filter((n) => Number.isSafeInteger(n) && n > 0);
+        return [parsed.version];
+    });
 
     const labels: Record<string, number> = {};
     for (const [label, v] of Object.entries(src("versionLabels").stringMap("versionLabels") ?? {})) {
@@ -315,12 +320,9 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     }
 
     const extraServerArgs = src("extraServerArgs").stringList("extraServerArgs", (arg) => {
-        if (!/^--[a-z_]+(=.*)?$/.test(arg)) {
-            return "must be a flag of the form --name=value";
-        }
         const flag = arg.split("=")[0];
         const why = managedFlags().get(flag);
-        return why !== undefined ? `${flag} is set by this program: ${why}` : undefined;
+        return why !== undefined ? `${flag} is set by this program: ${why}` : tfServingFlagProblem(arg);
     }) ?? [];
 
     const baseImage = src("baseImage").string("baseImage");

@@ -35,6 +35,7 @@ export class ConfigError extends Error {
 }
 
 import { parseQuantity } from "../contract/quantity";
+import { editDistance } from "../contract/spelling";
 
 type Raw = Record<string, unknown>;
 
@@ -201,6 +202,12 @@ export class ConfigReader {
         return v;
     }
 
+    /** How many entries the list holds as written, refused ones included; undefined if unset or not a list. Records nothing. */
+    listLength(name: string): number | undefined {
+        const v = this.json(name);
+        return Array.isArray(v) ? v.length : undefined;
+    }
+
     stringList(name: string, check?: (item: string) => string | undefined): string[] | undefined {
         const items = this.list(name);
         if (items === undefined) {
@@ -284,17 +291,4 @@ export class ConfigReader {
             return v;
         }
     }
-}
-
-function editDistance(a: string, b: string): number {
-    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-    for (let j = 1; j <= b.length; j++) {
-        dp[0][j] = j;
-    }
-    for (let i = 1; i <= a.length; i++) {
-        for (let j = 1; j <= b.length; j++) {
-            dp[i][j] = Math.min(dp[i - 1][j] + 1, dp[i][j - 1] + 1, dp[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        }
-    }
-    return dp[a.length][b.length];
 }

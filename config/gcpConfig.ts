@@ -55,7 +55,7 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
         r.fail("masterCidr", "applies only with gke.privateNodes: true");
     }
     const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs");
-    if (apiAccessCidrs?.length === 0) {
+    if (r.listLength("apiAccessCidrs") === 0) {
         r.fail("apiAccessCidrs", "is empty, which would lock everyone out of the Kubernetes API; list your CIDRs, or remove the key to allow any address");
     }
 

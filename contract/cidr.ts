@@ -41,25 +41,72 @@ export function ipv4BlockProblem(cidr: string, minPrefix: number, maxPrefix: num
     return undefined;
 }
 
-/** True for a valid IPv4 or IPv6 CIDR such as `203.0.113.0/24` or `2001:db8::/32`. */
-export function isCidr(text: string): boolean {
+/**
+ * Why `text` is not an IPv4 or IPv6 CIDR such as `203.0.113.0/24` or `2001:db8::/32`, or undefined.
+ * Host bits are refused as the clouds refuse them (`10.0.0.1/16`): a load balancer would silently
+ * open the whole block the prefix names, which is rarely what `10.1.2.3/8` meant.
+ */
+export function cidrProblem(text: string): string | undefined {
+    const usage = "must be a CIDR such as \"203.0.113.0/24\" or \"2001:db8::/32\"";
     const [addr, bits, extra] = text.split("/");
     if (extra !== undefined || bits === undefined || !/^[0-9]{1,3}$/.test(bits)) {
-        return false;
+        return usage;
     }
-    const prefix = Number(bits);
     if (/^[0-9.]+$/.test(addr)) {
-        const parts = addr.split(".");
-        return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255) && prefix <= 32;
+        return parseIpv4Cidr(text) === undefined ? usage : ipv4BlockProblem(text, 0, 32);
     }
-    if (/^[0-9a-fA-F:]+$/.test(addr) && addr.includes(":")) {
-        const groups = addr.split("::");
-        if (groups.length > 2) {
-            return false;
+    const groups = parseIpv6(addr);
+    const prefix = Number(bits);
+    if (groups === undefined || prefix > 128) {
+        return usage;
+    }
+    const value = groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+    const hostBits = 128n - BigInt(prefix);
+    const network = (value >> hostBits) << hostBits;
+    if (network !== value) {
+        return `has host bits set; the block is ${formatIpv6(network)}/${prefix}`;
+    }
+    return undefined;
+}
+
+/** The eight 16-bit groups of an IPv6 address (`::` expanded); undefined if it is not one. */
+function parseIpv6(addr: string): number[] | undefined {
+    if (!/^[0-9a-fA-F:]+$/.test(addr) || !addr.includes(":")) {
+        return undefined;
+    }
+    const halves = addr.split("::");
+    if (halves.length > 2) {
+        return undefined;
+    }
+    const parts = halves.map((h) => (h === "" ? [] : h.split(":")));
+    if (!parts.every((p) => p.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g)))) {
+        return undefined;
+    }
+    const count = parts[0].length + (parts[1]?.length ?? 0);
+    if (halves.length === 2 ? count >= 8 : count !== 8) {
+        return undefined;
+    }
+    const zeros = Array<string>(8 - count).fill("0");
+    return [...parts[0], ...(halves.length === 2 ? zeros : []), ...(parts[1] ?? [])].map((g) => parseInt(g, 16));
+}
+
+/** An IPv6 address in its short form (the longest run of zero groups as `::`). */
+function formatIpv6(value: bigint): string {
+    const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt((7 - i) * 16)) & 0xffffn));
+    let best = { start: -1, length: 0 };
+    for (let i = 0; i < 8;) {
+        let j = i;
+        while (j < 8 && groups[j] === 0) {
+            j++;
         }
-        const count = groups.map((g) => (g === "" ? 0 : g.split(":").length)).reduce((a, b) => a + b, 0);
-        const wellFormed = groups.every((g) => g === "" || g.split(":").every((h) => /^[0-9a-fA-F]{1,4}$/.test(h)));
-        return wellFormed && (groups.length === 2 ? count < 8 : count === 8) && prefix <= 128;
+        if (j - i > best.length && j - i > 1) {
+            best = { start: i, length: j - i };
+        }
+        i = j === i ? i + 1 : j;
     }
-    return false;
+    const hex = groups.map((g) => g.toString(16));
+    if (best.start < 0) {
+        return hex.join(":");
+    }
+    return `${hex.slice(0, best.start).join(":")}::${hex.slice(best.start + best.length).join(":")}`;
 }

@@ -1,6 +1,6 @@
 import * as fs from "fs";
 import * as path from "path";
-import { isInside } from "../contract/paths";
+import { LinkProblem, judgeLink } from "../contract/links";
 
 /** A symbolic link found under the model folder that the image build could not copy as it is. */
 export interface BadLink {
@@ -8,8 +8,9 @@ export interface BadLink {
     path: string;
     /** What it points to, as written in the link. */
     target: string;
-    /** "outside": resolves to a path outside the model folder; "broken": resolves to nothing. */
-    problem: "outside" | "broken";
+    /** The real path it resolves to, when it resolves. */
+    real?: string;
+    problem: LinkProblem;
 }
 
 /** What a walk of one folder (a version, or any other entry of the base folder) found. */
@@ -19,6 +20,8 @@ export interface TreeScan {
     badLinks: BadLink[];
     /** Files and folders another user cannot read (files lack o+r, folders o+rx). */
     notWorldReadable: string[];
+    /** Entries that are neither a file nor a folder (a socket, pipe or device): no image can hold them. */
+    special: string[];
     /** Folders or files this process could not read at all, with the system's reason. */
     unreadable: { path: string; reason: string }[];
 }
@@ -34,41 +37,38 @@ const CHECK_MODES = process.platform !== "win32";
  * so a link cycle ends.
  */
 export function scanTree(root: string, modelRoot: string): TreeScan {
-    const scan: TreeScan = { sizeBytes: 0, badLinks: [], notWorldReadable: [], unreadable: [] };
+    const scan: TreeScan = { sizeBytes: 0, badLinks: [], notWorldReadable: [], unreadable: [], special: [] };
     const visited = new Set<string>();
 
-    const visit = (entry: string): void => {
+    const visit = (entry: string, ancestors: ReadonlySet<string>): void => {
         let stat: fs.Stats;
         try {
             stat = fs.lstatSync(entry);
             if (stat.isSymbolicLink()) {
-                const target = fs.readlinkSync(entry);
-                const real = realPathOrNull(entry);
-                if (real === null) {
-                    scan.badLinks.push({ path: entry, target, problem: "broken" });
+                const verdict = judgeLink(entry, modelRoot, ancestors);
+                if (!verdict.ok) {
+                    scan.badLinks.push({ path: entry, target: verdict.target, real: verdict.real, problem: verdict.problem });
                     return;
                 }
-                if (!isInside(real, modelRoot)) {
-                    scan.badLinks.push({ path: entry, target, problem: "outside" });
-                    return;
-                }
-                stat = fs.statSync(entry);
+                stat = verdict.stat;
             }
         } catch (err) {
             scan.unreadable.push({ path: entry, reason: reasonOf(err) });
             return;
         }
         if (stat.isDirectory()) {
-            visitFolder(entry, stat);
+            visitFolder(entry, stat, ancestors);
         } else if (stat.isFile()) {
             scan.sizeBytes += stat.size;
             if (CHECK_MODES && (stat.mode & OTHERS_READ) === 0) {
                 scan.notWorldReadable.push(entry);
             }
+        } else {
+            scan.special.push(entry);
         }
     };
 
-    const visitFolder = (folder: string, stat: fs.Stats): void => {
+    const visitFolder = (folder: string, stat: fs.Stats, ancestors: ReadonlySet<string>): void => {
         const real = fs.realpathSync(folder);
         if (visited.has(real)) {
             return;
@@ -84,12 +84,13 @@ export function scanTree(root: string, modelRoot: string): TreeScan {
             scan.unreadable.push({ path: folder, reason: reasonOf(err) });
             return;
         }
+        const below = new Set(ancestors).add(real);
         for (const name of names.sort()) {
-            visit(path.join(folder, name));
+            visit(path.join(folder, name), below);
         }
     };
 
-    visit(root);
+    visit(root, new Set());
     return scan;
 }
 

@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { BadLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
+import { linkProblemMessage } from "../contract/links";
 import { plural } from "../contract/quantity";
 import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
 import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
@@ -56,7 +57,17 @@ export interface PreflightOptions {
     versions?: number[];
     /** MetaGraph tag set TF Serving loads (`--saved_model_tags`). Default ["serve"]. */
     tags?: string[];
+    /** How the caller's user asks for a signature or tags, for the fixes messages suggest. Default: `tfs preflight`'s flags. */
+    settings?: PreflightSettings;
 }
+
+/** Each renders the setting that asks for `value`: `--signature predict` on the command line, `tf-serving:signature: predict` in a stack. */
+export interface PreflightSettings {
+    signature(value: string): string;
+    tags(value: string): string;
+}
+
+const CLI_SETTINGS: PreflightSettings = { signature: (v) => `--signature ${v}`, tags: (v) => `--tags ${v}` };
 
 const DEFAULT_TAGS = ["serve"];
 /** In the order TensorFlow's reader tries them: a `.pb` hides a `.pbtxt` beside it. */
@@ -71,6 +82,7 @@ const PROTOBUF_MAX_BYTES = 2 ** 31 - 1;
 const LOOSE_NUMBER = /^\s*[+-]?\d+\s*$/;
 const SHARD = /^variables\.data-(\d+)-of-(\d+)$/;
 const EXAMPLES_SHOWN = 3;
+const FINDINGS_PER_CODE = 5;
 
 interface VersionEntry { name: string; version: bigint }
 
@@ -80,7 +92,7 @@ type Sink = (code: string, message: string, where?: string) => void;
  * Where one version's findings go. `fail` is for what stops TF Serving from loading the version: an error if the
  * version is served, a (marked) warning if it is not. `note` is always a warning.
  */
-interface VersionSinks { fail: Sink; note: Sink; error: Sink }
+interface VersionSinks { fail: Sink; note: Sink; error: Sink; settings: PreflightSettings }
 
 /**
  * Reads a model base folder the way TF Serving does and reports what it would serve and what would stop it.
@@ -110,19 +122,23 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         for (const entry of versions) {
             const isServed = served.has(entry.version);
             const marked: Sink = (code, message, where) => warn(code, `version ${entry.version} (not served): ${message}`, where);
-            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error };
+            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS };
             const scan = scanTree(path.join(base, entry.name), realBase);
             scans.push(scan);
             report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
         }
         // Everything else under the base goes into the image too (ignored entries, a shadowed duplicate version).
+        // With no version at all the folder is not a model (it may be /etc): NO_VERSIONS says so once, and
+        // nothing suggests changing what lies in it.
         const versionNames = new Set(versions.map((v) => v.name));
-        for (const name of names.filter((n) => !versionNames.has(n))) {
+        for (const name of versions.length === 0 ? [] : names.filter((n) => !versionNames.has(n))) {
             const scan = scanTree(path.join(base, name), realBase);
             reportLinks(scan.badLinks, warn, error);
             scans.push(scan);
         }
-        reportModes(base, scans, warn);
+        if (versions.length > 0) {
+            reportModes(base, scans, warn);
+        }
         const unserved = versions.filter((v) => !served.has(v.version)).map((v) => v.version);
         if (unserved.length > 0 && served.size > 0) {
             const [them, are] = unserved.length === 1 ? ["it", "is"] : ["them", "are"];
@@ -134,7 +150,25 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         report.servedVersion = report.servedVersions.length > 0 ? report.servedVersions[report.servedVersions.length - 1] : null;
     }
     report.ok = report.errors.length === 0;
+    report.errors = bounded(report.errors);
+    report.warnings = bounded(report.warnings);
     return report;
+}
+
+/** At most FINDINGS_PER_CODE findings of each code, then one that counts the rest: the answer stays readable. */
+function bounded(findings: Finding[]): Finding[] {
+    const seen = new Map<string, number>();
+    const kept = findings.filter((f) => {
+        const n = (seen.get(f.code) ?? 0) + 1;
+        seen.set(f.code, n);
+        return n <= FINDINGS_PER_CODE;
+    });
+    for (const [code, n] of seen) {
+        if (n > FINDINGS_PER_CODE) {
+            kept.push({ code, message: `... and ${n - FINDINGS_PER_CODE} more ${code} problems like those above.` });
+        }
+    }
+    return kept;
 }
 
 function readBase(base: string, error: Sink): string[] | null {
@@ -247,6 +281,9 @@ function readVersion(dir: string, version: bigint, served: boolean, scan: TreeSc
         version: Number(version), path: dir, graphFile: null, sizeBytes: scan.sizeBytes, tags: [], signatures: {}, served, hasVariables: false, metaGraphTags: [],
     };
     reportLinks(scan.badLinks, fail, sinks.error);
+    for (const where of scan.special) {
+        fail("SPECIAL_FILE", `${where} is neither a file nor a folder (a socket, pipe or device), which no image can hold: remove it from the model.`, where);
+    }
     for (const { path: where, reason } of scan.unreadable) {
         fail("UNREADABLE", `Cannot read ${where} (${reason}): fix its permissions (chmod -R a+rX ${report.baseDir}).`, where);
     }
@@ -294,7 +331,7 @@ function graphFileHint(dir: string): string {
     return "copy the complete SavedModel export (saved_model.pb and variables/) into it.";
 }
 
-function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note }: VersionSinks): void {
+function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note, settings }: VersionSinks): void {
     if ((statOrNull(file)?.size ?? 0) > PROTOBUF_MAX_BYTES) {
         fail("UNDECODABLE_GRAPH", `${file} is larger than 2 GiB, the protobuf size limit, so TensorFlow cannot read it either: keep large constants in variables/ (tf.Variable) rather than in the graph, and export again.`, file);
         return;
@@ -334,7 +371,7 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     const wanted = new Set(report.tags);
     const chosen = metaGraphs.find((graph) => new Set(graph.tags).size === wanted.size && graph.tags.every((tag) => wanted.has(tag)));
     if (chosen === undefined) {
-        fail("NO_SERVE_TAG", noServeTagMessage(file, report.tags, metaGraphs), file);
+        fail("NO_SERVE_TAG", noServeTagMessage(file, report.tags, metaGraphs, settings), file);
         return;
     }
     result.tags = chosen.tags;
@@ -342,7 +379,7 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     if (!(report.signature in chosen.signatures)) {
         const callable = Object.keys(chosen.signatures).filter((name) => !isInternalSignature(name));
         fail("SIGNATURE_MISSING", `${file} has no signature "${report.signature}" (${callable.length > 0 ? `it has ${callable.join(", ")}` : "it has no signature at all"}): `
-            + (callable.length > 0 ? `pass --signature ${callable[0]} (and send signature_name with each request), or re-export with a "${report.signature}" signature.` : "re-export the model with a serving signature."), file);
+            + (callable.length > 0 ? `ask for one it has (${settings.signature(callable[0])}) and send signature_name with each request, or re-export with a "${report.signature}" signature.` : "re-export the model with a serving signature."), file);
     }
     const refs = Object.entries(chosen.signatures).flatMap(([name, sig]) =>
         [...Object.entries(sig.inputs), ...Object.entries(sig.outputs)].filter(([, t]) => isRefDtype(t.dtype)).map(([tensor, t]) => `${name}.${tensor}: ${t.dtype}`));
@@ -353,13 +390,13 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     }
 }
 
-function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSpec[]): string {
+function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSpec[], settings: PreflightSettings): string {
     const sets = metaGraphs.map((graph) => `{${graph.tags.join(", ")}}`).join(", ");
     const superset = metaGraphs.find((graph) => tags.every((tag) => graph.tags.includes(tag)));
     const fix = superset !== undefined
-        ? `start TF Serving with --saved_model_tags=${superset.tags.join(",")} (and run preflight with --tags ${superset.tags.join(",")}), or re-export with tags {${tags.join(", ")}}.`
-        : `re-export with tags {${tags.join(", ")}} (tf.saved_model.save tags the graph "serve").`;
-    return `${file} has no MetaGraph tagged exactly {${tags.join(", ")}} (it has ${sets}); TF Serving loads only the MetaGraph whose tag set equals --saved_model_tags: ${fix}`;
+        ? `start TF Serving with --saved_model_tags=${superset.tags.join(",")} (and ask for ${settings.tags(superset.tags.join(","))}), or re-export with tags {${tags.join(", ")}}.`
+        : `ask for one of those tag sets, or re-export with tags {${tags.join(", ")}} (tf.saved_model.save tags the graph "serve").`;
+    return `${file} has no MetaGraph tagged exactly {${tags.join(", ")}} (asked for with ${settings.tags(tags.join(","))}; it has ${sets}); TF Serving loads only the MetaGraph whose tag set equals --saved_model_tags: ${fix}`;
 }
 
 function checkVariables(dir: string, hasVariables: boolean, { fail, note }: VersionSinks): void {
@@ -385,15 +422,20 @@ function checkVariables(dir: string, hasVariables: boolean, { fail, note }: Vers
             incomplete(`lacks data shard${missing.length === 1 ? "" : "s"} ${missing.slice(0, EXAMPLES_SHOWN).join(", ")} of ${total}`);
         }
     }
+    // An export never writes an empty index or shard (the index has a header and footer, a shard holds the
+    // bytes the index points into): zero bytes is a copy cut short, and TensorFlow fails to restore it.
+    const empty = [...(hasIndex ? ["variables.index"] : []), ...shards.map((m) => m[0])]
+        .map((name) => path.join(variables, name)).filter((file) => statOrNull(file)?.size === 0);
+    for (const file of empty) {
+        fail("VARIABLES_INCOMPLETE", `${file} is empty (0 bytes), so TensorFlow cannot restore the weights from it: the export or the copy was cut short; copy the complete variables/ folder of the export again.`, file);
+    }
 }
 
 function reportLinks(links: BadLink[], brokenSink: Sink, outsideSink: Sink): void {
     for (const link of links) {
-        if (link.problem === "outside") {
-            outsideSink("LINK_OUTSIDE_MODEL", `${link.path} links to ${link.target}, outside the model folder; the image build copies only the model folder, so the served model would lack it: replace the link with a copy of the file (cp --remove-destination "$(readlink -f ${link.path})" ${link.path}).`, link.path);
-        } else {
-            brokenSink("BROKEN_LINK", `${link.path} links to ${link.target}, which does not exist: restore the target or delete the link.`, link.path);
-        }
+        const code = { outside: "LINK_OUTSIDE_MODEL", broken: "BROKEN_LINK", loop: "LINK_LOOP", cycle: "LINK_LOOP" }[link.problem];
+        const sink = link.problem === "broken" ? brokenSink : outsideSink;
+        sink(code, linkProblemMessage(link.path, { ok: false, ...link }), link.path);
     }
 }
 

@@ -43,7 +43,11 @@ export function findProjectDir(from: string): string {
  * the stack file's values, as `project:key` → string (structured values as JSON text).
  */
 export function stackConfig(projectDir: string, stack: string): { project: string; config: Record<string, string> } {
-    const projectFile = YAML.parse(fs.readFileSync(path.join(projectDir, "Pulumi.yaml"), "utf8")) as { name: string; config?: Record<string, unknown> };
+    const nameProblem = stackNameProblem(stack);
+    if (nameProblem !== undefined) {
+        throw new PlanError(`--stack ${JSON.stringify(stack)}: ${nameProblem}`);
+    }
+    const projectFile = readYamlFile(path.join(projectDir, "Pulumi.yaml")) as { name: string; config?: Record<string, unknown> };
     const project = projectFile.name;
     const stackFile = path.join(projectDir, `Pulumi.${stack}.yaml`);
     if (!fs.existsSync(stackFile)) {
@@ -58,11 +62,47 @@ export function stackConfig(projectDir: string, stack: string): { project: strin
             config[key.includes(":") ? key : `${project}:${key}`] = text(value);
         }
     }
-    const parsed = YAML.parse(fs.readFileSync(stackFile, "utf8")) as { config?: Record<string, unknown> } | null;
-    for (const [key, value] of Object.entries(parsed?.config ?? {})) {
+    const parsed = readYamlFile(stackFile);
+    const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+    if (parsed !== null && parsed !== undefined && !(isMapping(parsed) && (parsed.config === undefined || parsed.config === null || isMapping(parsed.config)))) {
+        throw new PlanError(`${stackFile} is not a stack file: it must be a YAML mapping with a "config:" mapping of key: value lines (e.g. "config:\n  ${project}:replicas: 2")`);
+    }
+    for (const [key, value] of Object.entries((parsed as { config?: Record<string, unknown> } | null)?.config ?? {})) {
         config[key.includes(":") ? key : `${project}:${key}`] = text(withoutCiphertext(value));
     }
     return { project, config };
+}
+
+/**
+ * Why `name` cannot be a stack name here, or undefined. It becomes part of a file name
+ * (`Pulumi.<name>.yaml`), so it may not be a path: Pulumi's own characters only, no leading dot.
+ */
+export function stackNameProblem(name: string): string | undefined {
+    return /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$/.test(name)
+        ? undefined
+        : "is not a stack name: use letters, digits, '-', '_' and '.' (not first), at most 100 characters, e.g. dev or prod-eu";
+}
+
+/** A YAML file's value; a syntax error names the file, the line and what is wrong, without the parser's internals. */
+export function readYamlFile(file: string): unknown {
+    let text: string;
+    try {
+        text = fs.readFileSync(file, "utf8");
+    } catch (err) {
+        throw new PlanError(`cannot read ${file}: ${(err as Error).message}`);
+    }
+    const doc = YAML.parseDocument(text);
+    const error = doc.errors[0];
+    if (error !== undefined) {
+        const line = error.linePos?.[0].line;
+        const where = line === undefined ? file : `${file}, line ${line}`;
+        const source = line === undefined ? "" : (text.split("\n")[line - 1] ?? "");
+        const what = error.code === "TAB_AS_INDENT" ? "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"
+            : error.code === "DUPLICATE_KEY" ? `the key ${JSON.stringify(source.trim().split(/:(?:\s|$)/)[0])} appears twice in one mapping (the later value would silently win): keep one`
+            : `${error.message.split(" at line ")[0]}: fix the YAML syntax`;
+        throw new PlanError(`${where}: ${what}${source.trim() ? `\n    ${source.trimEnd()}` : ""}`);
+    }
+    return doc.toJS();
 }
 
 /** Encrypted values (`{secure: ...}`) cannot be decrypted offline: they stand as a placeholder string. */

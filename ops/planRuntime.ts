@@ -300,11 +300,23 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
 export async function recordProgram(options: MockOptions, program: () => Promise<Record<string, unknown>>): Promise<{ recorder: Recorder; outputs: Record<string, unknown> }> {
     const recorder = new Recorder();
     const record = await installMocks(options, recorder);
+    // The stack's outputs are several promises the SDK derives from one: had the program's error
+    // rejected them, only the one awaited here would be handled and Node would end the process on
+    // the others. The error is held instead, and thrown once the stack has settled.
+    let failure: { error: unknown } | undefined;
     try {
         const outputs = await pulumi.runtime.runInPulumiStack(async () => {
             pulumi.runtime.registerStackTransformation(record);
-            return program();
+            try {
+                return await program();
+            } catch (error) {
+                failure = { error };
+                return {};
+            }
         });
+        if (failure) {
+            throw failure.error;
+        }
         return { recorder, outputs: Object.fromEntries(Object.entries(outputs ?? {}).filter(([, v]) => v !== undefined)) };
     } finally {
         await pulumi.runtime.disconnect();

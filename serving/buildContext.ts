@@ -6,6 +6,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
+import { judgeLink, linkProblemMessage } from "../contract/links";
 import { isInside } from "../contract/paths";
 import { contextDigest } from "./contextDigest";
 import { DOCKERFILE_HEADER, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
@@ -68,7 +69,8 @@ export interface StagedContext {
 
 /** A staging refused for a reason the user can fix (a missing folder, a link out of the model, ...). */
 export class StagingError extends Error {
-    constructor(message: string) {
+    /** What the user should change: the model folder, or the output folder (`tfs build-context --out`). */
+    constructor(message: string, readonly about: "model" | "out" = "model") {
         super(message);
         this.name = "StagingError";
     }
@@ -120,7 +122,7 @@ export function stageBuildContext(options: StageOptions): StagedContext {
     const removed = removeStale(outDir, "", files, dirs);
     const sortedDirs = [...dirs].sort();
     for (const dir of sortedDirs) {
-        fs.mkdirSync(path.join(outDir, dir), { recursive: true });
+        makeFolder(path.join(outDir, dir));
     }
     const sorted = [...files.keys()].sort();
     const recorded: Record<string, RecordedFile> = {};
@@ -204,23 +206,14 @@ function versionFolders(modelBase: string): Map<number, string[]> {
 function collect(source: string, rel: string, modelBase: string, ancestors: Set<string>, files: Map<string, Planned>, dirs: Set<string>): void {
     let stat = fs.lstatSync(source);
     if (stat.isSymbolicLink()) {
-        const target = fs.readlinkSync(source);
-        let real: string;
-        try {
-            real = fs.realpathSync(source);
-        } catch {
-            throw new StagingError(`${source} is a link to ${target}, which does not exist: replace the link with the file it should point to`);
+        const verdict = judgeLink(source, modelBase, ancestors);
+        if (!verdict.ok) {
+            throw new StagingError(linkProblemMessage(source, verdict));
         }
-        if (!isInside(real, modelBase)) {
-            throw new StagingError(`${source} is a link to ${real}, outside the model folder ${modelBase}: the image gets only what is inside the model, so copy that file into the model instead of linking to it`);
-        }
-        stat = fs.statSync(source);
+        stat = verdict.stat;
     }
     if (stat.isDirectory()) {
         const real = fs.realpathSync(source);
-        if (ancestors.has(real)) {
-            throw new StagingError(`${source} links back to ${real}, a folder that contains it: remove the link (it would copy the model into itself forever)`);
-        }
         dirs.add(rel);
         const below = new Set(ancestors).add(real);
         for (const name of fs.readdirSync(source).sort()) {
@@ -252,7 +245,7 @@ function refuseOverlap(outDir: string, modelBase: string, realModelBase: string)
     for (const out of new Set([outDir, realOut])) {
         for (const model of new Set([modelBase, realModelBase])) {
             if (isInside(out, model) || isInside(model, out)) {
-                throw new StagingError(`output folder ${outDir} overlaps the model folder ${modelBase}: choose an output folder outside the model (e.g. ./build/<model-name>)`);
+                throw new StagingError(`output folder ${outDir} overlaps the model folder ${modelBase}: choose an output folder outside the model (e.g. ./build/<model-name>)`, "out");
             }
         }
     }
@@ -261,11 +254,11 @@ function refuseOverlap(outDir: string, modelBase: string, realModelBase: string)
 /** Creates the output folder, or checks that an existing one is empty or ours to overwrite. */
 function prepareOutDir(outDir: string): void {
     if (!fs.existsSync(outDir)) {
-        fs.mkdirSync(outDir, { recursive: true });
+        makeFolder(outDir);
         return;
     }
     if (!fs.statSync(outDir).isDirectory()) {
-        throw new StagingError(`output folder ${outDir} is a file: choose a folder path`);
+        throw new StagingError(`output folder ${outDir} is not a folder: choose a folder path`, "out");
     }
     if (fs.readdirSync(outDir).length === 0) {
         return;
@@ -274,8 +267,47 @@ function prepareOutDir(outDir: string): void {
     const ours = fs.existsSync(dockerfile) && fs.statSync(dockerfile).isFile()
         && fs.readFileSync(dockerfile, "utf8").startsWith(DOCKERFILE_HEADER);
     if (!ours) {
-        throw new StagingError(`output folder ${outDir} is not empty and was not written by tfs build-context; choose a new or empty folder (staging deletes whatever it did not write)`);
+        throw new StagingError(`output folder ${outDir} is not empty and was not written by tfs build-context; choose a new or empty folder (staging deletes whatever it did not write)`, "out");
     }
+}
+
+/**
+ * `mkdir -p` one level at a time. Node's recursive mode retries without end where a parent exists
+ * but refuses new entries with ENOENT (under /proc); here every failure is one clear error.
+ */
+function makeFolder(dir: string): void {
+    const missing: string[] = [];
+    for (let at = dir; !fs.existsSync(at); at = path.dirname(at)) {
+        missing.unshift(at);
+        if (path.dirname(at) === at) {
+            break;
+        }
+    }
+    for (const folder of missing) {
+        try {
+            fs.mkdirSync(folder);
+        } catch (err) {
+            const code = (err as NodeJS.ErrnoException).code;
+            if (code === "EEXIST" && fs.statSync(folder).isDirectory()) {
+                continue;
+            }
+            const parent = path.dirname(folder);
+            const why = code === "ENOTDIR" ? `${firstFileAbove(folder)} is a file, not a folder`
+                : code === "EACCES" || code === "EPERM" ? `${parent} is not writable by this user`
+                : code === "EROFS" ? `${parent} is on a read-only file system`
+                : `${parent} does not take new folders (${code ?? "error"}: a system or virtual file system)`;
+            throw new StagingError(`cannot create the output folder ${dir}: ${why}; choose a folder you can write, e.g. ./build/<model-name>`, "out");
+        }
+    }
+}
+
+function firstFileAbove(entry: string): string {
+    for (let at = path.dirname(entry); path.dirname(at) !== at; at = path.dirname(at)) {
+        if (fs.existsSync(at) && !fs.statSync(at).isDirectory()) {
+            return at;
+        }
+    }
+    return path.dirname(entry);
 }
 
 /** Deletes everything under `outDir/rel` that the plan does not hold, including files where a folder is planned and links; returns how many entries it deleted. */

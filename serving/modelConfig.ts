@@ -48,6 +48,30 @@ export function versionProblem(version: number): string | undefined {
     return `model version ${version} must be a positive whole number (the name of a numeric version folder)`;
 }
 
+const INT64_MAX = 9223372036854775807n;
+
+/**
+ * Reads a version number as written (a flag's text, a YAML number or string), the one rule for
+ * `versions` in config and `--version` on the command line: a version or what is wrong with it.
+ */
+export function parseVersion(written: unknown): { version: number } | { problem: string } {
+    const text = typeof written === "number" && Number.isInteger(written) ? BigInt(written).toString() : typeof written === "string" ? written.trim() : undefined;
+    if (text === undefined || !/^[0-9]+$/.test(text)) {
+        return { problem: "is not a version number: a version is the positive whole number a version folder is named, such as 123" };
+    }
+    const big = BigInt(text);
+    if (big === 0n) {
+        return { problem: "is not a version: versions start at 1 (the name of a numeric version folder such as 123)" };
+    }
+    if (big > INT64_MAX) {
+        return { problem: `is too large: TF Serving reads versions as 64-bit integers, at most ${INT64_MAX}` };
+    }
+    if (big > BigInt(Number.MAX_SAFE_INTEGER)) {
+        return { problem: `is too large: this tool handles versions up to ${Number.MAX_SAFE_INTEGER}; rename the version folder to a smaller number` };
+    }
+    return { version: Number(big) };
+}
+
 /** Versions ascending, without duplicates; throws on a version that is not a positive integer. */
 export function normalizeVersions(versions: readonly number[]): number[] {
     for (const v of versions) {

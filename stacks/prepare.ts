@@ -65,7 +65,11 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
     const warnings: string[] = [];
     const models = config.models.flatMap((settings) => {
         const key = (k: Parameters<ModelSettings["configKey"]>[0]) => `${project}:${settings.configKey(k)}`;
-        const report = preflight(settings.path, { signature: settings.signature, versions: settings.versions });
+        const report = preflight(settings.path, {
+            signature: settings.signature,
+            versions: settings.versions,
+            settings: { signature: (v) => `${key("signature")}: ${v}`, tags: (v) => `TF Serving's default --saved_model_tags=${v}` },
+        });
         warnings.push(...report.warnings.map((w) => `model "${settings.name}": ${w.message}`));
         if (!report.ok) {
             problems.push(...report.errors.map((e) => `${key("path")} (${settings.path}): ${e.message}`));

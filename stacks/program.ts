@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "../config/configReader";
 import { ServingConfig } from "../config/config";
+import { StagingError } from "../serving/buildContext";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { deployLocal } from "./local";
 import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
@@ -38,7 +39,7 @@ export async function runProgram(input: StackInput, options: LifecycleOptions): 
         return Object.fromEntries(Object.entries(outputs).filter(([, value]) => value !== undefined));
     } catch (err) {
         // User mistakes end the run with their message only: no stack trace, nothing registered.
-        if (err instanceof ConfigError || err instanceof PreparationError) {
+        if (err instanceof ConfigError || err instanceof PreparationError || err instanceof StagingError) {
             throw new pulumi.RunError(err.message);
         }
         throw err;

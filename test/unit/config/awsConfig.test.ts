@@ -1,4 +1,5 @@
 import * as assert from "assert";
+import { EKS_KUBERNETES_VERSIONS } from "../../../components/eks/kubernetesVersions";
 import { adminAccessIssues, readAwsConfig } from "../../../config/awsConfig";
 import { ConfigReader } from "../../../config/configReader";
 import { issueFor } from "../../support/cloudMocks";
@@ -146,6 +147,19 @@ describe("eks config", () => {
         const unquoted = issueFor(read({ ...BASE, kubernetesVersion: 1.3 }).issues, "eks.kubernetesVersion");
         assert.match(unquoted.expected, /in quotes.*YAML reads 1.30 as the number 1.3/);
         assert.match(issueFor(read({ ...BASE, kubernetesVersion: "v1.33.1" }).issues, "eks.kubernetesVersion").expected, /minor version/);
+    });
+
+    it("kubernetesVersion: one EKS creates clusters on, from the one list", () => {
+        for (const { version } of EKS_KUBERNETES_VERSIONS) {
+            assert.deepStrictEqual(read({ ...BASE, kubernetesVersion: version }).issues, [], version);
+        }
+        const issue = issueFor(read({ ...BASE, kubernetesVersion: "1.99" }).issues, "eks.kubernetesVersion");
+        assert.match(issue.expected, /is not a version EKS creates clusters on: use one of "1\.32", "1\.33", "1\.34", "1\.35"/);
+    });
+
+    it("zones: a refused zone is reported as itself, not as a list too short", () => {
+        const { issues } = read({ region: "us-west-2", zones: ["us-west-2a", "us-east-1b"] });
+        assert.deepStrictEqual(issues.map((i) => i.key), ["eks.zones[1]"]);
     });
 
     it("registry and device plugin keys", () => {

@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import * as path from "path";
 import { readConfig } from "../../../config/config";
-import { isCidr } from "../../../contract/cidr";
+import { cidrProblem } from "../../../contract/cidr";
 import { parseQuantity } from "../../../contract/quantity";
 import { ConfigError } from "../../../config/configReader";
 
@@ -75,6 +75,30 @@ describe("readConfig", () => {
         assert.match(issues[0].expected, /CIDR/);
     });
 
+    it("reports a list of refused source ranges as those entries, not also as an empty list", () => {
+        const issues = issuesOf({ modelPath: "m", loadBalancerSourceRanges: ["office", "10.1.2.3/8"] });
+        assert.deepStrictEqual(issues.map((i) => [i.key, i.expected]), [
+            ["loadBalancerSourceRanges[0]", "must be a CIDR such as \"203.0.113.0/24\" or \"2001:db8::/32\""],
+            ["loadBalancerSourceRanges[1]", "has host bits set; the block is 10.0.0.0/8"],
+        ]);
+    });
+
+    it("reads versions as the command line's --version does: 0, fractions and past int64 refused, each saying why", () => {
+        const issues = issuesOf({ ...BASE, versions: [0, 1.5, "99999999999999999999", "12345678901234567", 7] });
+        assert.deepStrictEqual(issues.map((i) => i.key), ["versions[0]", "versions[1]", "versions[2]", "versions[3]"]);
+        assert.match(issues[0].expected, /is not a version: versions start at 1/);
+        assert.match(issues[1].expected, /is not a version number/);
+        assert.match(issues[2].expected, /is too large: TF Serving reads versions as 64-bit integers/);
+        assert.match(issues[3].expected, /is too large: this tool handles versions up to 9007199254740991/);
+    });
+
+    it("refuses an extraServerArgs flag TF Serving does not have, or a value it cannot read", () => {
+        const issues = issuesOf({ ...BASE, extraServerArgs: ["--rest_api_timeout_in_ms=5000", "--enable_batchin=true", "--max_num_load_retries=many"] });
+        assert.deepStrictEqual(issues.map((i) => i.key), ["extraServerArgs[1]", "extraServerArgs[2]"]);
+        assert.match(issues[0].expected, /did you mean --enable_batching/);
+        assert.match(issues[1].expected, /crash-loop/);
+    });
+
     it("refuses an open load balancer unless publicEndpoint says so", () => {
         const [issue] = issuesOf({ modelPath: "m" });
         assert.strictEqual(issue.key, "loadBalancerSourceRanges");
@@ -107,9 +131,15 @@ describe("readConfig", () => {
         assert.strictEqual(local.rollout, "surge", "an existing cluster's GPUs are not known: Kubernetes' surge stays");
     });
 
-    it("defaults gpuCount to one GPU when gpu is on", () => {
-        const c = readConfig(cfg({ ...BASE, gpu: "true", gpuCount: "0" }), PROJECT, DIR);
-        assert.strictEqual(c.models[0].gpuCount, 1);
+    it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {
+        assert.strictEqual(readConfig(cfg({ ...BASE, gpu: "true" }), PROJECT, DIR).models[0].gpuCount, 1);
+        assert.strictEqual(readConfig(cfg({ ...BASE, gpuCount: "1" }), PROJECT, DIR).models[0].gpuCount, 0);
+    });
+
+    it("refuses gpuCount 0 with gpu: true instead of quietly asking for one GPU", () => {
+        const [issue] = issuesOf({ ...BASE, gpu: "true", gpuCount: "0" });
+        assert.strictEqual(issue.key, "gpuCount");
+        assert.match(issue.expected, /is 0 with gpu: true.*at least one nvidia.com\/gpu/);
     });
 
     it("suggests the right key for a typo", () => {
@@ -187,10 +217,17 @@ describe("quantities and CIDRs", () => {
 
     it("accepts IPv4 and IPv6 CIDRs only", () => {
         for (const ok of ["0.0.0.0/0", "203.0.113.0/24", "2001:db8::/32", "::/0", "fe80:0:0:0:0:0:0:1/128"]) {
-            assert.ok(isCidr(ok), ok);
+            assert.strictEqual(cidrProblem(ok), undefined, ok);
         }
-        for (const bad of ["10.0.0.0", "10.0.0.0/33", "256.0.0.0/8", "1.2.3/8", "2001:db8::/129", "a::b::c/64", "office/24"]) {
-            assert.ok(!isCidr(bad), bad);
+        for (const bad of ["10.0.0.0", "10.0.0.0/33", "256.0.0.0/8", "1.2.3/8", "2001:db8::/129", "a::b::c/64", "office/24", "1:2:3:4:5:6:7:8:9/64"]) {
+            assert.match(cidrProblem(bad) ?? "", /must be a CIDR/, bad);
         }
+    });
+
+    it("refuses host bits, naming the block the prefix means", () => {
+        assert.strictEqual(cidrProblem("10.1.2.3/8"), "has host bits set; the block is 10.0.0.0/8");
+        assert.strictEqual(cidrProblem("2001:db8::1/32"), "has host bits set; the block is 2001:db8::/32");
+        assert.strictEqual(cidrProblem("2001:db8:0:0:1:0:0:0/64"), "has host bits set; the block is 2001:db8::/64");
+        assert.strictEqual(cidrProblem("fe80::1:0:0:1/96"), "has host bits set; the block is fe80::1:0:0:0/96");
     });
 });

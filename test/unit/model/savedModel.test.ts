@@ -1,4 +1,5 @@
 import * as assert from "assert";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -372,11 +373,80 @@ describe("preflight", () => {
             assert.match(only(preflight(base).errors, "BROKEN_LINK").message, /links to missing-file, which does not exist/);
         });
 
+        it("LINK_LOOP for links that lead to each other, not BROKEN_LINK", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.symlinkSync("b", path.join(base, V123, "assets", "a"));
+            fs.symlinkSync("a", path.join(base, V123, "assets", "b"));
+            const report = preflight(base);
+            assert.deepStrictEqual(codes(report.errors), ["LINK_LOOP", "LINK_LOOP"]);
+            assert.match(report.errors[0].message, /assets\/a links to b, and the links lead back to each other without end \(a link loop\)/);
+        });
+
+        it("LINK_LOOP for a link back to a folder that contains it (staging would copy the model into itself)", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            fs.symlinkSync("..", path.join(base, V123, "assets", "up"));
+            const error = only(preflight(base).errors, "LINK_LOOP");
+            assert.strictEqual(error.path, path.join(base, V123, "assets", "up"));
+            assert.match(error.message, new RegExp(`which is ${path.join(base, V123).replace(/[/.]/g, "\\$&")}, a folder that contains the link`));
+        });
+
+        it("SPECIAL_FILE for a named pipe in a version, which staging could not copy either", function () {
+            const base = copyFixture("half_plus_two_cpu");
+            const pipe = path.join(base, V123, "assets", "pipe");
+            try {
+                execFileSync("mkfifo", [pipe]);
+            } catch {
+                this.skip();
+            }
+            assert.match(only(preflight(base).errors, "SPECIAL_FILE").message, /assets\/pipe is neither a file nor a folder/);
+        });
+
+        it("VARIABLES_INCOMPLETE for a zero-byte shard or index (TensorFlow cannot restore them)", () => {
+            for (const file of ["variables.data-00000-of-00001", "variables.index"]) {
+                const base = copyFixture("half_plus_two_cpu");
+                fs.truncateSync(path.join(base, V123, "variables", file), 0);
+                const error = only(preflight(base).errors, "VARIABLES_INCOMPLETE");
+                assert.strictEqual(error.path, path.join(base, V123, "variables", file));
+                assert.match(error.message, /is empty \(0 bytes\), so TensorFlow cannot restore the weights/);
+            }
+        });
+
+        it("a folder with no version at all (like /etc) gets NO_VERSIONS alone: nothing in it is scanned or changed", () => {
+            const base = tempDir();
+            for (let i = 0; i < 50; i++) {
+                fs.mkdirSync(path.join(base, `conf${i}.d`));
+                fs.writeFileSync(path.join(base, `conf${i}.d`, "secret"), "", { mode: 0o600 });
+                fs.symlinkSync("/usr/share", path.join(base, `conf${i}.d`, "share"));
+            }
+            const report = preflight(base);
+            assert.deepStrictEqual([...codes(report.errors), ...codes(report.warnings)], ["NO_VERSIONS"]);
+        });
+
+        it("reports at most five findings of a kind, then how many more", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            for (let i = 0; i < 12; i++) {
+                fs.symlinkSync(`gone${i}`, path.join(base, V123, "assets", `link${i}`));
+            }
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            assert.deepStrictEqual(codes(report.errors), Array(6).fill("BROKEN_LINK"));
+            assert.strictEqual(report.errors[5].message, "... and 7 more BROKEN_LINK problems like those above.");
+        });
+
+        it("names the caller's setting in a fix: a flag for the CLI, the config key for a stack", () => {
+            const cli = only(preflight(fixture("half_plus_two_cpu"), { signature: "nope" }).errors, "SIGNATURE_MISSING");
+            assert.match(cli.message, /\(--signature classify_x_to_y\)/);
+            const settings = { signature: (v: string) => `tf-serving:models[1].signature: ${v}`, tags: (v: string) => `--saved_model_tags=${v}` };
+            const stack = only(preflight(fixture("half_plus_two_cpu"), { signature: "nope", settings }).errors, "SIGNATURE_MISSING");
+            assert.match(stack.message, /\(tf-serving:models\[1\]\.signature: classify_x_to_y\)/);
+            assert.doesNotMatch(stack.message, /--signature/);
+        });
+
         it("NO_SERVE_TAG when no MetaGraph is tagged exactly {serve}, suggesting the tags it has", () => {
             const report = preflight(textModel(pbtxt(["serve", "gpu"])));
             assert.strictEqual(report.ok, false);
             const error = only(report.errors, "NO_SERVE_TAG");
-            assert.match(error.message, /no MetaGraph tagged exactly \{serve\} \(it has \{serve, gpu\}\)/);
+            assert.match(error.message, /no MetaGraph tagged exactly \{serve\} \(asked for with --tags serve; it has \{serve, gpu\}\)/);
             assert.match(error.message, /--saved_model_tags=serve,gpu/);
             assert.deepStrictEqual(report.versions[0].metaGraphTags, [["serve", "gpu"]]);
             assert.deepStrictEqual(report.versions[0].tags, []);

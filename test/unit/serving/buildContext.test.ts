@@ -141,15 +141,19 @@ describe("serving/buildContext stageBuildContext", () => {
         const elsewhere = path.join(work, "elsewhere");
         fs.renameSync(path.join(model, "1"), elsewhere);
         fs.symlinkSync(elsewhere, path.join(model, "1"));
-        assert.throws(() => stage(), /model\/1 is a link to .*elsewhere, outside the model folder/);
+        assert.throws(() => stage(), /model\/1 links to .*elsewhere, outside the model folder/);
     });
 
-    it("refuses broken links and link cycles", () => {
+    it("refuses broken links, link loops and links back up, in preflight's words", () => {
         fs.symlinkSync(path.join(model, "1", "nothing-here"), path.join(model, "1", "assets", "dangling"));
-        assert.throws(() => stage(), /assets\/dangling is a link to .*nothing-here, which does not exist/);
+        assert.throws(() => stage(), /assets\/dangling links to .*nothing-here, which does not exist/);
         fs.rmSync(path.join(model, "1", "assets", "dangling"));
         fs.symlinkSync("..", path.join(model, "1", "assets", "loop"));
-        assert.throws(() => stage(), /assets\/loop links back to .*a folder that contains it/);
+        assert.throws(() => stage(), (err: Error) => err instanceof StagingError && /assets\/loop links to \.\., which is .*, a folder that contains the link \(a link loop\)/.test(err.message));
+        fs.rmSync(path.join(model, "1", "assets", "loop"));
+        fs.symlinkSync("b", path.join(model, "1", "assets", "a"));
+        fs.symlinkSync("a", path.join(model, "1", "assets", "b"));
+        assert.throws(() => stage(), (err: Error) => err instanceof StagingError && /assets\/a links to b, and the links lead back to each other/.test(err.message) && !/does not exist/.test(err.message));
     });
 
     it("refuses a missing version, a missing model folder and ambiguous version folders", () => {
@@ -167,6 +171,17 @@ describe("serving/buildContext stageBuildContext", () => {
         fs.writeFileSync(path.join(foreign, "keep.txt"), "the user's");
         assert.throws(() => stage({ outDir: foreign }), /is not empty and was not written by tfs build-context/);
         assert.ok(fs.existsSync(path.join(foreign, "keep.txt")));
+    });
+
+    it("refuses an output folder it cannot create with one error, where Node's recursive mkdir would retry forever", function () {
+        if (!fs.existsSync("/proc/self")) {
+            this.skip();
+        }
+        assert.throws(() => stage({ outDir: "/proc/tfs-test/context" }),
+            (err: Error) => err instanceof StagingError && err.about === "out" && /cannot create the output folder \/proc\/tfs-test\/context: \/proc does not take new folders/.test(err.message));
+        const file = path.join(work, "a-file");
+        fs.writeFileSync(file, "");
+        assert.throws(() => stage({ outDir: path.join(file, "context") }), new RegExp(`${file.replace(/[/.]/g, "\\$&")} is a file, not a folder`));
     });
 
     it("turns an invalid name or label into a StagingError", () => {
