@@ -43,6 +43,9 @@ export interface EksDeployed {
     /** The control plane's version as EKS reports it (not the config key, which may be unset). */
     kubernetesVersion?: string;
     network: EksNetworkDeployed;
+    /** The ECR repositories (`PREFIX/MODEL`) and whether they may be deleted with their images. */
+    repositories: string[];
+    forceDelete: boolean;
 }
 
 export type DeployedSettings =
@@ -80,7 +83,7 @@ export function gkeSettingsOf(gke: GcpConfig): GkeDeployed {
  * carry over from the record. `kubernetesVersion` is the configured one until the stack puts the
  * cluster's in.
  */
-export function eksSettingsOf(eks: AwsConfig, state: DeployedState): EksDeployed {
+export function eksSettingsOf(eks: AwsConfig, models: string[], state: DeployedState): EksDeployed {
     const recorded = state.kind === "recorded" && state.settings.cloud === "aws" && state.settings.eks.network.kind === "create"
         ? state.settings.eks.network : undefined;
     const network: EksNetworkDeployed = eks.network.kind === "create"
@@ -98,6 +101,8 @@ export function eksSettingsOf(eks: AwsConfig, state: DeployedState): EksDeployed
         deletionProtection: eks.deletionProtection,
         ...(eks.kubernetesVersion !== undefined ? { kubernetesVersion: eks.kubernetesVersion } : {}),
         network,
+        repositories: models.map((model) => `${eks.registry.repositoryPrefix}/${model}`),
+        forceDelete: eks.registry.forceDelete,
     };
 }
 
@@ -229,6 +234,12 @@ function eksChanges(from: EksDeployed, to: EksDeployed, out: LiveChanges): void 
                 "EKS moves the control plane one minor version at a time",
                 `Set "${running[0]}.${running[1] + 1}" and run \`pulumi up\` (the node groups and add-ons follow), then the next one`);
         }
+    }
+    const dropped = from.repositories.filter((r) => !to.repositories.includes(r));
+    if (dropped.length > 0 && !from.forceDelete) {
+        refuse(out, "eks.registry.forceDelete", from.forceDelete, to.forceDelete,
+            `the update would delete the ECR repositories ${dropped.join(", ")} (a model removed or eks.registry.repositoryPrefix changed), and ECR refuses to delete a repository that holds images, after everything else changed`,
+            "Set eks.registry.forceDelete: true and run `pulumi up` once before the change (the images go with the repositories), or keep the models and the prefix");
     }
     const a = from.network;
     const b = to.network;

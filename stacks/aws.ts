@@ -50,7 +50,7 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     const eks = config.eks;
     const { registry: registrySettings, adminPrincipalArns, network, ...clusterArgs } = eks;
     const deployed = await readDeployedState(options.offline ?? false);
-    const recorded = eksSettingsOf(eks, deployed);
+    const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed);
     checkLiveChanges(deployed, { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: recorded });
     const layoutProblem = recorded.network.kind === "create" ? subnetLayout(recorded.network.cidr, recorded.network.zones.length, recorded.network.subnetScheme) : undefined;
     if (typeof layoutProblem === "string") {

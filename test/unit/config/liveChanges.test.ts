@@ -11,6 +11,8 @@ const GKE: GkeDeployed = {
 const EKS: EksDeployed = {
     region: "us-west-2", clusterName: "tf-serving", deletionProtection: true, kubernetesVersion: "1.32",
     network: { kind: "create", cidr: "10.0.0.0/16", zones: ["us-west-2a", "us-west-2b"], subnetScheme: "slots", clusterZones: ["us-west-2a", "us-west-2b"] },
+    repositories: ["tf-serving/half-plus-two"],
+    forceDelete: false,
 };
 const gke = (edit: Partial<GkeDeployed> = {}): DeployedSettings => ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: { ...GKE, ...edit } });
 const eks = (edit: Partial<EksDeployed> = {}): DeployedSettings => ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: { ...EKS, ...edit } });
@@ -114,6 +116,16 @@ describe("liveChanges: a change to a running stack (deployed settings A, then co
             assert.deepStrictEqual(existing.keys, ["eks.privateSubnetIds"]);
         });
 
+        it("a model removed or another repositoryPrefix: refused unless the repositories may go with their images (ECR refuses otherwise)", () => {
+            const two = eks({ repositories: ["tf-serving/half-plus-two", "tf-serving/other"] });
+            const { keys, text } = refused(two, eks());
+            assert.deepStrictEqual(keys, ["eks.registry.forceDelete"]);
+            assert.match(text, /delete the ECR repositories tf-serving\/other .* Set eks\.registry\.forceDelete: true and run `pulumi up` once before/);
+            assert.deepStrictEqual(refused(eks({ repositories: ["tf-serving/half-plus-two", "tf-serving/other"], forceDelete: true }), eks()).keys, []);
+            assert.deepStrictEqual(refused(eks(), eks({ repositories: ["team/half-plus-two"] })).keys, ["eks.registry.forceDelete"]);
+            assert.deepStrictEqual(refused(eks(), two).keys, [], "a model added creates its repository");
+        });
+
         it("a new clusterName follows deletion protection, as on GKE; region is refused", () => {
             assert.deepStrictEqual(refused(eks(), eks({ clusterName: "other" })).keys, ["eks.clusterName"]);
             assert.deepStrictEqual(refused(eks({ deletionProtection: false }), eks({ clusterName: "other" })).keys, []);
@@ -130,11 +142,12 @@ describe("liveChanges: a change to a running stack (deployed settings A, then co
             assert.strictEqual(subnetSchemeFor({ kind: "unknown" }), "slots");
             assert.strictEqual(subnetSchemeFor({ kind: "unrecorded" }), "byCount");
             const recorded = eks(zones(["us-west-2a", "us-west-2b"], { subnetScheme: "byCount", clusterZones: ["us-west-2a"] }));
-            const next = eksSettingsOf(config.eks, { kind: "recorded", settings: recorded });
+            const next = eksSettingsOf(config.eks, ["half-plus-two"], { kind: "recorded", settings: recorded });
+            assert.deepStrictEqual(next.repositories, ["tf-serving/half-plus-two"]);
             assert.deepStrictEqual(next.network, {
                 kind: "create", cidr: "10.0.0.0/16", zones: ["us-west-2a", "us-west-2b"], subnetScheme: "byCount", clusterZones: ["us-west-2a"],
             });
-            assert.deepStrictEqual((eksSettingsOf(config.eks, { kind: "new" }).network as { clusterZones: string[] }).clusterZones, ["us-west-2a", "us-west-2b"]);
+            assert.deepStrictEqual((eksSettingsOf(config.eks, ["half-plus-two"], { kind: "new" }).network as { clusterZones: string[] }).clusterZones, ["us-west-2a", "us-west-2b"]);
         });
     });
 });

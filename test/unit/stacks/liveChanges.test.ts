@@ -1,5 +1,6 @@
 import * as assert from "assert";
-import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
+import { OFFLINE_LIVE_CHANGES_NOTE, formatPlan, planStack } from "../../../ops/plan";
+import { ROOT, exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const IP = { ip: "203.0.113.10" };
@@ -90,5 +91,13 @@ describe("a running stack changed (config A deployed, then config B previewed, u
         const publics = recorder.ofType("aws:ec2/subnet:Subnet").filter((s) => s.name.includes("public")).map((s) => (s.inputs as any).cidrBlock);
         assert.deepStrictEqual(publics, ["10.0.192.0/19", "10.0.224.0/19"], "the two-zone layout earlier versions made");
         assert.strictEqual((outputs.deployedSettings as any).eks.network.subnetScheme, "byCount");
+    });
+
+    it("tfs plan (offline: no engine, no backend) plans as for a new stack and says so", async () => {
+        const plan = await planStack(ROOT, "aws-example");
+        assert.deepStrictEqual(plan.notes, [OFFLINE_LIVE_CHANGES_NOTE]);
+        assert.ok(!plan.resources.some((r) => r.type === "pulumi:pulumi:StackReference"), "no reference to a backend it cannot reach");
+        assert.match(formatPlan(plan), /^Note: not checked against the running stack/m);
+        assert.deepStrictEqual((await planStack(ROOT, "dev")).notes, [], "a local stack records nothing to check");
     });
 });
