@@ -48,7 +48,10 @@ export interface EksClusterArgs {
     profile?: string;
     /** EKS cluster name (also used in subnet tags and resource names). */
     clusterName: string;
-    /** Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for new clusters. */
+    /**
+     * Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for a new cluster and the
+     * running version for an existing one. Node groups and add-ons follow the control plane's version.
+     */
     kubernetesVersion?: string;
     /** When true, EKS refuses to delete the cluster until it is set to false and applied. */
     deletionProtection: boolean;
