@@ -1,6 +1,6 @@
 /**
- * EKS managed add-ons the cluster needs beyond what EKS bootstraps (pure argument builders, tested
- * without mocks; `EksCluster` registers them):
+ * EKS managed add-ons the cluster needs beyond what EKS bootstraps (argument builders and the
+ * version lookup; `EksCluster` registers them):
  *
  * - `vpc-cni` with network policy enforcement. EKS installs the VPC CNI on every cluster but leaves
  *   its network policy agent off, so a NetworkPolicy is accepted and silently not enforced. Taking the
