@@ -7,7 +7,7 @@ export { EksCluster } from "../components/eks/cluster";
 export type { EksClusterArgs, EksNetworkSettings } from "../components/eks/cluster";
 export type { CapacityType, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 export { EksVpc } from "../components/eks/vpc";
-export type { EksVpcArgs, NatGatewayMode } from "../components/eks/vpc";
+export type { EksVpcArgs, NatGatewayMode, SubnetScheme } from "../components/eks/vpc";
 export { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../components/eks/devicePlugin";
 export type { NvidiaDevicePluginArgs } from "../components/eks/devicePlugin";
 export { Ecr } from "../components/registry/ecr";

@@ -17,7 +17,16 @@ export interface PlanResult {
     counts: Record<string, number>;
     /** Stack outputs as the mock run resolves them (addresses and digests are mock values). */
     outputs: Record<string, unknown>;
+    /** What this offline plan could not check, for the reader. */
+    notes: string[];
 }
+
+/**
+ * Offline there is no engine and no backend: a cloud stack's deployed settings cannot be read, so a
+ * change `pulumi preview` would refuse on the running stack is planned as for a new stack.
+ */
+export const OFFLINE_LIVE_CHANGES_NOTE = "not checked against the running stack: `pulumi preview` refuses a change the deployed cluster cannot take " +
+    "(README, Changing a running stack), reading the settings the stack recorded; offline, this plan cannot read them and plans as for a new stack";
 
 /** A plan that stopped where `pulumi preview` would: a user mistake, with its message. */
 export class PlanError extends Error {}
@@ -133,6 +142,7 @@ export async function planStack(projectDir: string, stack: string, options: { lo
             resources: recorder.resources,
             counts: recorder.countsByType(),
             outputs: Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, name === "kubeconfig" ? REDACTED : value])),
+            notes: outputs.deployedSettings !== undefined ? [OFFLINE_LIVE_CHANGES_NOTE] : [],
         };
     } catch (err) {
         if (err instanceof pulumi.RunError) {
@@ -144,7 +154,8 @@ export async function planStack(projectDir: string, stack: string, options: { lo
 
 /** The plan as text a reviewer reads: one YAML block per resource, then counts and outputs. */
 export function formatPlan(plan: PlanResult): string {
-    const lines = [`Plan for stack "${plan.stack}": ${plan.resources.length} resources (mock runtime: nothing contacted; digests and addresses are placeholders)`, ""];
+    const lines = [`Plan for stack "${plan.stack}": ${plan.resources.length} resources (mock runtime: nothing contacted; digests and addresses are placeholders)`,
+        ...plan.notes.map((n) => `Note: ${n}`), ""];
     for (const r of plan.resources) {
         lines.push(`${r.custom ? "+" : "◆"} ${r.type}  ${r.name}${r.parent ? `   (parent: ${r.parent})` : ""}`);
         const inputs = Object.keys(r.inputs).length ? YAML.stringify(r.inputs, { lineWidth: 0 }).trimEnd() : "{}";

@@ -29,6 +29,8 @@ export interface RecordedResource {
     aliasNames: string[];
     /** How long the engine waits for it (`customTimeouts`), when set. */
     customTimeouts?: pulumi.CustomTimeouts;
+    /** Inputs whose changes the engine ignores after creation (`ignoreChanges`), when set. */
+    ignoreChanges?: string[];
 }
 
 export interface MockOptions {
@@ -96,7 +98,12 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
         case "kubernetes:core/v1:Service":
             return { status: { loadBalancer: { ingress: [lb.hostname !== undefined ? { hostname: lb.hostname } : { ip: lb.ip ?? "203.0.113.10" }] } } };
         case "gcp:container/cluster:Cluster":
-            return { endpoint: "198.51.100.1", masterAuth: { clusterCaCertificate: Buffer.from("mock-ca").toString("base64") } };
+            // Without configured locations, a regional cluster's nodes go to zones GKE picks in the region.
+            return {
+                endpoint: "198.51.100.1",
+                masterAuth: { clusterCaCertificate: Buffer.from("mock-ca").toString("base64") },
+                nodeLocations: inputs.nodeLocations ?? ["a", "b", "c"].map((zone) => `${String(inputs.location)}-${zone}`),
+            };
         case "gcp:serviceaccount/account:Account":
             return { email: `${inputs.accountId}@${inputs.project}.iam.gserviceaccount.com` };
         case "gcp:artifactregistry/repository:Repository":
@@ -104,7 +111,11 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
         case "aws:iam/role:Role":
             return { name, arn: `arn:aws:iam::123456789012:role/${name}` };
         case "aws:eks/cluster:Cluster":
-            return { endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") }, arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}` };
+            // Without a configured version EKS creates the cluster on its default one.
+            return { version: inputs.version ?? "1.33", endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") }, arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}` };
+        case "pulumi:pulumi:StackReference":
+            // A stack that was never deployed: no outputs.
+            return { outputs: {}, secretOutputNames: [] };
         default:
             return {};
     }
@@ -156,6 +167,8 @@ function defaultCall(token: string, args: Record<string, unknown>): Record<strin
             return { names: ["us-west-2a", "us-west-2b", "us-west-2c"], zoneIds: ["usw2-az1", "usw2-az2", "usw2-az3"] };
         case "aws:ecr/getAuthorizationToken:getAuthorizationToken":
             return { userName: "AWS", password: "mock-ecr-password", proxyEndpoint: "https://123456789012.dkr.ecr.us-west-2.amazonaws.com", authorizationToken: "bW9jaw==" };
+        case "aws:eks/getAddonVersion:getAddonVersion":
+            return { ...args, version: `v0.0.0-${String(args.addonName)}-for-${String(args.kubernetesVersion)}-eksbuild.1` };
         case "aws:iam/getPolicyDocument:getPolicyDocument":
             return { json: "{}" };
         case "gcp:organizations/getClientConfig:getClientConfig":
@@ -223,6 +236,7 @@ interface Options {
     dependsOn: string[];
     aliasNames: string[];
     customTimeouts?: pulumi.CustomTimeouts;
+    ignoreChanges?: string[];
     secrets: Promise<Path[]>;
 }
 
@@ -253,6 +267,7 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
                     dependsOn: opts?.dependsOn ?? [],
                     aliasNames: opts?.aliasNames ?? [],
                     ...(opts?.customTimeouts ? { customTimeouts: opts.customTimeouts } : {}),
+                    ...(opts?.ignoreChanges ? { ignoreChanges: opts.ignoreChanges } : {}),
                 });
             }
             if (args.type === IMAGE_TYPE && clear.skipPush !== true) {
@@ -287,6 +302,7 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
             dependsOn: dependsOn.map(nameOf).filter((d): d is string => d !== undefined),
             aliasNames: (opts.aliases ?? []).map((a) => (typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? a.name : "")).filter((n) => n !== ""),
             customTimeouts: (opts as pulumi.CustomResourceOptions).customTimeouts,
+            ignoreChanges: opts.ignoreChanges,
             secrets: secretOutputPaths(props, []),
         });
         return undefined;

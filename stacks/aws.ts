@@ -11,8 +11,11 @@ import { Ecr } from "../components/registry/ecr";
 import { adminAccessIssues } from "../config/awsConfig";
 import { ConfigFor } from "../config/config";
 import { ConfigError } from "../config/configReader";
+import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, eksSettingsOf } from "../config/liveChanges";
+import { subnetLayout } from "../components/eks/vpc";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
+import { checkLiveChanges, readDeployedState } from "./deployedState";
 
 /**
  * Service annotations for the load balancer EKS's built-in cloud controller creates: a Network Load
@@ -23,7 +26,7 @@ export const AWS_LOAD_BALANCER_ANNOTATIONS: Record<string, string> = {
     "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
 };
 
-/** How the stack runs: `offline` for `tfs plan` under the mock runtime, where no AWS identity can be asked for. */
+/** How the stack runs: `offline` for `tfs plan` under the mock runtime, where no AWS identity can be asked for and no deployed settings read. */
 export interface AwsDeployOptions {
     offline?: boolean;
 }
@@ -39,12 +42,20 @@ export async function callerPrincipalArn(provider: aws.Provider): Promise<string
 }
 
 /**
- * Asks AWS who is running (before any resource but the provider is registered), refuses an admin list
- * that would lock that identity out, then registers the stack.
+ * Refuses a change the running stack cannot take (`config/liveChanges.ts`), asks AWS who is running
+ * (before any resource but the provider is registered), refuses an admin list that would lock that
+ * identity out, then registers the stack.
  */
 export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[], options: AwsDeployOptions = {}): Promise<StackOutputs> {
     const eks = config.eks;
-    const { registry: registrySettings, adminPrincipalArns, ...clusterArgs } = eks;
+    const { registry: registrySettings, adminPrincipalArns, network, ...clusterArgs } = eks;
+    const deployed = await readDeployedState(options.offline ?? false);
+    const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed);
+    checkLiveChanges(deployed, { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: recorded });
+    const layoutProblem = recorded.network.kind === "create" ? subnetLayout(recorded.network.cidr, recorded.network.zones.length, recorded.network.subnetScheme) : undefined;
+    if (typeof layoutProblem === "string") {
+        throw new ConfigError([{ key: "eks.vpcCidr", value: eks.network.kind === "create" ? eks.network.cidr : undefined, expected: layoutProblem }], pulumi.getProject());
+    }
     const provider = new aws.Provider("aws", {
         region: eks.region as aws.Region,
         profile: eks.profile,
@@ -59,8 +70,14 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
 
     // An HPA without metrics-server never scales, and EKS does not install it.
     const metricsServer = models.some((m) => m.settings.autoscaling !== undefined);
-    const cluster = new EksCluster("eks", { ...clusterArgs, adminPrincipalArns, callerArn, metricsServer }, { providers: [provider] });
+    const clusterNetwork = network.kind === "create" && recorded.network.kind === "create"
+        ? { ...network, subnetScheme: recorded.network.subnetScheme, clusterZones: recorded.network.clusterZones }
+        : network;
+    const cluster = new EksCluster("eks", { ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer }, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
-    return deployToCluster(config, models, cluster, registry, AWS_LOAD_BALANCER_ANNOTATIONS);
+    // The version EKS runs, not the config key (which may be unset): the next bump is checked against it.
+    const deployedSettings = cluster.kubernetesVersion.apply((kubernetesVersion): DeployedSettings =>
+        ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: { ...recorded, kubernetesVersion } }));
+    return { ...deployToCluster(config, models, cluster, registry, AWS_LOAD_BALANCER_ANNOTATIONS), deployedSettings };
 }

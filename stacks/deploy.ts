@@ -87,6 +87,8 @@ export interface StackOutputs {
     imageBuilds: pulumi.Output<Record<string, ImageBuildRecord>>;
     kubeconfig?: pulumi.Output<string>;
     clusterName?: pulumi.Output<string>;
+    /** GKE and EKS stacks: the settings a running stack must keep, read back at the next preview (`stacks/deployedState.ts`). */
+    deployedSettings?: pulumi.Output<unknown>;
 }
 
 /** Pod Security Standard labels: enforce `restricted`, and warn and audit at the same level. */

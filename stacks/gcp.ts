@@ -9,12 +9,22 @@ import * as pulumi from "@pulumi/pulumi";
 import { GkeCluster } from "../components/gke/cluster";
 import { ArtifactRegistry } from "../components/registry/artifactRegistry";
 import { ConfigFor } from "../config/config";
+import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, gkeSettingsOf } from "../config/liveChanges";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
+import { checkLiveChanges, readDeployedState } from "./deployedState";
 
-export function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[]): StackOutputs {
+/** How the stack runs: `offline` for `tfs plan`, where the deployed settings cannot be read. */
+export interface GcpDeployOptions {
+    offline?: boolean;
+}
+
+/** Refuses a change the running stack cannot take (`config/liveChanges.ts`), then registers the stack. */
+export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[], options: GcpDeployOptions = {}): Promise<StackOutputs> {
     const gke = config.gke;
     const { registry: registrySettings, ...clusterArgs } = gke;
+    const settings: DeployedSettings = { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: gkeSettingsOf(gke) };
+    checkLiveChanges(await readDeployedState(options.offline ?? false), settings);
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
 
     const cluster = new GkeCluster("gke", clusterArgs, { providers: [provider] });
@@ -24,5 +34,5 @@ export function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[]): St
         readers: [pulumi.interpolate`serviceAccount:${cluster.nodeServiceAccountEmail}`],
     }, { providers: [provider] });
 
-    return deployToCluster(config, models, cluster, registry);
+    return { ...deployToCluster(config, models, cluster, registry), deployedSettings: pulumi.output(settings) };
 }

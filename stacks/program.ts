@@ -21,7 +21,7 @@ export async function composeStack(config: ServingConfig, models: PreparedModel[
         case "local":
             return deployLocal(config, models);
         case "gcp":
-            return (await import("./gcp")).deployGcp(config, models);
+            return (await import("./gcp")).deployGcp(config, models, options);
         case "aws":
             return (await import("./aws")).deployAws(config, models, options);
     }

@@ -10,11 +10,11 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement, poolLabels, poolPlacement } from "../nodePlacement";
-import { metricsServerAddonArgs, vpcCniAddonArgs } from "./addons";
+import { addonVersionFor, metricsServerAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
-import { EksVpc, NatGatewayMode } from "./vpc";
+import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
 export type EksNetworkSettings =
@@ -25,6 +25,13 @@ export type EksNetworkSettings =
         /** Availability zones (at least two), e.g. `us-west-2a`, `us-west-2b`. */
         zones: string[];
         natGateways: NatGatewayMode;
+        /** How the range is carved into subnets (`subnetLayout`); default `slots`, a fixed slot per zone. */
+        subnetScheme?: SubnetScheme;
+        /**
+         * The zones whose subnets the control plane uses: the zones it was created with (EKS accepts no
+         * others); zones appended later serve the nodes and load balancers only. Default: all of `zones`.
+         */
+        clusterZones?: string[];
     }
     | {
         kind: "existing";
@@ -41,7 +48,10 @@ export interface EksClusterArgs {
     profile?: string;
     /** EKS cluster name (also used in subnet tags and resource names). */
     clusterName: string;
-    /** Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for new clusters. */
+    /**
+     * Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for a new cluster and the
+     * running version for an existing one. Node groups and add-ons follow the control plane's version.
+     */
     kubernetesVersion?: string;
     /** When true, EKS refuses to delete the cluster until it is set to false and applied. */
     deletionProtection: boolean;
@@ -80,6 +90,8 @@ export function principalSuffix(arn: string): string {
 
 export class EksCluster extends pulumi.ComponentResource {
     readonly clusterName: pulumi.Output<string>;
+    /** The control plane's Kubernetes version, as EKS reports it. */
+    readonly kubernetesVersion: pulumi.Output<string>;
     /** Kubeconfig using `aws eks get-token` (secret). */
     readonly kubeconfig: pulumi.Output<string>;
     /** Kubernetes provider for this cluster. */
@@ -100,18 +112,24 @@ export class EksCluster extends pulumi.ComponentResource {
 
         let privateSubnetIds: pulumi.Input<string>[];
         let publicSubnetIds: pulumi.Input<string>[];
+        let controlPlaneSubnetIds: pulumi.Input<string>[];
         if (args.network.kind === "create") {
+            const { zones, clusterZones = zones } = args.network;
             const vpc = new EksVpc(`${name}-vpc`, {
                 clusterName: args.clusterName,
                 cidr: args.network.cidr,
-                zones: args.network.zones,
+                zones,
                 natGateways: args.network.natGateways,
+                subnetScheme: args.network.subnetScheme,
             }, { parent: this });
             privateSubnetIds = vpc.privateSubnetIds;
             publicSubnetIds = vpc.publicSubnetIds;
+            const original = (ids: pulumi.Output<string>[]) => ids.filter((_, i) => clusterZones.includes(zones[i]));
+            controlPlaneSubnetIds = [...original(vpc.privateSubnetIds), ...original(vpc.publicSubnetIds)];
         } else {
             privateSubnetIds = args.network.privateSubnetIds;
             publicSubnetIds = args.network.publicSubnetIds;
+            controlPlaneSubnetIds = [...privateSubnetIds, ...publicSubnetIds];
         }
 
         const clusterRole = serviceRole(`${name}-cluster`, "eks.amazonaws.com", EKS_CLUSTER_POLICIES, partition, this);
@@ -120,7 +138,7 @@ export class EksCluster extends pulumi.ComponentResource {
             roleArn: clusterRole.role.arn,
             version: args.kubernetesVersion,
             vpcConfig: {
-                subnetIds: [...privateSubnetIds, ...publicSubnetIds],
+                subnetIds: controlPlaneSubnetIds,
                 endpointPublicAccess: true,
                 endpointPrivateAccess: true,
                 publicAccessCidrs: args.apiAccessCidrs,
@@ -135,9 +153,11 @@ export class EksCluster extends pulumi.ComponentResource {
         const admins = this.adminAccess(name, cluster, args, partition);
 
         const nodeRole = serviceRole(`${name}-nodes`, "ec2.amazonaws.com", EKS_NODE_POLICIES, partition, this);
-        const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds };
+        // Node groups and add-ons follow the control plane's version, so a bump moves all of them in one update.
+        const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds, kubernetesVersion: cluster.version };
+        const addonVersion = (addon: string) => addonVersionFor(addon, cluster.version, { parent: this });
         // The CNI goes in before the nodes, so every node starts with the network policy agent running.
-        this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name), { parent: this });
+        this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name, addonVersion("vpc-cni")), { parent: this });
         const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni] };
         this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
         if (args.gpuNodeGroup) {
@@ -145,10 +165,11 @@ export class EksCluster extends pulumi.ComponentResource {
         }
         if (args.metricsServer) {
             // Its Deployment needs nodes to become healthy; created before them, the add-on would wait out its timeout.
-            this.metricsServer = new aws.eks.Addon(`${name}-metrics-server`, metricsServerAddonArgs(cluster.name), { parent: this, dependsOn: this.nodeGroups });
+            this.metricsServer = new aws.eks.Addon(`${name}-metrics-server`, metricsServerAddonArgs(cluster.name, addonVersion("metrics-server")), { parent: this, dependsOn: this.nodeGroups });
         }
 
         this.clusterName = cluster.name;
+        this.kubernetesVersion = cluster.version;
         this.kubeconfig = kubeconfigOutput({
             contextName: cluster.arn,
             server: cluster.endpoint,

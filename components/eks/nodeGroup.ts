@@ -36,6 +36,12 @@ export interface NodeGroupPlacement {
     nodeRoleArn: pulumi.Input<string>;
     /** Private subnets the nodes run in. */
     subnetIds: pulumi.Input<string>[];
+    /**
+     * The control plane's Kubernetes version (the cluster's `version` output). EKS leaves a node group
+     * without it on its version when the control plane moves, and then refuses the next control plane
+     * upgrade while the nodes lag behind; with it, a bump rolls the nodes right after the control plane.
+     */
+    kubernetesVersion: pulumi.Input<string>;
 }
 
 /** Arguments for the CPU or GPU managed node group. */
@@ -44,6 +50,7 @@ export function nodeGroupArgs(kind: PoolKind, settings: EksNodeGroupSettings, at
         clusterName: at.clusterName,
         nodeRoleArn: at.nodeRoleArn,
         subnetIds: at.subnetIds,
+        version: at.kubernetesVersion,
         amiType: AMI_TYPES[kind],
         instanceTypes: [settings.instanceType],
         capacityType: settings.capacityType,

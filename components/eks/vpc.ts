@@ -14,27 +14,44 @@ export type NatGatewayMode = (typeof NAT_GATEWAY_MODES)[number];
 const MIN_VPC_PREFIX = 16;
 const MAX_SUBNET_PREFIX = 28;
 
+/**
+ * How a VPC's range is carved into subnets:
+ * - `slots` (every VPC this version creates): zone N of `eks.zones` always gets slot N, whatever the
+ *   zone count. The VPC is cut in eight blocks; private slot N is block N (nodes and pods: the VPC
+ *   CNI gives every pod a VPC address), public slot N is the Nth eighth of the last block (load
+ *   balancers, NAT). Appending a zone adds two subnets and moves none.
+ * - `byCount`: the layout of earlier versions, sized for the zone count (two zones: public /19;
+ *   three: /20), kept for the VPCs they created: a subnet's CIDR cannot change in place, and its
+ *   replacement is refused by EC2 (the new one overlaps the old) and by EKS (only subnets in the zones
+ *   it was created with).
+ */
+export const SUBNET_SCHEMES = ["slots", "byCount"] as const;
+export type SubnetScheme = (typeof SUBNET_SCHEMES)[number];
+
 export interface SubnetLayout {
     private: string[];
     public: string[];
 }
 
 /**
- * Carves `vpcCidr` for `zones` zones. Private subnets (nodes and pods: the VPC CNI gives every pod a
- * VPC address) get the large blocks; the public subnets (load balancers, NAT) share the last block.
- * Returns a problem text instead when the CIDR is not an aligned IPv4 block or is too small.
+ * Carves `vpcCidr` for `zones` zones with `scheme`. Returns a problem text instead when the CIDR is
+ * not an aligned IPv4 block or is too small.
  */
-export function subnetLayout(vpcCidr: string, zones: number): SubnetLayout | string {
+export function subnetLayout(vpcCidr: string, zones: number, scheme: SubnetScheme = "slots"): SubnetLayout | string {
     const problem = ipv4BlockProblem(vpcCidr, MIN_VPC_PREFIX, MAX_SUBNET_PREFIX);
     if (problem !== undefined) {
         return problem;
     }
     const { base, prefix } = parseIpv4Cidr(vpcCidr)!;
-    const blockBits = Math.ceil(Math.log2(zones + 1));
-    const publicBits = Math.ceil(Math.log2(zones));
+    // slots: eight blocks (six private slots, one spare, one cut in eight public slots).
+    const blockBits = scheme === "slots" ? 3 : Math.ceil(Math.log2(zones + 1));
+    const publicBits = scheme === "slots" ? 3 : Math.ceil(Math.log2(zones));
     const publicPrefix = prefix + blockBits + publicBits;
     if (publicPrefix > MAX_SUBNET_PREFIX) {
-        return `is too small for ${zones} zones (public subnets would be /${publicPrefix}, AWS allows /${MAX_SUBNET_PREFIX} at most); use a /20 or larger such as "10.0.0.0/16"`;
+        const largest = `/${MAX_SUBNET_PREFIX - blockBits - publicBits}`;
+        return scheme === "slots"
+            ? `is too small for a subnet slot per zone (public subnets would be /${publicPrefix}, AWS allows /${MAX_SUBNET_PREFIX} at most); use a ${largest} or larger such as "10.0.0.0/16"`
+            : `is too small for ${zones} zones (public subnets would be /${publicPrefix}, AWS allows /${MAX_SUBNET_PREFIX} at most); use a ${largest} or larger such as "10.0.0.0/16"`;
     }
     const blockPrefix = prefix + blockBits;
     const blockSize = 2 ** (32 - blockPrefix);
@@ -55,6 +72,8 @@ export interface EksVpcArgs {
     zones: string[];
     /** One NAT gateway for all zones (cheaper) or one per zone (survives a zone outage). */
     natGateways: NatGatewayMode;
+    /** How the range is carved (`subnetLayout`); default `slots`. `byCount` only for a VPC an earlier version created. */
+    subnetScheme?: SubnetScheme;
 }
 
 export class EksVpc extends pulumi.ComponentResource {
@@ -64,7 +83,7 @@ export class EksVpc extends pulumi.ComponentResource {
 
     constructor(name: string, args: EksVpcArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:EksVpc", name, {}, opts);
-        const layout = subnetLayout(args.cidr, args.zones.length);
+        const layout = subnetLayout(args.cidr, args.zones.length, args.subnetScheme ?? "slots");
         if (typeof layout === "string") {
             throw new Error(`VPC CIDR ${args.cidr} ${layout}`);
         }

@@ -9,7 +9,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement, poolPlacement } from "../nodePlacement";
-import { GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
+import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
 export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
@@ -59,6 +59,61 @@ export function nodeServiceAccountId(clusterName: string): string {
 export function gkeContextName(project: string, location: string, clusterName: string): string {
     return `gke_${project}_${location}_${clusterName}`;
 }
+
+/** What the cluster is attached to, made by `GkeCluster` beside it. */
+export interface ClusterAttachments {
+    network: pulumi.Input<string>;
+    subnetwork: pulumi.Input<string>;
+    /** The node service account's email. */
+    serviceAccount: pulumi.Input<string>;
+}
+
+/**
+ * The cluster's arguments. Every setting a user can remove is sent explicitly, with the value the
+ * removal means: the provider keeps what the cloud has for an absent block (`privateClusterConfig`,
+ * `masterAuthorizedNetworksConfig` are computed), so an absent block would change nothing.
+ */
+export function clusterArgs(args: GkeClusterArgs, at: ClusterAttachments): gcp.container.ClusterArgs {
+    return {
+        project: args.project,
+        name: args.clusterName,
+        location: args.region,
+        network: at.network,
+        subnetwork: at.subnetwork,
+        networkingMode: "VPC_NATIVE",
+        ipAllocationPolicy: { clusterIpv4CidrBlock: "/14", servicesIpv4CidrBlock: "/20" },
+        // GKE Dataplane V2 enforces NetworkPolicy objects (without an enforcer they are accepted and
+        // ignored). It replaces the legacy Calico add-on, which must stay off: the two conflict.
+        // Chosen at creation only: changing it replaces the cluster.
+        datapathProvider: "ADVANCED_DATAPATH",
+        // Node pools are managed separately, so changing one never touches the cluster.
+        removeDefaultNodePool: true,
+        initialNodeCount: 1,
+        // The initial pool lives a moment, but its nodes must start: without a service account they run as
+        // the Compute Engine default one, and projects that disabled or deleted it fail the creation
+        // ("Service account ... does not exist", hashicorp/terraform-provider-google#4435).
+        nodeConfig: { serviceAccount: at.serviceAccount, oauthScopes: [CLOUD_PLATFORM_SCOPE] },
+        releaseChannel: { channel: args.releaseChannel },
+        workloadIdentityConfig: { workloadPool: `${args.project}.svc.id.goog` },
+        deletionProtection: args.deletionProtection,
+        // Public nodes explicitly: `privateNodes: false` then says what runs (a change either way is refused at
+        // preview on a running stack: GKE fixes it at creation).
+        privateClusterConfig: args.privateNodes
+            ? { enablePrivateNodes: true, enablePrivateEndpoint: false, masterIpv4CidrBlock: args.masterCidr }
+            : { enablePrivateNodes: false },
+        // No list means any address: enabled with 0.0.0.0/0, because the provider cannot send "disabled"
+        // once a list was set (an absent block keeps it).
+        masterAuthorizedNetworksConfig: args.apiAccessCidrs
+            ? {
+                cidrBlocks: args.apiAccessCidrs.map((cidrBlock) => ({ cidrBlock, displayName: `allowed ${cidrBlock}` })),
+                gcpPublicCidrsAccessEnabled: false,
+            }
+            : { cidrBlocks: [{ cidrBlock: ANY_ADDRESS, displayName: "any address" }], gcpPublicCidrsAccessEnabled: true },
+    };
+}
+
+/** The authorized network that lets every address reach the API (still authenticated). */
+const ANY_ADDRESS = "0.0.0.0/0";
 
 export class GkeCluster extends pulumi.ComponentResource {
     readonly clusterName: pulumi.Output<string>;
@@ -110,37 +165,28 @@ export class GkeCluster extends pulumi.ComponentResource {
             member: pulumi.interpolate`serviceAccount:${nodeAccount.email}`,
         }, { parent: this }));
 
-        const cluster = new gcp.container.Cluster(`${name}-cluster`, {
-            project,
-            name: args.clusterName,
-            location: region,
+        const cluster = new gcp.container.Cluster(`${name}-cluster`, clusterArgs(args, {
             network: network.id,
             subnetwork: subnetwork.id,
-            networkingMode: "VPC_NATIVE",
-            ipAllocationPolicy: { clusterIpv4CidrBlock: "/14", servicesIpv4CidrBlock: "/20" },
-            // GKE Dataplane V2 enforces NetworkPolicy objects (without an enforcer they are accepted and
-            // ignored). It replaces the legacy Calico add-on, which must stay off: the two conflict.
-            // Chosen at creation only: changing it replaces the cluster.
-            datapathProvider: "ADVANCED_DATAPATH",
-            // Node pools are managed separately, so changing one never touches the cluster.
-            removeDefaultNodePool: true,
-            initialNodeCount: 1,
-            releaseChannel: { channel: args.releaseChannel },
-            workloadIdentityConfig: { workloadPool: `${project}.svc.id.goog` },
-            deletionProtection: args.deletionProtection,
-            privateClusterConfig: args.privateNodes
-                ? { enablePrivateNodes: true, enablePrivateEndpoint: false, masterIpv4CidrBlock: args.masterCidr }
-                : undefined,
-            masterAuthorizedNetworksConfig: args.apiAccessCidrs && {
-                cidrBlocks: args.apiAccessCidrs.map((cidrBlock) => ({ cidrBlock, displayName: `allowed ${cidrBlock}` })),
-            },
-        }, { parent: this });
+            serviceAccount: nodeAccount.email,
+        }), {
+            parent: this,
+            // Its initial pool's nodes run as the node service account, with its role granted.
+            dependsOn: roles,
+            // The initial pool's node config is read at creation only (the pool is removed at once); the
+            // provider replaces the whole cluster when it changes, so a cluster created before it was set keeps its own.
+            ignoreChanges: ["nodeConfig"],
+        });
 
-        const at = { cluster: cluster.name, location: region, project, serviceAccount: nodeAccount.email, zones: args.zones };
+        // Pools run in the configured zones, or, with none, in the cluster's default ones: an absent
+        // value would leave the pools where they were when `gke.zones` is removed.
+        const at = { cluster: cluster.name, location: region, project, serviceAccount: nodeAccount.email, zones: args.zones ?? cluster.nodeLocations };
         const poolOpts = { parent: this, dependsOn: roles, ignoreChanges: ["initialNodeCount"] };
-        this.nodePools = [new gcp.container.NodePool(`${name}-cpu`, nodePoolArgs("cpu", args.cpuPool, at), poolOpts)];
+        const cpuPool = new gcp.container.NodePool(`${name}-cpu`, nodePoolArgs("cpu", args.cpuPool, at), poolOpts);
+        this.nodePools = [cpuPool];
         if (args.gpuPool) {
-            this.nodePools.push(new gcp.container.NodePool(`${name}-gpu`, nodePoolArgs("gpu", args.gpuPool, at), poolOpts));
+            // After the CPU pool: GKE taints GPU nodes itself only when the GPU pool joins a cluster that already has a non-GPU pool.
+            this.nodePools.push(new gcp.container.NodePool(`${name}-gpu`, nodePoolArgs("gpu", args.gpuPool, at), { ...poolOpts, dependsOn: [...roles, cpuPool] }));
         }
 
         this.clusterName = cluster.name;

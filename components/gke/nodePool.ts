@@ -47,12 +47,12 @@ export interface NodePoolPlacement {
     project: string;
     /** Email of the node service account. */
     serviceAccount: pulumi.Input<string>;
-    /** Zones the nodes run in; undefined means every zone GKE picks for the regional cluster. */
-    zones?: string[];
+    /** Zones the nodes run in: the configured ones, or the cluster's default node locations (the zones GKE picked). */
+    zones: pulumi.Input<string[]>;
 }
 
 /** The node service account reaches everything through IAM, so the scope is the broad one Google recommends. */
-const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 
 /** Arguments for a CPU or GPU node pool. */
 export function nodePoolArgs(kind: PoolKind, settings: GkeNodePoolSettings | GkeGpuPoolSettings, at: NodePoolPlacement): gcp.container.NodePoolArgs {

@@ -45,15 +45,18 @@ export interface StackRun {
 /**
  * Composes the stack for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
  * under the mock runtime, the load balancer answering with `loadBalancer` and provider functions
- * (the caller's identity) with `call` over the defaults. The project root is this repository: build
- * contexts are staged under its `.tfs/build/test/`.
+ * (the caller's identity) with `call` over the defaults; `deployed` are the outputs the stack's last
+ * update left (what its own StackReference reads; default none, a new stack). The project root is
+ * this repository: build contexts are staged under its `.tfs/build/test/`.
  */
 export async function runCloudStack(
     all: Record<string, string>,
     loadBalancer: { ip?: string; hostname?: string },
     call?: MockOptions["call"],
+    deployed?: Record<string, unknown>,
 ): Promise<StackRun> {
-    const recorder = await startMockRuntime({ config: all, loadBalancer, call });
+    const state: MockOptions["state"] = deployed && (({ type }) => (type === "pulumi:pulumi:StackReference" ? { outputs: deployed } : undefined));
+    const recorder = await startMockRuntime({ config: all, loadBalancer, call, state });
     const config = readConfig(all, "tf-serving", ROOT);
     const { models } = prepareModels(config, "tf-serving");
     const result = await composeStack(config, models, { offline: false });

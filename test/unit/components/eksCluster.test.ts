@@ -115,6 +115,16 @@ describe("EksCluster", () => {
         assert.deepStrictEqual(aliasesOf("aws:eks/accessPolicyAssociation:AccessPolicyAssociation"), expected);
     });
 
+    it("versions: node groups run the control plane's version, and each add-on EKS's default version for it", async () => {
+        const { recorder } = await build(args({ kubernetesVersion: "1.33", gpuNodeGroup: GPU_GROUP, metricsServer: true }));
+        for (const group of recorder.ofType("aws:eks/nodeGroup:NodeGroup")) {
+            assert.strictEqual((group.inputs as any).version, "1.33", `${group.name} follows the cluster (the mock reports its version)`);
+        }
+        const asked = recorder.calls.filter((c) => c.token === "aws:eks/getAddonVersion:getAddonVersion").map((c) => c.args);
+        assert.deepStrictEqual(asked.map((a) => [a.addonName, a.kubernetesVersion, a.mostRecent]).sort(), [["metrics-server", "1.33", false], ["vpc-cni", "1.33", false]]);
+        assert.deepStrictEqual((recorder.one("aws:eks/addon:Addon", "vpc-cni").inputs as any).addonVersion, "v0.0.0-vpc-cni-for-1.33-eksbuild.1");
+    });
+
     it("node role: exactly the three worker policies, ECR pull only, nothing broader", async () => {
         const { recorder } = await build(args({ gpuNodeGroup: GPU_GROUP }));
         assert.deepStrictEqual(policiesOf(recorder, "eks-nodes"), [

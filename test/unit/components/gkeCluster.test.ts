@@ -44,8 +44,9 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(c.workloadIdentityConfig, { workloadPool: "my-project.svc.id.goog" });
         assert.strictEqual(c.deletionProtection, true);
         assert.strictEqual(c.networkingMode, "VPC_NATIVE");
-        assert.strictEqual(c.privateClusterConfig, undefined);
-        assert.strictEqual(c.masterAuthorizedNetworksConfig, undefined);
+        assert.deepStrictEqual(c.privateClusterConfig, { enablePrivateNodes: false }, "public nodes said explicitly: an absent block keeps what GKE has");
+        assert.deepStrictEqual(c.masterAuthorizedNetworksConfig, { cidrBlocks: [{ cidrBlock: "0.0.0.0/0", displayName: "any address" }], gcpPublicCidrsAccessEnabled: true },
+            "no gke.apiAccessCidrs: any address, sent explicitly (an absent block keeps an earlier restriction)");
         assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 0);
     });
 
@@ -128,6 +129,44 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(c.masterAuthorizedNetworksConfig.cidrBlocks.map((b: any) => b.cidrBlock), ["203.0.113.0/24"]);
         assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 1);
         assert.strictEqual((recorder.one("gcp:compute/subnetwork:Subnetwork").inputs as any).privateIpGoogleAccess, true);
+    });
+
+    it("initial pool: runs as the node service account, not the Compute Engine default one (terraform-provider-google#4435)", async () => {
+        const { recorder } = await build(args());
+        const cluster = recorder.one("gcp:container/cluster:Cluster");
+        assert.deepStrictEqual((cluster.inputs as any).nodeConfig, {
+            serviceAccount: "tf-serving-nodes@my-project.iam.gserviceaccount.com",
+            oauthScopes: ["https://www.googleapis.com/auth/cloud-platform"],
+        });
+        assert.deepStrictEqual(cluster.dependsOn, ["gcp:projects/iAMMember:IAMMember::gke-nodes-container.defaultNodeServiceAccount"], "its nodes start with the node role granted");
+        assert.deepStrictEqual(cluster.ignoreChanges, ["nodeConfig"], "the provider would replace a running cluster created before the initial pool's node config was set");
+    });
+
+    it("removing gke.zones puts the pools back in the cluster's default zones (an absent nodeLocations keeps the old ones)", async () => {
+        const zoned = await build(args({ zones: ["us-central1-b"] }));
+        assert.deepStrictEqual((zoned.recorder.one("gcp:container/nodePool:NodePool").inputs as any).nodeLocations, ["us-central1-b"]);
+        const unzoned = await build(args());
+        const cluster = unzoned.recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.strictEqual(cluster.nodeLocations, undefined, "the cluster's own default zones stay GKE's pick");
+        assert.deepStrictEqual((unzoned.recorder.one("gcp:container/nodePool:NodePool").inputs as any).nodeLocations,
+            ["us-central1-a", "us-central1-b", "us-central1-c"], "the mock cluster's default node locations, sent explicitly");
+    });
+
+    it("GPU pool: created after the CPU pool, so GKE's automatic GPU taint applies", async () => {
+        const { recorder } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
+        assert.ok(recorder.one("gcp:container/nodePool:NodePool", "gpu").dependsOn.includes("gcp:container/nodePool:NodePool::gke-cpu"));
+        assert.ok(!recorder.one("gcp:container/nodePool:NodePool", "cpu").dependsOn.some((d) => d.includes("gke-gpu")));
+    });
+
+    it("apiAccessCidrs: exactly the list (Google's public ranges not added); removed, any address, explicitly", async () => {
+        const restricted = await build(args({ apiAccessCidrs: ["203.0.113.0/24"] }));
+        assert.deepStrictEqual((restricted.recorder.one("gcp:container/cluster:Cluster").inputs as any).masterAuthorizedNetworksConfig, {
+            cidrBlocks: [{ cidrBlock: "203.0.113.0/24", displayName: "allowed 203.0.113.0/24" }],
+            gcpPublicCidrsAccessEnabled: false,
+        });
+        const open = await build(args());
+        assert.deepStrictEqual((open.recorder.one("gcp:container/cluster:Cluster").inputs as any).masterAuthorizedNetworksConfig.cidrBlocks,
+            [{ cidrBlock: "0.0.0.0/0", displayName: "any address" }]);
     });
 
     it("parents every child to the component", async () => {

@@ -160,7 +160,8 @@ describe("EKS stack (deployAws under mocks)", () => {
             return true;
         });
         await recorder.settle();
-        assert.deepStrictEqual(recorder.resources.map((r) => r.type), ["pulumi:providers:aws"], "only the provider the identity was asked through");
+        assert.deepStrictEqual(recorder.resources.map((r) => r.type), ["pulumi:pulumi:StackReference", "pulumi:providers:aws"],
+            "only the stack's own reference (its deployed settings) and the provider the identity was asked through");
         const listed = await runCloudStack(withAdmins([LAPTOP_ROLE]), NLB, LAPTOP);
         const recorded = listed.recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => (e.inputs as any).principalArn);
         assert.deepStrictEqual(recorded, [LAPTOP_ROLE], "the same stack with the caller listed goes ahead");
