@@ -16,6 +16,7 @@ import { subnetLayout } from "../components/eks/vpc";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { checkLiveChanges, readDeployedState } from "./deployedState";
+import { PreviousOutputs } from "./previousOutputs";
 
 /**
  * Service annotations for the load balancer EKS's built-in cloud controller creates: a Network Load
@@ -29,6 +30,8 @@ export const AWS_LOAD_BALANCER_ANNOTATIONS: Record<string, string> = {
 /** How the stack runs: `offline` for `tfs plan` under the mock runtime, where no AWS identity can be asked for and no deployed settings read. */
 export interface AwsDeployOptions {
     offline?: boolean;
+    /** The stack's last outputs; default read here (one reader per program run). */
+    previous?: PreviousOutputs;
 }
 
 /**
@@ -49,7 +52,8 @@ export async function callerPrincipalArn(provider: aws.Provider): Promise<string
 export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[], options: AwsDeployOptions = {}): Promise<StackOutputs> {
     const eks = config.eks;
     const { registry: registrySettings, adminPrincipalArns, network, ...clusterArgs } = eks;
-    const deployed = await readDeployedState(options.offline ?? false);
+    const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
+    const deployed = await readDeployedState(previous);
     const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed);
     checkLiveChanges(deployed, { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: recorded });
     const layoutProblem = recorded.network.kind === "create" ? subnetLayout(recorded.network.cidr, recorded.network.zones.length, recorded.network.subnetScheme) : undefined;
@@ -79,5 +83,5 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     // The version EKS runs, not the config key (which may be unset): the next bump is checked against it.
     const deployedSettings = cluster.kubernetesVersion.apply((kubernetesVersion): DeployedSettings =>
         ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: { ...recorded, kubernetesVersion } }));
-    return { ...deployToCluster(config, models, cluster, registry, AWS_LOAD_BALANCER_ANNOTATIONS), deployedSettings };
+    return { ...deployToCluster(config, models, cluster, registry, previous, AWS_LOAD_BALANCER_ANNOTATIONS), deployedSettings };
 }

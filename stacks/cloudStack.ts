@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { NodePlacement } from "../components/modelServer";
 import { ServingConfig } from "../config/config";
 import { PreparedModel, RegistryTarget, StackOutputs, deployModels } from "./deploy";
+import { PreviousOutputs } from "./previousOutputs";
 
 /** The parts of a cluster component (GkeCluster, EksCluster) the models need. */
 export interface CreatedCluster extends pulumi.Resource {
@@ -22,6 +23,7 @@ export function deployToCluster(
     models: PreparedModel[],
     cluster: CreatedCluster,
     registry: RegistryTarget & pulumi.Resource,
+    previous: PreviousOutputs,
     serviceAnnotations?: Record<string, string>,
 ): StackOutputs {
     return {
@@ -30,6 +32,7 @@ export function deployToCluster(
             models,
             provider: cluster.provider,
             registry,
+            previous,
             placement: cluster.placement,
             serviceAnnotations,
             // Pods wait for their nodes (and the device plugin, and pull access to the registry).

@@ -11,7 +11,7 @@ import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
 import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
-import { previousOutputs } from "./previousOutputs";
+import { PreviousOutputs } from "./previousOutputs";
 import { ModelSettings, ServingConfig } from "../config/config";
 
 /** A model that passed preflight and sizing: everything needed to register its resources. */
@@ -67,6 +67,8 @@ export interface DeployArgs {
     placement: { cpu: NodePlacement; gpu: NodePlacement };
     /** Extra Service annotations (cloud load balancer settings). */
     serviceAnnotations?: Record<string, string>;
+    /** The stack's last outputs (which image each model ran); default read here (one reader per program run). */
+    previous?: PreviousOutputs;
     /** Resources the model servers wait for (node pools, the device plugin). */
     dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
@@ -114,8 +116,8 @@ export function deployModels(args: DeployArgs): StackOutputs {
         }, { provider, dependsOn: args.dependsOn }).metadata.name
         : pulumi.output(config.namespace);
 
-    const previous = previousOutputs();
-    const previousBuilds = pulumi.all([previous(IMAGE_BUILDS_OUTPUT), previous("models")]);
+    const previous = args.previous ?? new PreviousOutputs(false);
+    const previousBuilds = pulumi.all([previous.output(IMAGE_BUILDS_OUTPUT), previous.output("models")]);
     const images: ModelImage[] = [];
     const servers = args.models.map(({ settings, report, batchingParameters }) => {
         const image = new ModelImage(settings.name, {

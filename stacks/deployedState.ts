@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "../config/configReader";
 import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, DeployedState, liveChanges } from "../config/liveChanges";
+import { PreviousOutputs } from "./previousOutputs";
 
 /** The stack output holding the record. */
 export const DEPLOYED_SETTINGS_OUTPUT = "deployedSettings";
@@ -15,19 +16,16 @@ export const DEPLOYED_SETTINGS_OUTPUT = "deployedSettings";
  * Reads this stack's last outputs. Offline (`tfs plan`: no engine, no backend) the state is `unknown`.
  * A stack with outputs but no record was deployed by an earlier version.
  */
-export async function readDeployedState(offline: boolean): Promise<DeployedState> {
-    if (offline) {
+export async function readDeployedState(previous: PreviousOutputs): Promise<DeployedState> {
+    if (previous.offline) {
         return { kind: "unknown" };
     }
-    const self = new pulumi.StackReference("deployed-settings", {
-        name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
-    });
-    const record = (await self.getOutputDetails(DEPLOYED_SETTINGS_OUTPUT)).value as DeployedSettings | undefined;
+    const record = (await previous.value(DEPLOYED_SETTINGS_OUTPUT)) as DeployedSettings | undefined;
     if (record !== undefined && record.schema === DEPLOYED_SETTINGS_SCHEMA) {
         return { kind: "recorded", settings: record };
     }
     // Every stack exports clusterName; without it the stack has never been deployed.
-    const clusterName = (await self.getOutputDetails("clusterName")).value;
+    const clusterName = await previous.value("clusterName");
     return clusterName === undefined ? { kind: "new" } : { kind: "unrecorded" };
 }
 

@@ -13,10 +13,13 @@ import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, gkeSettingsOf } from "../co
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { checkLiveChanges, readDeployedState } from "./deployedState";
+import { PreviousOutputs } from "./previousOutputs";
 
 /** How the stack runs: `offline` for `tfs plan`, where the deployed settings cannot be read. */
 export interface GcpDeployOptions {
     offline?: boolean;
+    /** The stack's last outputs; default read here (one reader per program run). */
+    previous?: PreviousOutputs;
 }
 
 /** Refuses a change the running stack cannot take (`config/liveChanges.ts`), then registers the stack. */
@@ -24,7 +27,8 @@ export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[
     const gke = config.gke;
     const { registry: registrySettings, ...clusterArgs } = gke;
     const settings: DeployedSettings = { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: gkeSettingsOf(gke) };
-    checkLiveChanges(await readDeployedState(options.offline ?? false), settings);
+    const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
+    checkLiveChanges(await readDeployedState(previous), settings);
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
 
     const cluster = new GkeCluster("gke", clusterArgs, { providers: [provider] });
@@ -34,5 +38,5 @@ export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[
         readers: [pulumi.interpolate`serviceAccount:${cluster.nodeServiceAccountEmail}`],
     }, { providers: [provider] });
 
-    return { ...deployToCluster(config, models, cluster, registry), deployedSettings: pulumi.output(settings) };
+    return { ...deployToCluster(config, models, cluster, registry, previous), deployedSettings: pulumi.output(settings) };
 }

@@ -6,8 +6,9 @@ import * as k8s from "@pulumi/kubernetes";
 import { GPU_TOLERATION } from "../components/nodePlacement";
 import { ConfigFor } from "../config/config";
 import { PreparedModel, StackOutputs, deployModels } from "./deploy";
+import { PreviousOutputs } from "./previousOutputs";
 
-export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[]): StackOutputs {
+export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[], previous: PreviousOutputs): StackOutputs {
     const local = config.local;
     // Without a kubeconfig the provider uses the ambient one (KUBECONFIG or ~/.kube/config). With
     // one, the path goes in as written: an absolute path would differ between machines and checkouts.
@@ -19,6 +20,7 @@ export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[])
     return deployModels({
         config,
         models,
+        previous,
         provider,
         registry: {
             server,

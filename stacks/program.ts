@@ -10,6 +10,7 @@ import { StagingError } from "../serving/buildContext";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { deployLocal } from "./local";
 import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
+import { PreviousOutputs } from "./previousOutputs";
 
 /**
  * Registers the stack for the configured cloud. Async: a stack may ask its cloud something first
@@ -17,13 +18,14 @@ import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./
  * `@pulumi/aws` and their components cost a local stack about a second of every run to load.
  */
 export async function composeStack(config: ServingConfig, models: PreparedModel[], options: LifecycleOptions): Promise<StackOutputs> {
+    const previous = new PreviousOutputs(options.offline);
     switch (config.cloud) {
         case "local":
-            return deployLocal(config, models);
+            return deployLocal(config, models, previous);
         case "gcp":
-            return (await import("./gcp")).deployGcp(config, models, options);
+            return (await import("./gcp")).deployGcp(config, models, { ...options, previous });
         case "aws":
-            return (await import("./aws")).deployAws(config, models, options);
+            return (await import("./aws")).deployAws(config, models, { ...options, previous });
     }
 }
 
