@@ -75,7 +75,9 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.match((image.inputs as any).imageName, /^123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/tf-serving\/half-plus-two:ctx-[0-9a-f]{16}$/);
         const tag = String((image.inputs as any).imageName).split(":").pop();
         const lookup = recorder.calls.filter((c) => c.token === "aws:ecr/getImage:getImage");
-        assert.deepStrictEqual(lookup.map((c) => c.args), [{ repositoryName: "tf-serving/half-plus-two", imageTag: tag }]);
+        // Before the build (does ECR hold the tag already? not in a new registry), then after the push.
+        assert.deepStrictEqual(lookup.map((c) => c.args), [{ repositoryName: "tf-serving/half-plus-two", imageTag: tag }, { repositoryName: "tf-serving/half-plus-two", imageTag: tag }]);
+        assert.strictEqual((image.inputs as any).skipPush, undefined, "pushed");
         assert.strictEqual(outputs.imageRef, `123456789012.dkr.ecr.us-west-2.amazonaws.com/tf-serving/half-plus-two@${fakeDigest(`ecr tf-serving/half-plus-two:${tag}`)}`);
         // No Docker registry login for the lookup: ECR's token changes on every run and would show as a change.
         assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);

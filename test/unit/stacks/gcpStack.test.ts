@@ -43,7 +43,10 @@ describe("GKE stack (composed under mocks)", () => {
         // credentials), not through a Docker registry login that would carry the hourly access token.
         const tag = String((image.inputs as any).imageName).split(":").pop();
         const lookups = recorder.calls.filter((c) => c.token === "gcp:artifactregistry/getDockerImage:getDockerImage").map((c) => c.args);
-        assert.deepStrictEqual(lookups, [{ project: "my-gcp-project", location: "us-central1", repositoryId: "tf-serving", imageName: `half-plus-two:${tag}` }]);
+        // Before the build (does the repository hold the tag already? not a new one), then after the push.
+        const asked = { project: "my-gcp-project", location: "us-central1", repositoryId: "tf-serving", imageName: `half-plus-two:${tag}` };
+        assert.deepStrictEqual(lookups, [asked, asked]);
+        assert.strictEqual((image.inputs as any).skipPush, undefined, "pushed");
         assert.strictEqual(outputs.imageRef, "us-central1-docker.pkg.dev/my-gcp-project/tf-serving/half-plus-two@" +
             fakeDigest(`artifact registry projects/my-gcp-project/locations/us-central1/repositories/tf-serving/half-plus-two:${tag}`));
         assert.deepStrictEqual(recorder.ofType("pulumi:providers:docker"), []);
