@@ -9,6 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { GkeCluster } from "../components/gke/cluster";
 import { ArtifactRegistry } from "../components/registry/artifactRegistry";
 import { ConfigFor } from "../config/config";
+import { cloudMonitoringDashboard } from "../observability/dashboard";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 
@@ -17,12 +18,23 @@ export function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[]): St
     const { registry: registrySettings, ...clusterArgs } = gke;
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
 
-    const cluster = new GkeCluster("gke", clusterArgs, { providers: [provider] });
+    const managedPrometheus = config.monitoring.collector === "gke";
+    const cluster = new GkeCluster("gke", { ...clusterArgs, managedPrometheus }, { providers: [provider] });
     const registry = new ArtifactRegistry("images", {
         project: gke.project,
         settings: registrySettings,
         readers: [pulumi.interpolate`serviceAccount:${cluster.nodeServiceAccountEmail}`],
     }, { providers: [provider] });
 
+    if (managedPrometheus) {
+        // The models' dashboards in Cloud Monitoring, over what managed collection stores (PromQL).
+        for (const { settings } of models) {
+            const target = { name: settings.name, namespace: config.namespace };
+            new gcp.monitoring.Dashboard(`${settings.name}-dashboard`, {
+                project: gke.project,
+                dashboardJson: JSON.stringify(cloudMonitoringDashboard(target, gke.clusterName)),
+            }, { provider });
+        }
+    }
     return deployToCluster(config, models, cluster, registry);
 }
