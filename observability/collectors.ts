@@ -30,7 +30,7 @@ export interface KubeObject {
     data?: Record<string, string>;
 }
 
-/** Label the Prometheus Operator's Prometheus may select `PodMonitor`/`PrometheusRule` objects on (kube-prometheus-stack: `release`). */
+/** Labels a Prometheus selects scrape and rule objects on (kube-prometheus-stack's: `release`). */
 export interface ObjectLabels {
     /** Extra labels on the scrape and rule objects, e.g. `{ release: "kube-prometheus-stack" }`. */
     labels: Record<string, string>;
@@ -41,52 +41,37 @@ export function podSelector(model: string): { matchLabels: Record<string, string
     return { matchLabels: modelServerLabels(model) };
 }
 
+/** An object of the model's, labelled as its server is (and with `extra`), for a collector to read. */
+function modelObject(apiVersion: string, kind: string, model: string, extra: ObjectLabels, spec: Record<string, unknown>): KubeObject {
+    return { apiVersion, kind, metadata: { name: model, labels: { ...modelServerLabels(model), ...extra.labels } }, spec };
+}
+
+/** The one endpoint scraped: TF Serving's metrics path on the REST port. */
+const METRICS_ENDPOINT = { port: REST_PORT_NAME, path: METRICS_PATH, interval: SCRAPE_INTERVAL };
+
 /** GKE Managed Service for Prometheus: a `PodMonitoring` of the model's pods. */
 export function podMonitoring(model: string, extra: ObjectLabels): KubeObject {
-    return {
-        apiVersion: "monitoring.googleapis.com/v1",
-        kind: "PodMonitoring",
-        metadata: { name: model, labels: { ...modelServerLabels(model), ...extra.labels } },
-        spec: {
-            selector: podSelector(model),
-            endpoints: [{ port: REST_PORT_NAME, path: METRICS_PATH, interval: SCRAPE_INTERVAL }],
-            // The alerts and the dashboard group by pod and select on container.
-            targetLabels: { metadata: ["pod", "container"] },
-        },
-    };
+    return modelObject("monitoring.googleapis.com/v1", "PodMonitoring", model, extra, {
+        selector: podSelector(model),
+        endpoints: [METRICS_ENDPOINT],
+        // The alerts and the dashboard group by pod and select on container.
+        targetLabels: { metadata: ["pod", "container"] },
+    });
 }
 
 /** The Prometheus Operator: a `PodMonitor` of the model's pods (its namespace only, the operator's default). */
 export function podMonitor(model: string, extra: ObjectLabels): KubeObject {
-    return {
-        apiVersion: "monitoring.coreos.com/v1",
-        kind: "PodMonitor",
-        metadata: { name: model, labels: { ...modelServerLabels(model), ...extra.labels } },
-        spec: {
-            selector: podSelector(model),
-            podMetricsEndpoints: [{ port: REST_PORT_NAME, path: METRICS_PATH, interval: SCRAPE_INTERVAL }],
-        },
-    };
+    return modelObject("monitoring.coreos.com/v1", "PodMonitor", model, extra, { selector: podSelector(model), podMetricsEndpoints: [METRICS_ENDPOINT] });
 }
 
 /** GKE's `Rules`: namespaced, so its queries only see the namespace's series. */
 export function gmpRules(model: string, group: RuleGroup, extra: ObjectLabels): KubeObject {
-    return {
-        apiVersion: "monitoring.googleapis.com/v1",
-        kind: "Rules",
-        metadata: { name: model, labels: { ...modelServerLabels(model), ...extra.labels } },
-        spec: { groups: [group] },
-    };
+    return modelObject("monitoring.googleapis.com/v1", "Rules", model, extra, { groups: [group] });
 }
 
 /** The Prometheus Operator's `PrometheusRule`. */
 export function prometheusRule(model: string, group: RuleGroup, extra: ObjectLabels): KubeObject {
-    return {
-        apiVersion: "monitoring.coreos.com/v1",
-        kind: "PrometheusRule",
-        metadata: { name: model, labels: { ...modelServerLabels(model), ...extra.labels } },
-        spec: { groups: [group] },
-    };
+    return modelObject("monitoring.coreos.com/v1", "PrometheusRule", model, extra, { groups: [group] });
 }
 
 /** A Prometheus rule file (`rule_files:`) holding the groups, as `promtool check rules` reads it. */
