@@ -68,8 +68,11 @@ const CASES: Record<AlertName, AlertCases> = {
         fires: [{ series: `up{${target}}`, values: "0x40" }, { series: `up{${target.replace(POD, OTHER_POD)}}`, values: "1x40" }],
         firedLabels: { namespace: MODEL.namespace, pod: POD },
         trueFrom: 0,
-        // A pod loading for three minutes, then serving.
-        quiet: [{ series: `up{${target}}`, values: "0x5 1x34" }],
+        // A pod loading for three minutes, then serving; the pod of another model whose name extends this one's, down.
+        quiet: [
+            { series: `up{${target}}`, values: "0x5 1x34" },
+            { series: `up{namespace="${MODEL.namespace}", pod="half-plus-two-canary-7c9d5f6b8-x2k4q"}`, values: "0x40" },
+        ],
     },
     TFServingRolloutStuck: {
         fires: [{ series: `kube_deployment_status_condition{namespace="${MODEL.namespace}", deployment="${MODEL.name}", condition="Progressing", status="false"}`, values: "0x3 1x36" }],
