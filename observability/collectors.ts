@@ -46,14 +46,16 @@ function modelObject(apiVersion: string, kind: string, model: string, extra: Obj
     return { apiVersion, kind, metadata: { name: model, labels: { ...modelServerLabels(model), ...extra.labels } }, spec };
 }
 
-/** The one endpoint scraped: TF Serving's metrics path on the REST port. */
-const METRICS_ENDPOINT = { port: REST_PORT_NAME, path: METRICS_PATH, interval: SCRAPE_INTERVAL };
+/** The one endpoint scraped: TF Serving's metrics path on the REST port (a new object each time: callers may edit theirs). */
+function metricsEndpoint(): { port: string; path: string; interval: string } {
+    return { port: REST_PORT_NAME, path: METRICS_PATH, interval: SCRAPE_INTERVAL };
+}
 
 /** GKE Managed Service for Prometheus: a `PodMonitoring` of the model's pods. */
 export function podMonitoring(model: string, extra: ObjectLabels): KubeObject {
     return modelObject("monitoring.googleapis.com/v1", "PodMonitoring", model, extra, {
         selector: podSelector(model),
-        endpoints: [METRICS_ENDPOINT],
+        endpoints: [metricsEndpoint()],
         // The alerts and the dashboard group by pod and select on container.
         targetLabels: { metadata: ["pod", "container"] },
     });
@@ -61,7 +63,7 @@ export function podMonitoring(model: string, extra: ObjectLabels): KubeObject {
 
 /** The Prometheus Operator: a `PodMonitor` of the model's pods (its namespace only, the operator's default). */
 export function podMonitor(model: string, extra: ObjectLabels): KubeObject {
-    return modelObject("monitoring.coreos.com/v1", "PodMonitor", model, extra, { selector: podSelector(model), podMetricsEndpoints: [METRICS_ENDPOINT] });
+    return modelObject("monitoring.coreos.com/v1", "PodMonitor", model, extra, { selector: podSelector(model), podMetricsEndpoints: [metricsEndpoint()] });
 }
 
 /** GKE's `Rules`: namespaced, so its queries only see the namespace's series. */
