@@ -11,7 +11,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { dockerConfigJson } from "../contract/registry";
-import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
+import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, modelServerLabels } from "../contract/labels";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -383,7 +383,7 @@ export function deploymentSpec(
                     { maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: labels } },
                 ],
                 containers: [{
-                    name: "tf-serving",
+                    name: SERVER_CONTAINER,
                     image: args.image,
                     // The image's ENTRYPOINT runs tensorflow_model_server itself (no bash wrapper); these flags follow it.
                     args: serverArgs({
@@ -394,7 +394,7 @@ export function deploymentSpec(
                     }),
                     ports: [
                         { name: "grpc", containerPort: GRPC_PORT, protocol: "TCP" },
-                        { name: "http", containerPort: REST_PORT, protocol: "TCP" },
+                        { name: REST_PORT_NAME, containerPort: REST_PORT, protocol: "TCP" },
                     ],
                     env: gpuCount > 0 ? [{ name: "TF_FORCE_GPU_ALLOW_GROWTH", value: "true" }] : [],
                     resources: {

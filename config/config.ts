@@ -19,6 +19,8 @@ import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/
 import { RolloutStrategy } from "../serving/rollout";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
 import { GpuPool, planGpuCapacity } from "./gpuCapacity";
+import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
+import { COLLECTORS, Collector } from "../observability/collectors";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -92,6 +94,20 @@ export interface LocalSettings {
     };
 }
 
+/** How the model servers are observed (config key `monitoring`). */
+export interface MonitoringSettings {
+    /**
+     * Who scrapes the pods and evaluates the alerts: `gke` (Managed Service for Prometheus; the default
+     * on cloud gcp, whose cluster gets managed collection), `prometheus-operator` (PodMonitor and
+     * PrometheusRule), `annotations` (the default elsewhere: a Prometheus that reads `prometheus.io/*`),
+     * or `none`.
+     */
+    collector: Collector;
+    thresholds: AlertThresholds;
+    /** Extra labels on the scrape and rule objects, e.g. `release: kube-prometheus-stack` for its Prometheus' selectors. */
+    labels: Record<string, string>;
+}
+
 /** What every stack has, whatever the cloud. */
 interface CommonConfig {
     /**
@@ -104,6 +120,7 @@ interface CommonConfig {
     createNamespace: boolean;
     service: ServiceSettings;
     models: ModelSettings[];
+    monitoring: MonitoringSettings;
 }
 
 /** The whole configuration; `cloud` says which section the stack has (the `gke` and `eks` config keys). */
@@ -125,7 +142,7 @@ const MODEL_KEYS = [
 const TOP_KEYS = [
     "cloud", "namespace", "createNamespace", "serviceType", "loadBalancerSourceRanges", "publicEndpoint",
     "serviceAnnotations", "modelPath", "modelName", "models", "registry", "kubeconfig", "kubeContext",
-    "gke", "eks", ...MODEL_KEYS,
+    "gke", "eks", "monitoring", ...MODEL_KEYS,
 ];
 
 /**
@@ -169,6 +186,7 @@ export function readConfig(all: Record<string, string>, project: string, project
         createNamespace: r.bool("createNamespace", true),
         service,
         models,
+        monitoring: readMonitoring(r, cloud),
     };
 
     if (cloud !== "local") {
@@ -356,6 +374,24 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         enableWarmup: src("enableWarmup").bool("enableWarmup", true),
         configKey,
     };
+}
+
+const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number }> = {
+    errorRatioPercent: { min: 1, max: 100 },
+    p99LatencyMs: { min: 1, max: 600_000 },
+    memoryLimitPercent: { min: 50, max: 100 },
+    notReadyMinutes: { min: 1, max: 120 },
+    restarts: { min: 1, max: 100 },
+};
+
+function readMonitoring(top: ConfigReader, cloud: Cloud): MonitoringSettings {
+    const r = top.nested("monitoring");
+    r?.rejectUnknown(["collector", "labels", ...Object.keys(THRESHOLD_BOUNDS)]);
+    // The GKE clusters this program creates get managed collection; elsewhere nothing is assumed installed.
+    const collector = r?.oneOf("collector", COLLECTORS, cloud === "gcp" ? "gke" : "annotations") ?? (cloud === "gcp" ? "gke" : "annotations");
+    const thresholds = Object.fromEntries(Object.entries(THRESHOLD_BOUNDS).map(([key, bounds]) =>
+        [key, r?.int(key, DEFAULT_THRESHOLDS[key as keyof AlertThresholds], bounds) ?? DEFAULT_THRESHOLDS[key as keyof AlertThresholds]])) as unknown as AlertThresholds;
+    return { collector, thresholds, labels: r?.stringMap("labels") ?? {} };
 }
 
 function readLocal(r: ConfigReader, projectDir: string): LocalSettings {

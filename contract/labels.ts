@@ -13,6 +13,11 @@ export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 const APP_NAME = "tf-serving";
 export const MODEL_SERVER_COMPONENT = "model-server";
 
+/** The name of the container that runs TF Serving in every model-server pod (cAdvisor's `container` label). */
+export const SERVER_CONTAINER = "tf-serving";
+/** The name of the pods' REST port, where TF Serving also serves its Prometheus metrics. */
+export const REST_PORT_NAME = "http";
+
 /** The labels every model-server object carries; the policy pack and `tfs doctor` select on them. */
 export function modelServerLabels(modelName: string): Record<string, string> {
     return {

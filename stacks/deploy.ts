@@ -5,6 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
+import { ModelMonitoring } from "../components/modelMonitoring";
 import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
@@ -154,6 +155,12 @@ export function deployModels(args: DeployArgs): StackOutputs {
             serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
         }, { provider, dependsOn: args.dependsOn });
     });
+
+    for (const { settings } of args.models) {
+        new ModelMonitoring(settings.name, {
+            model: settings.name, namespace: config.namespace, namespaceRef: namespace, ...config.monitoring,
+        }, { provider, dependsOn: args.dependsOn });
+    }
 
     const first = servers[0];
     return {

@@ -10,6 +10,7 @@ import { GkeCluster } from "../components/gke/cluster";
 import { ArtifactRegistry } from "../components/registry/artifactRegistry";
 import { ConfigFor } from "../config/config";
 import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, gkeSettingsOf } from "../config/liveChanges";
+import { cloudMonitoringDashboard } from "../observability/dashboard";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { checkLiveChanges, readDeployedState } from "./deployedState";
@@ -31,12 +32,23 @@ export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[
     checkLiveChanges(await readDeployedState(previous), settings);
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
 
-    const cluster = new GkeCluster("gke", clusterArgs, { providers: [provider] });
+    const managedPrometheus = config.monitoring.collector === "gke";
+    const cluster = new GkeCluster("gke", { ...clusterArgs, managedPrometheus }, { providers: [provider] });
     const registry = new ArtifactRegistry("images", {
         project: gke.project,
         settings: registrySettings,
         readers: [pulumi.interpolate`serviceAccount:${cluster.nodeServiceAccountEmail}`],
     }, { providers: [provider] });
 
+    if (managedPrometheus) {
+        // The models' dashboards in Cloud Monitoring, over what managed collection stores (PromQL).
+        for (const { settings } of models) {
+            const target = { name: settings.name, namespace: config.namespace };
+            new gcp.monitoring.Dashboard(`${settings.name}-dashboard`, {
+                project: gke.project,
+                dashboardJson: JSON.stringify(cloudMonitoringDashboard(target, gke.clusterName)),
+            }, { provider });
+        }
+    }
     return { ...deployToCluster(config, models, cluster, registry, previous), deployedSettings: pulumi.output(settings) };
 }

@@ -23,6 +23,13 @@ export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
  */
 export const GKE_NODE_PROJECT_ROLES = ["roles/container.defaultNodeServiceAccount"] as const;
 
+/**
+ * The metric packages GKE collects with managed Prometheus: `SYSTEM_COMPONENTS` (required with any
+ * other), `CADVISOR` and `KUBELET` (container memory, OOM events; GKE 1.29.3+), `POD` and `DEPLOYMENT`
+ * (GKE's managed kube-state-metrics: restarts, termination reasons, available replicas).
+ */
+export const GKE_MONITORING_COMPONENTS = ["SYSTEM_COMPONENTS", "CADVISOR", "KUBELET", "POD", "DEPLOYMENT"] as const;
+
 export interface GkeClusterArgs {
     /** Google Cloud project id; also where the network and the node service account are created. */
     project: string;
@@ -46,6 +53,12 @@ export interface GkeClusterArgs {
     apiAccessCidrs?: string[];
     /** The pool every CPU model and cluster add-on runs on. */
     cpuPool: GkeNodePoolSettings;
+    /**
+     * Managed Service for Prometheus' managed collection (it reads `PodMonitoring` and `Rules`), with
+     * the metric packages the model alerts read: the kubelet's cAdvisor and kube-state-metrics' pods
+     * and Deployments. Default true.
+     */
+    managedPrometheus?: boolean;
     /** Optional GPU pool, for models with GPUs (`ModelServer` `placement`: this cluster's `placement.gpu`). Default: none. GKE taints its nodes and runs the NVIDIA device plugin itself. */
     gpuPool?: GkeGpuPoolSettings;
 }
@@ -109,6 +122,11 @@ export function clusterArgs(args: GkeClusterArgs, at: ClusterAttachments): gcp.c
                 gcpPublicCidrsAccessEnabled: false,
             }
             : { cidrBlocks: [{ cidrBlock: ANY_ADDRESS, displayName: "any address" }], gcpPublicCidrsAccessEnabled: true },
+        // Managed collection (PodMonitoring, Rules) and the metrics the alert rules read; off is said
+        // explicitly too, since an absent block keeps what the cluster has.
+        monitoringConfig: (args.managedPrometheus ?? true)
+            ? { enableComponents: [...GKE_MONITORING_COMPONENTS], managedPrometheus: { enabled: true } }
+            : { enableComponents: ["SYSTEM_COMPONENTS"], managedPrometheus: { enabled: false } },
     };
 }
 

@@ -4,6 +4,7 @@ import { readConfig } from "../../../config/config";
 import { cidrProblem } from "../../../contract/cidr";
 import { parseQuantity } from "../../../contract/quantity";
 import { ConfigError } from "../../../config/configReader";
+import { DEFAULT_THRESHOLDS } from "../../../observability/alerts";
 
 const PROJECT = "tf-serving";
 const DIR = "/project";
@@ -197,6 +198,22 @@ describe("readConfig", () => {
             "mirror.example:5000/tensorflow/serving:2.19.1");
         const [issue] = issuesOf({ ...BASE, baseImage: "Tensorflow/Serving:latest!" });
         assert.strictEqual(issue.key, "baseImage");
+    });
+
+    it("monitors with pod annotations by default, with managed Prometheus on the GKE clusters it creates, and the default thresholds", () => {
+        const local = readConfig(cfg(BASE), PROJECT, DIR).monitoring;
+        assert.deepStrictEqual(local, { collector: "annotations", thresholds: DEFAULT_THRESHOLDS, labels: {} });
+        const gke = { project: "my-project", region: "us-central1" };
+        assert.strictEqual(readConfig(cfg({ ...BASE, cloud: "gcp", gke }), PROJECT, DIR).monitoring.collector, "gke");
+        const set = readConfig(cfg({ ...BASE, monitoring: { collector: "prometheus-operator", p99LatencyMs: 250, labels: { release: "kps" } } }), PROJECT, DIR).monitoring;
+        assert.deepStrictEqual(set, { collector: "prometheus-operator", thresholds: { ...DEFAULT_THRESHOLDS, p99LatencyMs: 250 }, labels: { release: "kps" } });
+    });
+
+    it("rejects an unknown collector, a threshold out of range and an unknown monitoring key, naming each", () => {
+        const issues = issuesOf({ ...BASE, monitoring: { collector: "datadog", errorRatioPercent: 0, memoryLimitPercent: "ninety", notReadyMinuts: 3 } });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["monitoring.collector", "monitoring.errorRatioPercent", "monitoring.memoryLimitPercent", "monitoring.notReadyMinuts"]);
+        assert.match(issues.find((i) => i.key === "monitoring.collector")!.expected, /"gke", "prometheus-operator", "annotations", "none"/);
+        assert.match(issues.find((i) => i.key === "monitoring.errorRatioPercent")!.expected, /from 1 to 100/);
     });
 
     it("validates the local registry", () => {

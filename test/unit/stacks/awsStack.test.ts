@@ -52,6 +52,14 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.strictEqual(provider.region, "us-west-2");
     });
 
+    it("the example stack is scraped by pod annotations (EKS runs no collector of its own): a rule-file ConfigMap and the Grafana dashboard", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example"), NLB);
+        const configMaps = recorder.ofType("kubernetes:core/v1:ConfigMap").map((r) => r.inputs as any);
+        assert.ok(configMaps.some((c) => c.metadata.labels["tf-serving.dev/prometheus-rules"] === "true"));
+        assert.ok(configMaps.some((c) => c.metadata.labels.grafana_dashboard === "1"));
+        assert.ok(!recorder.resources.some((r) => r.type.startsWith("kubernetes:monitoring")));
+    });
+
     it("exports externalAddress from the load balancer's hostname (AWS gives no ip)", async () => {
         const { outputs } = await runCloudStack(exampleConfig("aws-example"), NLB);
         assert.strictEqual(outputs.externalAddress, NLB.hostname);

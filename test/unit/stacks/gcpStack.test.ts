@@ -20,6 +20,32 @@ describe("GKE stack (composed under mocks)", () => {
         assert.strictEqual(counts["pulumi:providers:gcp"], 1);
     });
 
+    it("the example stack is monitored by managed Prometheus: managed collection, PodMonitoring, Rules and a Cloud Monitoring dashboard", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
+        const cluster = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.deepStrictEqual(cluster.monitoringConfig.managedPrometheus, { enabled: true });
+        assert.ok(cluster.monitoringConfig.enableComponents.includes("CADVISOR"));
+        const scrape = recorder.one("kubernetes:monitoring.googleapis.com/v1:PodMonitoring").inputs as any;
+        assert.strictEqual(scrape.metadata.namespace, "tf-serving");
+        assert.strictEqual(scrape.spec.selector.matchLabels["app.kubernetes.io/instance"], "half-plus-two");
+        assert.deepStrictEqual(scrape.spec.endpoints, [{ port: "http", path: "/monitoring/prometheus/metrics", interval: "30s" }]);
+        const rules = recorder.one("kubernetes:monitoring.googleapis.com/v1:Rules").inputs as any;
+        assert.ok(rules.spec.groups[0].rules.some((r: any) => r.alert === "TFServingModelUnavailable"));
+        assert.deepStrictEqual(recorder.ofType("kubernetes:monitoring.coreos.com/v1:PodMonitor"), []);
+        const dashboard = JSON.parse((recorder.one("gcp:monitoring/dashboard:Dashboard").inputs as any).dashboardJson);
+        assert.match(JSON.stringify(dashboard), /cluster=\\"tf-serving-example\\", namespace=\\"tf-serving\\"/);
+    });
+
+    it("collector prometheus-operator on GKE: PodMonitor and PrometheusRule, no managed collection, no Cloud Monitoring dashboard", async () => {
+        const config = exampleConfig("gcp-example", () => undefined, { "tf-serving:monitoring": JSON.stringify({ collector: "prometheus-operator", labels: { release: "kps" } }) });
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
+        assert.strictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).monitoringConfig, undefined);
+        assert.strictEqual((recorder.one("kubernetes:monitoring.coreos.com/v1:PodMonitor").inputs as any).metadata.labels.release, "kps");
+        assert.strictEqual(recorder.ofType("kubernetes:monitoring.coreos.com/v1:PrometheusRule").length, 1);
+        assert.deepStrictEqual(recorder.ofType("gcp:monitoring/dashboard:Dashboard"), []);
+        assert.deepStrictEqual(recorder.ofType("kubernetes:monitoring.googleapis.com/v1:PodMonitoring"), []);
+    });
+
     it("exports externalAddress from the load balancer's ip, the URLs, the cluster name and a secret kubeconfig", async () => {
         const { outputs } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         assert.strictEqual(outputs.externalAddress, "203.0.113.10");

@@ -24,7 +24,8 @@ describe("local stack (the program under mocks)", () => {
         assert.deepStrictEqual(plan.counts, {
             "docker:index/image:Image": 1,
             "kubernetes:apps/v1:Deployment": 1,
-            "kubernetes:core/v1:ConfigMap": 1,
+            // The server's config, and (collector `annotations`) the rule file and the Grafana dashboard.
+            "kubernetes:core/v1:ConfigMap": 3,
             "kubernetes:core/v1:Namespace": 1,
             "kubernetes:core/v1:Service": 1,
             "kubernetes:core/v1:ServiceAccount": 1,
@@ -32,8 +33,15 @@ describe("local stack (the program under mocks)", () => {
             "kubernetes:policy/v1:PodDisruptionBudget": 1,
             "pulumi:providers:kubernetes": 1,
             "tf-serving:index:ModelImage": 1,
+            "tf-serving:index:ModelMonitoring": 1,
             "tf-serving:index:ModelServer": 1,
         });
+        const configMaps = plan.resources.filter((r) => r.type === "kubernetes:core/v1:ConfigMap").map((r) => r.inputs as any);
+        const rules = configMaps.find((c) => c.metadata.labels["tf-serving.dev/prometheus-rules"] === "true");
+        assert.match(rules.data["half-plus-two.rules.yaml"], /alert: TFServingModelUnavailable/);
+        const dashboard = configMaps.find((c) => c.metadata.labels.grafana_dashboard === "1");
+        assert.strictEqual(JSON.parse(dashboard.data["half-plus-two.json"]).title, "TF Serving: tf-serving/half-plus-two");
+        assert.ok(!plan.resources.some((r) => r.type.startsWith("kubernetes:monitoring")), "no CRD objects on a cluster with nothing installed");
         const ns = plan.resources.find((r) => r.type === "kubernetes:core/v1:Namespace")!.inputs as any;
         assert.strictEqual(ns.metadata.labels["pod-security.kubernetes.io/enforce"], "restricted");
         const image = plan.resources.find((r) => r.type === "docker:index/image:Image")!.inputs as any;

@@ -49,11 +49,11 @@ func (s *server) loadVersion(dir string) (*loadedVersion, error) {
 	vars, err := restoreVariables(dir)
 	if err != nil {
 		s.logf('I', "tensorflow/cc/saved_model/loader.cc", "SavedModel load for tags %s; Status: fail: %v. Took %d microseconds.", tags, err, time.Since(started).Microseconds())
-		s.metrics.loadAttempt(dir, "fail")
+		s.metrics.loadAttempt(dir, "fail", time.Since(started).Microseconds())
 		return nil, err
 	}
 	s.logf('I', "tensorflow/cc/saved_model/loader.cc", "SavedModel load for tags %s; Status: success: OK. Took %d microseconds.", tags, time.Since(started).Microseconds())
-	s.metrics.loadAttempt(dir, "success")
+	s.metrics.loadAttempt(dir, "success", time.Since(started).Microseconds())
 	if s.opts.enableModelWarmup {
 		if err := s.warmup(dir); err != nil {
 			return nil, err

@@ -38,8 +38,9 @@
 //     "instances" or "inputs", computed by evaluating the graph's arithmetic
 //     ops on the restored variables (the fixtures' half_plus_two and
 //     half_plus_three), errors as {"error": "..."}; the monitoring config's
-//     Prometheus path with :tensorflow:serving:request_count and
-//     :tensorflow:cc:saved_model:load_attempt_count.
+//     Prometheus path with the names and labels of TF Serving's exporter
+//     (metrics.go): request_count, request_latency (REST predicts,
+//     entrypoint "REST"), load_attempt_count and load_latency.
 //
 // Not done: gRPC itself (and grpc.health.v1), :classify and :regress, ops
 // other than elementwise arithmetic (ParseExample, functions of TF2 exports),

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -693,10 +694,28 @@ func TestPrometheusMetricsOnTheMonitoringPath(t *testing.T) {
 		`:tensorflow:serving:request_count{model_name="m",status="OK"} 1` + "\n",
 		`:tensorflow:serving:request_count{model_name="m",status="INVALID_ARGUMENT"} 1` + "\n",
 		`:tensorflow:cc:saved_model:load_attempt_count{model_path="` + fixture(t, "half_plus_two_cpu") + `/00000123",status="success"} 1` + "\n",
+		"# TYPE :tensorflow:cc:saved_model:load_latency counter\n",
+		"# TYPE :tensorflow:serving:request_latency histogram\n",
+		// Only the successful call has a latency, as in the server's prediction service.
+		`:tensorflow:serving:request_latency_bucket{model_name="m",API="Predict",entrypoint="REST",le="+Inf"} 1` + "\n",
+		`:tensorflow:serving:request_latency_count{model_name="m",API="Predict",entrypoint="REST"} 1` + "\n",
 	} {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())
 		}
+	}
+	body := rec.Body.String()
+	if n := strings.Count(body, ":tensorflow:serving:request_latency_bucket{"); n != 34 {
+		t.Errorf("%d latency buckets, want util.cc's 33 and the overflow:\n%s", n, body)
+	}
+	names := []string{}
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "# TYPE ") {
+			names = append(names, strings.Fields(line)[2])
+		}
+	}
+	if !sort.StringsAreSorted(names) || len(names) != 4 {
+		t.Errorf("metrics %v: want the four, sorted by name as the exporter's map is", names)
 	}
 	without := loadedServer(t, "--model_name=m", "--model_base_path="+fixture(t, "half_plus_two_cpu")).handler()
 	rec = httptest.NewRecorder()
@@ -809,4 +828,33 @@ func TestAsPID1ItIgnoresSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "SIGKILL to end it", 5*time.Second, func() bool { return !listening(rest) })
+}
+
+func TestLatencyBucketsAreTFServingsAndSpelledAsItsExporterDoes(t *testing.T) {
+	var got []string
+	for _, i := range []int{0, 1, 2, 3, 20, 32} {
+		got = append(got, bucketLimit(requestLatencyBuckets[i]))
+	}
+	// Buckets::Exponential(10, 1.8, 33), printed by absl::StrCat (six significant digits).
+	want := []string{"10", "18", "32.4", "58.32", "1.27482e+06", "1.47476e+09"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("bounds %v, want %v", got, want)
+	}
+	m := newMetrics()
+	// TensorFlow's Histogram::Add puts a value equal to a bound in the next bucket (upper_bound).
+	m.requestLatency("m", "Predict", "REST", 18)
+	m.requestLatency("m", "Predict", "REST", 5)
+	var b strings.Builder
+	m.write(&b)
+	for _, line := range []string{
+		`:tensorflow:serving:request_latency_bucket{model_name="m",API="Predict",entrypoint="REST",le="10"} 1`,
+		`:tensorflow:serving:request_latency_bucket{model_name="m",API="Predict",entrypoint="REST",le="18"} 1`,
+		`:tensorflow:serving:request_latency_bucket{model_name="m",API="Predict",entrypoint="REST",le="32.4"} 2`,
+		`:tensorflow:serving:request_latency_sum{model_name="m",API="Predict",entrypoint="REST"} 23`,
+		`:tensorflow:serving:request_latency_count{model_name="m",API="Predict",entrypoint="REST"} 2`,
+	} {
+		if !strings.Contains(b.String(), line+"\n") {
+			t.Errorf("missing %s in:\n%s", line, b.String())
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The HTTP/REST API, as tensorflow_serving/model_servers/http_rest_api_handler.cc
@@ -86,9 +87,13 @@ func (s *server) route(method, path string, body []byte) (any, error) {
 		if verb != "predict" {
 			return nil, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in serves :predict only, not :%s", verb)}
 		}
+		started := time.Now()
 		out, err := s.predict(name, m[2], m[3], body)
 		status := "OK"
-		if err != nil {
+		if err == nil {
+			// As the server's prediction service does: the latency of successful calls only.
+			s.metrics.requestLatency(name, "Predict", "REST", time.Since(started).Microseconds())
+		} else {
 			status, _ = splitStatus(err.Error())
 			if se, ok := err.(*statusError); ok {
 				status = se.code

@@ -24,6 +24,7 @@ import (
 	"tfs-e2e/e2e-env/internal/flock"
 	"tfs-e2e/e2e-env/internal/images"
 	"tfs-e2e/e2e-env/internal/pki"
+	"tfs-e2e/e2e-env/internal/prometheus"
 	"tfs-e2e/e2e-env/internal/pulumi"
 	"tfs-e2e/e2e-env/internal/supervisor"
 	"tfs-e2e/e2e-env/internal/versions"
@@ -46,17 +47,17 @@ TFS_E2E_LB_IP_RANGE, TFS_E2E_API_PORT, TFS_E2E_ETCD_PORT (and +1),
 TFS_E2E_REGISTRY_PORT, TFS_E2E_LOGIN_REGISTRY_PORT (default the registry's +1, kept
 for a registry a test starts), TFS_E2E_KCM_PORT, TFS_E2E_SCHEDULER_PORT, TFS_E2E_KWOK_PORT,
 TFS_E2E_KUBELET_PORT (healthz on the port minus 2), TFS_E2E_POD_SUBNET,
-TFS_E2E_NODE_BRIDGE, TFS_E2E_NODE_CGROUP, TFS_E2E_NO_APT=1 (never apt-get install
-missing Debian packages).
+TFS_E2E_NODE_BRIDGE, TFS_E2E_NODE_CGROUP, TFS_E2E_PROMETHEUS_PORT (pod discovery on
+the port after it), TFS_E2E_NO_APT=1 (never apt-get install missing Debian packages).
 `
 
-// Components, started in this order and stopped in the reverse one: the node
-// (pods first, then the kubelet and containerd) stops before the registry and
-// the control plane.
-var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb"}
+// Components, started in this order and stopped in the reverse one: Prometheus
+// and its pod discovery first, the node (pods first, then the kubelet and
+// containerd) before the registry and the control plane.
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb", "prometheus-sd", "prometheus"}
 
 // Executables outside the bin cache that run for a state folder.
-var foreignExes = []string{"/usr/bin/docker-registry", "/usr/bin/podman", "/usr/bin/containerd", "/usr/bin/containerd-shim-runc-v2"}
+var foreignExes = []string{"/usr/bin/docker-registry", "/usr/bin/podman", "/usr/bin/containerd", "/usr/bin/containerd-shim-runc-v2", prometheus.Exe}
 
 func logf(format string, a ...any) { fmt.Fprintf(os.Stderr, "[e2e-env] "+format+"\n", a...) }
 
@@ -104,6 +105,8 @@ func main() {
 		err = e.packages()
 	case "selftest":
 		err = e.selftest()
+	case "pod-sd": // run by start: the real node's pods for Prometheus (args: the state folder, so the supervisor knows it)
+		err = prometheus.SD(s).Serve()
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
@@ -197,6 +200,10 @@ func (e *env) prepare() error {
 	if err != nil {
 		return err
 	}
+	// The Prometheus Operator's module, for its CRDs: fetched now, so start needs no network.
+	if _, err := prometheus.CRDFiles(e.s.Tools(), e.goEnv); err != nil {
+		return err
+	}
 	bundles.Touch(e.dirs) // used now: the builds another checkout's prepare keeps
 	if len(e.built) == 0 {
 		logf("prepare: nothing to build, every binary is cached under %s", e.s.Bin())
@@ -260,6 +267,8 @@ func (e *env) start() error {
 			return e.sup.WaitFor("kube-scheduler", 60*time.Second, httpsOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", e.s.SchedulerPort)))
 		},
 		e.createNodes,
+		e.installCRDs,
+		e.startPrometheus,
 		e.setupPulumi,
 		func() error {
 			return os.WriteFile(e.s.EnvFile(), []byte(configs.EnvFile(e.s, e.dirs.Pulumi, e.dirs.Kube)), 0o644)
@@ -486,6 +495,47 @@ func (e *env) startCPUNode() error {
 	}
 	logf("node %s ready in %s s", configs.CPUNode, elapsed(t0))
 	return nil
+}
+
+// installCRDs puts the Prometheus Operator's CRDs (from its module) and GMP's
+// structural ones into the API server, so PodMonitor, PrometheusRule,
+// PodMonitoring and Rules objects are validated against their schemas.
+func (e *env) installCRDs() error {
+	files, err := prometheus.CRDFiles(e.s.Tools(), e.goEnv)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if _, err := e.kubectl("", "apply", "--server-side", "--force-conflicts", "-f", f); err != nil {
+			return fmt.Errorf("installing the CRDs of %s: %w", f, err)
+		}
+	}
+	_, err = e.kubectl("", "wait", "--for=condition=Established", "--timeout=60s",
+		"crd/podmonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com",
+		"crd/podmonitorings.monitoring.googleapis.com", "crd/rules.monitoring.googleapis.com")
+	return err
+}
+
+// startPrometheus starts the pod discovery and Debian's Prometheus, on loopback.
+func (e *env) startPrometheus() error {
+	s := e.s
+	if err := os.WriteFile(prometheus.ConfigFile(s), []byte(prometheus.Config(s)), 0o644); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := e.sup.Spawn("prometheus-sd", self, "--root="+s.Root, "pod-sd", s.State); err != nil {
+		return err
+	}
+	if err := e.sup.WaitFor("prometheus-sd", 30*time.Second, httpOK(httpClient, prometheus.SDURL(s))); err != nil {
+		return err
+	}
+	if err := e.sup.Spawn("prometheus", append([]string{prometheus.Exe}, prometheus.Args(s)...)...); err != nil {
+		return err
+	}
+	return e.sup.WaitFor("prometheus", 60*time.Second, httpOK(httpClient, s.PrometheusURL()+"/-/ready"))
 }
 
 func (e *env) setupPulumi() error {

@@ -26,7 +26,7 @@ type Settings struct {
 	Cache string // TFS_E2E_CACHE, default ~/.cache/tf-serving-e2e
 	State string // TFS_E2E_STATE, default $CACHE/state
 
-	APIPort, EtcdPort, RegistryPort, KCMPort, SchedulerPort, KwokPort, KubeletPort int
+	APIPort, EtcdPort, RegistryPort, KCMPort, SchedulerPort, KwokPort, KubeletPort, PrometheusPort int
 	// LoginRegistryPort is kept for a registry that requires a login, which a
 	// test starts itself (test/e2e/privateRegistry.test.ts); podman pushes to it
 	// over plain HTTP like to the environment's own.
@@ -71,6 +71,7 @@ func FromEnv(getenv func(string) string, home, root string) (Settings, error) {
 	s.SchedulerPort = port("TFS_E2E_SCHEDULER_PORT", 10259)
 	s.KwokPort = port("TFS_E2E_KWOK_PORT", 10247)
 	s.KubeletPort = port("TFS_E2E_KUBELET_PORT", 10350)
+	s.PrometheusPort = port("TFS_E2E_PROMETHEUS_PORT", 19090)
 	s.LBMode = str("TFS_E2E_LB_MODE", "ip")
 	s.LBIPRange = str("TFS_E2E_LB_IP_RANGE", "127.0.100.0/24")
 	s.PodSubnet = str("TFS_E2E_POD_SUBNET", "10.213.0.0/24")
@@ -93,6 +94,12 @@ func (s Settings) Registry() string     { return "127.0.0.1:" + strconv.Itoa(s.R
 func (s Settings) BaseImage() string    { return s.Registry() + "/tensorflow/serving:stand-in" }
 func (s Settings) APIServer() string    { return "https://127.0.0.1:" + strconv.Itoa(s.APIPort) }
 func (s Settings) EtcdPeerPort() int    { return s.EtcdPort + 1 }
+func (s Settings) Prometheus() string   { return filepath.Join(s.State, "prometheus") }
+
+// PrometheusRules is the folder whose *.yaml rule files Prometheus loads (the
+// e2e tests copy a stack's rules there and ask Prometheus to reload).
+func (s Settings) PrometheusRules() string { return filepath.Join(s.Prometheus(), "rules") }
+func (s Settings) PrometheusURL() string   { return "http://127.0.0.1:" + strconv.Itoa(s.PrometheusPort) }
 func (s Settings) KubeletHealthzPort() int {
 	return s.KubeletPort - 2
 }
@@ -284,6 +291,8 @@ func EnvFile(s Settings, pulumiDir, kubeDir string) string {
 	export("TFS_E2E_GPU_NODE_LABEL", GPULabelKey+"="+GPULabelValue)
 	export("TFS_E2E_LB_MODE", s.LBMode)
 	export("TFS_E2E_POD_SUBNET", s.PodSubnet)
+	export("TFS_E2E_PROMETHEUS_URL", s.PrometheusURL())
+	export("TFS_E2E_PROMETHEUS_RULES", s.PrometheusRules())
 	return b.String()
 }
 
@@ -291,7 +300,7 @@ func EnvFile(s Settings, pulumiDir, kubeDir string) string {
 // registry's and podman's configuration.
 func Write(s Settings) error {
 	for _, d := range []string{filepath.Join(s.Podman(), "tmp"), filepath.Join(s.State, "registry"), filepath.Join(s.State, "pulumi-home"),
-		filepath.Join(s.State, "pulumi-backend"), s.Run(), s.Logs()} {
+		filepath.Join(s.State, "pulumi-backend"), s.Run(), s.Logs(), s.PrometheusRules(), filepath.Join(s.Prometheus(), "data")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}

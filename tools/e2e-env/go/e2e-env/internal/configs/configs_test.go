@@ -23,7 +23,7 @@ func TestDefaultsAndOverrides(t *testing.T) {
 		t.Fatalf("folders: %+v", s)
 	}
 	if s.APIPort != 16443 || s.EtcdPort != 12379 || s.EtcdPeerPort() != 12380 || s.RegistryPort != 5001 || s.KCMPort != 10257 ||
-		s.SchedulerPort != 10259 || s.KwokPort != 10247 || s.KubeletPort != 10350 || s.KubeletHealthzPort() != 10348 {
+		s.SchedulerPort != 10259 || s.KwokPort != 10247 || s.KubeletPort != 10350 || s.KubeletHealthzPort() != 10348 || s.PrometheusPort != 19090 {
 		t.Fatalf("ports: %+v", s)
 	}
 	if s.LBMode != "ip" || s.LBIPRange != "127.0.100.0/24" || s.PodSubnet != "10.213.0.0/24" || s.NodeBridge != "tfse2e0" ||
@@ -94,7 +94,8 @@ func TestEnvFile(t *testing.T) {
 		"TFS_E2E_BASE_IMAGE": "127.0.0.1:5002/tensorflow/serving:stand-in", "TFS_E2E_LOGIN_REGISTRY": "127.0.0.1:5003", "TFS_E2E_KUBE_CONTEXT": "tfs-e2e",
 		"TFS_E2E_CPU_NODE": "tfs-e2e-cpu", "TFS_E2E_GPU_NODE": "tfs-e2e-gpu",
 		"TFS_E2E_GPU_NODE_LABEL": "cloud.google.com/gke-accelerator=nvidia-tesla-t4", "TFS_E2E_LB_MODE": "ip",
-		"TFS_E2E_POD_SUBNET": "10.214.0.0/24",
+		"TFS_E2E_POD_SUBNET": "10.214.0.0/24", "TFS_E2E_PROMETHEUS_URL": "http://127.0.0.1:19090",
+		"TFS_E2E_PROMETHEUS_RULES": "/st/prometheus/rules",
 	}
 	names := Exported(EnvFile(s, "/b/pulumi-x", "/b/kube-y"))
 	if len(names) != len(want) {

@@ -22,6 +22,8 @@ var Packages = [][2]string{
 	{"runc", "the real node's OCI runtime"},
 	{"containernetworking-plugins", "the real node's pod network (bridge, host-local)"},
 	{"iproute2", "the real node's bridge"},
+	// Its install starts no service here (no systemd; policy-rc.d refuses): only the binaries are used.
+	{"prometheus", "promtool for the alert rule tests (npm test); the loopback Prometheus"},
 }
 
 // Names are the packages' names.

@@ -1,0 +1,57 @@
+/**
+ * ModelMonitoring: how one model server is observed, beside its `ModelServer` (which knows nothing
+ * of Prometheus but the pods' `prometheus.io/*` annotations). It registers, for the collector the
+ * cluster runs, the scrape object and the alert rules (`observability/collectors.ts`), and the
+ * model's Grafana dashboard as a ConfigMap (`observability/dashboard.ts`). Like `ModelServer`, it
+ * takes the cluster as a Kubernetes provider in its resource options.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { AlertThresholds, DEFAULT_THRESHOLDS, alertRules } from "../observability/alerts";
+import { Collector, KubeObject, collectorObjects } from "../observability/collectors";
+import { grafanaDashboardConfigMap } from "../observability/dashboard";
+
+export interface ModelMonitoringArgs {
+    /** The model's name: its pods carry it as `app.kubernetes.io/instance` and its Deployment is named after it. */
+    model: string;
+    /** The namespace the model's pods run in (the rules and the dashboard query it). */
+    namespace: string;
+    /**
+     * The same namespace as a resource output (e.g. the Namespace's `metadata.name`), so the objects
+     * wait for it. Default `namespace`.
+     */
+    namespaceRef?: pulumi.Input<string>;
+    /** Who scrapes and evaluates: `gke`, `prometheus-operator`, `annotations` or `none` (nothing registered). */
+    collector: Collector;
+    /** Alert thresholds. Default `DEFAULT_THRESHOLDS`. */
+    thresholds?: AlertThresholds;
+    /** Extra labels on the scrape and rule objects (a Prometheus' `podMonitorSelector`/`ruleSelector`). Default none. */
+    labels?: Record<string, string>;
+}
+
+export class ModelMonitoring extends pulumi.ComponentResource {
+    /** The objects registered, by kind: `PodMonitoring`, `Rules`, `PodMonitor`, `PrometheusRule`, `ConfigMap`. */
+    readonly kinds: string[];
+
+    constructor(name: string, args: ModelMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("tf-serving:index:ModelMonitoring", name, {}, opts);
+        const target = { name: args.model, namespace: args.namespace };
+        const group = alertRules(target, args.thresholds ?? DEFAULT_THRESHOLDS);
+        const objects = args.collector === "none" ? []
+            : [...collectorObjects(args.collector, args.model, group, { labels: args.labels ?? {} }), grafanaDashboardConfigMap(target)];
+        const namespace = args.namespaceRef ?? args.namespace;
+        // `m-podmonitoring`, `m-rules`, ... for the objects named after the model; `m-dashboard`, `m-prometheus-rules` for the ConfigMaps.
+        const childName = (o: KubeObject) => `${name}-${o.metadata.name === args.model ? o.kind.toLowerCase() : o.metadata.name.slice(args.model.length + 1)}`;
+        objects.forEach((o) => register(childName(o), o, namespace, { parent: this }));
+        this.kinds = objects.map((o) => o.kind);
+        this.registerOutputs({ kinds: this.kinds });
+    }
+}
+
+function register(name: string, o: KubeObject, namespace: pulumi.Input<string>, opts: pulumi.CustomResourceOptions): pulumi.CustomResource {
+    const metadata = { ...o.metadata, namespace };
+    if (o.kind === "ConfigMap") {
+        return new k8s.core.v1.ConfigMap(name, { metadata, data: o.data }, opts);
+    }
+    return new k8s.apiextensions.CustomResource(name, { apiVersion: o.apiVersion, kind: o.kind, metadata, spec: o.spec }, opts);
+}
