@@ -234,9 +234,12 @@ async function main(): Promise<void> {
 
         let update: TrafficReport | null = null;
         const restUrl = up.outputs.restUrl.value as string;
+        // A preview of a new version: it previewed an error (a registry lookup of the unpushed tag) before.
+        fs.cpSync(path.join(small.modelDir, "123"), path.join(small.modelDir, "124"), { recursive: true });
+        log(`[bench] preview of a new version, ${RUNS} runs`);
+        const updatePreview = await medianSeconds(() => small.stack.preview({ onOutput: quiet }));
         if (await servesTraffic(up.outputs.modelStatusUrl.value as string)) {
             log("[bench] a new version under traffic (20 predicts a second through the load balancer)");
-            fs.cpSync(path.join(small.modelDir, "123"), path.join(small.modelDir, "124"), { recursive: true });
             update = await underTraffic(restUrl, MODEL, small.stack.up({ onOutput: quiet }), { expected: [2.5, 3, 4.5] });
         }
         result = {
@@ -246,6 +249,7 @@ async function main(): Promise<void> {
             kubectlFloor: round(kubectl),
             firstUp: round(firstUp),
             smallModel: { bytes: folderBytes(path.join(small.modelDir, "123")), noopPreview: round(noopPreview) },
+            updatePreview: round(updatePreview),
             update: update && { requests: update.requests, failed: update.failures.length, p50Ms: round(update.p50), p99Ms: round(update.p99) },
         };
     } finally {
@@ -290,6 +294,7 @@ async function main(): Promise<void> {
         ["no-op preview / engine floor", ratio(r.noopPreview, r.engineFloor.noopPreview), "<= 1.5"],
         ["no-op up / engine floor with swc", ratio(r.noopUp, r.engineFloorSwc.noopUp), "(stricter)"],
         ["no-op preview / engine floor with swc", ratio(r.noopPreview, r.engineFloorSwc.noopPreview), "(stricter)"],
+        ["preview of a new version / no-op preview (small model)", ratio(r.updatePreview, r.noopPreview), "(seconds: " + r.updatePreview + ")"],
         ["no-op preview, 1 GiB model / small model", ratio(r.bigModel.noopPreview, r.smallModel.noopPreview), "<= 1.25"],
         ["bytes pushed / new version compressed", ratio(r.bigModel.bytesPushed, r.bigModel.versionBytesCompressed), "<= 1.01"],
         ["failed requests during an update", r.update ? `${r.update.failed} of ${r.update.requests}` : "n/a (no node runs containers)", "0"],

@@ -23,6 +23,8 @@ const SECOND = "half-plus-three";
 const INSTANCES = [1, 2, 5];
 const TWO = [2.5, 3, 4.5];
 const THREE = [3.5, 4, 5.5];
+/** A model change: a new image, and the pods moved to it (sorted, as `changedSteps`). */
+const UPDATE_MODEL = [`update ${IMAGE}::${MODEL}`, `update ${DEPLOYMENT}::${MODEL}`];
 
 describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", function () {
     this.timeout(20 * 60 * 1000);
@@ -131,7 +133,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
 
     it("2. a new version (124): the preview shows the Image and the Deployment updated; it becomes the served one, no failed request", async () => {
         copyVersion("half_plus_two_2_versions", "00000124", "124");
-        assert.deepStrictEqual(await preview(), [`update ${DEPLOYMENT}::${MODEL}`, `update ${IMAGE}::${MODEL}`]);
+        assert.deepStrictEqual(await preview(), UPDATE_MODEL);
         const { result, traffic } = await updateUnderTraffic(() => pulumi("up", "--yes"), MODEL, [TWO]);
         ok(result, "pulumi up");
         assert.strictEqual(traffic.versions[0]?.version, "123");
@@ -147,7 +149,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
 
     it("3. two versions served with labels: stable 123, canary 124", async () => {
         project.setConfig({ versions: [123, 124], versionLabels: { stable: 123, canary: 124 } });
-        assert.deepStrictEqual(await preview(), [`update ${DEPLOYMENT}::${MODEL}`, `update ${IMAGE}::${MODEL}`]);
+        assert.deepStrictEqual(await preview(), UPDATE_MODEL);
         const { result } = await updateUnderTraffic(() => pulumi("up", "--yes"), MODEL, [TWO]);
         ok(result, "pulumi up");
         await noChanges();
@@ -159,7 +161,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
 
     it("4. a version's files changed in place (same number, new bytes), through `tfs deploy`: stable keeps answering", async () => {
         copyVersion("half_plus_three", "00000123", "124");
-        assert.deepStrictEqual(await preview(), [`update ${DEPLOYMENT}::${MODEL}`, `update ${IMAGE}::${MODEL}`]);
+        assert.deepStrictEqual(await preview(), UPDATE_MODEL);
         const { result } = await updateUnderTraffic(() => cli("node", [TFS, "deploy", "--stack", project.stackName]), `${MODEL}/labels/stable`, [TWO]);
         ok(result, "tfs deploy");
         const summary = JSON.parse(result.stdout);
@@ -184,7 +186,13 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
     const withLabels = { versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, replicas: 1, cpu: "400m" };
 
     it("6. a second model added (only its resources are created), then removed (only they are deleted)", async () => {
-        project.setConfig({ ...withLabels, models: [{ name: MODEL, path: modelDir }, { name: SECOND, path: threeDir, replicas: 1, cpu: "250m" }] });
+        const { versions, versionLabels, ...shared } = withLabels;
+        project.setConfig({
+            ...shared,
+            modelPath: undefined,
+            modelName: undefined,
+            models: [{ name: MODEL, path: modelDir, versions, versionLabels }, { name: SECOND, path: threeDir, cpu: "250m" }],
+        });
         const adding = await preview();
         const created = ["tf-serving:index:ModelImage", IMAGE, "tf-serving:index:ModelServer", ...MODEL_SERVER_PARTS]
             .map((t) => `create ${t}::${t === "kubernetes:core/v1:ConfigMap" ? `${SECOND}-server-config` : SECOND}`).sort();
@@ -204,8 +212,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
     });
 
     it("7. a key set earlier unset: its default returns (replicas 2)", async () => {
-        const { replicas: _unset, ...rest } = withLabels;
-        project.setConfig(rest);
+        project.setConfig({ ...withLabels, replicas: undefined });
         assert.deepStrictEqual(await preview(), [`update ${DEPLOYMENT}::${MODEL}`]);
         const { result } = await updateUnderTraffic(() => pulumi("up", "--yes"), `${MODEL}/labels/stable`, [TWO]);
         ok(result, "pulumi up");
@@ -217,7 +224,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
         const tagsBefore = (await tagsOf(repo)).sort();
         copyVersion("half_plus_two_2_versions", "00000124", "124");
         project.setConfig();
-        assert.deepStrictEqual(await preview(), [`update ${DEPLOYMENT}::${MODEL}`, `update ${IMAGE}::${MODEL}`]);
+        assert.deepStrictEqual(await preview(), UPDATE_MODEL);
         const { result } = await updateUnderTraffic(() => cli("node", [TFS, "deploy", "--stack", project.stackName]), MODEL, [TWO, THREE]);
         ok(result, "tfs deploy");
         await noChanges();

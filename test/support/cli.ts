@@ -62,10 +62,13 @@ export function stepLabel(step: { op: string; urn: string }): string {
     return `${step.op} ${qualified.slice(qualified.lastIndexOf("$") + 1)}::${parts.slice(3).join("::")}`;
 }
 
-/** The steps of a `pulumi preview --json` that change something, sorted. */
+/**
+ * The steps of a `pulumi preview --json` that change something, sorted: not `same`, and not `read`
+ * (the stack's reference to its own outputs is read at every run, and changes nothing).
+ */
 export function changedSteps(previewJson: string): string[] {
     const parsed = JSON.parse(previewJson) as { steps?: { op: string; urn: string }[] };
-    return (parsed.steps ?? []).filter((s) => s.op !== "same").map(stepLabel).sort();
+    return (parsed.steps ?? []).filter((s) => s.op !== "same" && s.op !== "read").map(stepLabel).sort();
 }
 
 /** `node bin/tfs.js` of this repository. */
