@@ -1,5 +1,6 @@
 import * as assert from "assert";
 import { servingType } from "../../../model/tfProto";
+import { grpcEndpointFromStackOutputs } from "../../../ops/grpcSmoke";
 import { UnsupportedSignatureError } from "../../../ops/predictRequest";
 import { predictInputs, serviceDefinition, tensorFromJson, tensorToJson, versionStatuses } from "../../../ops/tfServingGrpc";
 
@@ -66,5 +67,16 @@ describe("TF Serving's gRPC API (definitions and tensor conversions)", () => {
         const single = { method: "", inputs: { x: { dtype: "DT_FLOAT", shape: [-1, 1] } }, outputs: {} };
         assert.deepStrictEqual(predictInputs({ instances: [[1], [2]] }, "s", single).x.tensor_shape, { dim: [{ size: 2 }, { size: 1 }] });
         assert.deepStrictEqual(predictInputs({ inputs: [[1], [2]] }, "s", single).x.float_val, [1, 2]);
+    });
+});
+
+describe("grpcEndpointFromStackOutputs", () => {
+    it("takes grpcEndpoint and the model served at restUrl; names the missing output", () => {
+        const outputs = {
+            restUrl: { value: "http://198.51.100.7:8501" }, grpcEndpoint: { value: "198.51.100.7:8500" },
+            models: { value: { other: { restUrl: "http://192.0.2.1:8501" }, m: { restUrl: "http://198.51.100.7:8501" } } },
+        };
+        assert.deepStrictEqual(grpcEndpointFromStackOutputs(outputs, "dev"), { grpcEndpoint: "198.51.100.7:8500", model: "m" });
+        assert.throws(() => grpcEndpointFromStackOutputs({ restUrl: outputs.restUrl }, "dev"), /stack "dev" has no grpcEndpoint output \(its outputs: restUrl\)/);
     });
 });
