@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SmokeReport, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
@@ -14,6 +15,9 @@ interface SmokeFlags {
     signature?: string;
     input?: string;
     json?: boolean;
+    grpc?: boolean;
+    tls?: boolean;
+    ca?: string;
 }
 
 /** Bad flags, an unknown stack, a signature the model lacks: the command could not run as asked. */
@@ -24,33 +28,31 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
  * `tfs smoke [--stack NAME | --url REST_URL] [--model NAME] [--timeout S] [--signature NAME] [--input FILE] [--json]`:
  * waits until the model is AVAILABLE, calls `:predict` once and reports. Progress goes to stderr,
  * the answer to stdout. Exit codes: 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error.
+ * With `--grpc` the same over the gRPC port (`--url HOST:PORT` or the stack's `grpcEndpoint`):
+ * GetModelStatus, GetModelMetadata, Predict; `--tls` verifies the server against `--ca FILE` or the system roots.
  */
 export function smokeCommand(exit: (code: number) => void): Command {
     return new Command("smoke")
         .description("Wait until a deployed model is AVAILABLE, send one predict request and report status, latency and answer "
             + "(exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error)")
         .option("--stack <name>", "read restUrl and its model from this stack's outputs (needs the Pulumi CLI)")
-        .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501")
+        .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501 (with --grpc: its gRPC HOST:PORT, e.g. 127.0.0.1:8500)")
         .option("--model <name>", "model name as served (default with --stack: the model the stack serves at restUrl)")
         .option("--timeout <seconds>", "how long to wait for AVAILABLE", parseSeconds, DEFAULT_TIMEOUT_SECONDS)
         .option("--signature <name>", `signature to build the request from (default ${DEFAULT_SIGNATURE})`)
         .option("--input <file>", "send this JSON predict body ({\"instances\": ...} or {\"inputs\": ...}) instead of a made-up example")
         .option("--json", "print one JSON object instead of text")
+        .option("--grpc", "use TF Serving's gRPC API (GetModelStatus, GetModelMetadata, Predict) instead of REST")
+        .option("--tls", "with --grpc: connect with TLS, verifying the server against --ca FILE or the system roots")
+        .option("--ca <file>", "with --grpc --tls: PEM file of the CA that signed the server's certificate")
         .exitOverride()
         .showHelpAfterError("(tfs smoke --help shows the usage)")
         .action(async (flags: SmokeFlags) => {
-            const endpoint = await resolveEndpoint(flags);
+            checkTransportFlags(flags);
             const request = flags.input === undefined ? undefined : readRequest(flags.input);
-            let report: SmokeReport;
+            let report: SmokeReport | GrpcSmokeReport;
             try {
-                report = await smoke({
-                    restUrl: endpoint.restUrl,
-                    model: endpoint.model,
-                    timeoutMs: flags.timeout * 1000,
-                    signature: flags.signature,
-                    request,
-                    onProgress: (line) => console.error(line),
-                });
+                report = flags.grpc ? await runGrpc(flags, request) : await runRest(flags, request);
             } catch (err) {
                 if (err instanceof SmokeUsageError) {
                     throw new UserError(err.message, USAGE_EXIT);
@@ -60,12 +62,83 @@ export function smokeCommand(exit: (code: number) => void): Command {
             if (flags.json) {
                 console.log(JSON.stringify(report, null, 2));
             } else if (report.outcome === "ok") {
-                console.log(formatAnswer(report));
+                console.log("grpcEndpoint" in report ? formatGrpcAnswer(report) : formatAnswer(report));
             } else {
                 console.error(formatFailure(report));
             }
             exit(report.exitCode);
         });
+}
+
+function checkTransportFlags(flags: SmokeFlags): void {
+    if (!flags.grpc && (flags.tls || flags.ca !== undefined)) {
+        throw new UserError("--tls and --ca are for --grpc; for REST over TLS pass an https:// --url", USAGE_EXIT);
+    }
+    if (flags.ca !== undefined && !flags.tls) {
+        throw new UserError(`--ca ${flags.ca} needs --tls (the CA verifies a TLS server)`, USAGE_EXIT);
+    }
+    if (flags.ca !== undefined) {
+        try {
+            fs.accessSync(flags.ca, fs.constants.R_OK);
+        } catch (err) {
+            throw new UserError(`--ca ${flags.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, USAGE_EXIT);
+        }
+    }
+}
+
+async function runRest(flags: SmokeFlags, request: PredictRequestBody | undefined): Promise<SmokeReport> {
+    const endpoint = await resolveEndpoint(flags);
+    return smoke({
+        restUrl: endpoint.restUrl,
+        model: endpoint.model,
+        timeoutMs: flags.timeout * 1000,
+        signature: flags.signature,
+        request,
+        onProgress: (line) => console.error(line),
+    });
+}
+
+async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefined): Promise<GrpcSmokeReport> {
+    if ((flags.stack === undefined) === (flags.url === undefined)) {
+        throw new UserError("give exactly one of --stack NAME (read the stack's grpcEndpoint) or --url HOST:PORT", USAGE_EXIT);
+    }
+    let grpcEndpoint: string;
+    let model = flags.model;
+    if (flags.url !== undefined) {
+        if (!/^(\[[0-9a-fA-F:.]+\]|[^\s/:[\]]+):\d{1,5}$/.test(flags.url)) {
+            throw new UserError(`--url "${flags.url}" is not HOST:PORT; with --grpc pass TF Serving's gRPC endpoint such as 127.0.0.1:8500`, USAGE_EXIT);
+        }
+        grpcEndpoint = flags.url;
+    } else {
+        const { outputs } = await readStack(flags.stack as string, "pass the endpoint directly with --grpc --url HOST:PORT --model NAME", USAGE_EXIT);
+        let found;
+        try {
+            found = grpcEndpointFromStackOutputs(outputs, flags.stack as string);
+        } catch (err) {
+            throw new UserError((err as Error).message);
+        }
+        grpcEndpoint = found.grpcEndpoint;
+        model ??= found.model;
+    }
+    requireModel(flags, model);
+    return grpcSmoke({
+        grpcEndpoint,
+        tls: flags.tls === true,
+        caFile: flags.ca,
+        model,
+        timeoutMs: flags.timeout * 1000,
+        signature: flags.signature,
+        request,
+        onProgress: (line) => console.error(line),
+    });
+}
+
+function requireModel(flags: SmokeFlags, model: string | undefined): asserts model is string {
+    if (model === undefined || model === "") {
+        throw new UserError(flags.url !== undefined
+            ? "--model NAME is required with --url (the name TF Serving serves the model under)"
+            : `stack "${flags.stack}" has no models output; pass --model NAME`, USAGE_EXIT);
+    }
 }
 
 function parseSeconds(value: string): number {
@@ -90,11 +163,7 @@ async function resolveEndpoint(flags: SmokeFlags): Promise<{ restUrl: string; mo
         endpoint = await stackEndpoint(flags.stack as string);
     }
     const model = flags.model ?? endpoint.model;
-    if (model === undefined || model === "") {
-        throw new UserError(flags.url !== undefined
-            ? "--model NAME is required with --url (the name TF Serving serves the model under)"
-            : `stack "${flags.stack}" has no models output; pass --model NAME`, USAGE_EXIT);
-    }
+    requireModel(flags, model);
     return { restUrl: endpoint.restUrl, model };
 }
 
@@ -132,7 +201,17 @@ function formatAnswer(report: SmokeReport): string {
     ].join("\n");
 }
 
-function formatFailure(report: SmokeReport): string {
+function formatGrpcAnswer(report: GrpcSmokeReport): string {
+    return [
+        `ok: ${report.message}`,
+        `predict:   Predict ${report.tls ? "grpcs" : "grpc"}://${report.grpcEndpoint} (model ${report.model}) -> ${report.grpcStatus}`,
+        `signature: ${report.signature}`,
+        `request:   ${JSON.stringify(report.request)}`,
+        `answer:    ${JSON.stringify(report.answer)}`,
+    ].join("\n");
+}
+
+function formatFailure(report: Pick<SmokeReport, "outcome" | "message" | "request">): string {
     const lines = [`tfs smoke: ${report.outcome}: ${report.message}`];
     if (report.request !== undefined) {
         lines.push(`request: ${JSON.stringify(report.request)}`);

@@ -8,10 +8,12 @@
  * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
  * NetworkPolicy and, when asked, a HorizontalPodAutoscaler and an image pull Secret.
  */
+import * as net from "net";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { dockerConfigJson } from "../contract/registry";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, modelServerLabels } from "../contract/labels";
+import { GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -147,6 +149,13 @@ export interface ModelServerArgs {
     publicEndpoint?: boolean;
     /** Extra Service annotations (cloud load balancer settings), merged over the managed ones. Default none. */
     serviceAnnotations?: Record<string, string>;
+    /**
+     * An L7 endpoint instead of the Service's load balancer: a Gateway API Gateway of `className`
+     * with an HTTPRoute (REST) and a GRPCRoute (gRPC) to the Service (set `serviceType` ClusterIP),
+     * balancing each request over the ready pods. TLS from the `tlsSecretName` Secret; without it
+     * plaintext, which a preview warns about. The outputs follow the Gateway's address. Default none.
+     */
+    gateway?: { className: string; tlsSecretName?: string };
 }
 
 export class ModelServer extends pulumi.ComponentResource {
@@ -256,12 +265,21 @@ export class ModelServer extends pulumi.ComponentResource {
             }, childOpts);
         }
 
-        const ingress = this.service.status.loadBalancer.ingress;
-        this.externalIp = ingress.apply((i) => i?.[0]?.ip ?? "");
-        this.externalAddress = pulumi.all([ingress, this.service.spec.clusterIP]).apply(([i, clusterIp]) =>
-            i?.[0]?.ip || i?.[0]?.hostname || clusterIp || "");
-        this.restUrl = pulumi.interpolate`http://${formatHost(this.externalAddress)}:${REST_PORT}`;
-        this.grpcEndpoint = pulumi.interpolate`${formatHost(this.externalAddress)}:${GRPC_PORT}`;
+        if (args.gateway) {
+            const address = gatewayAddress(name, args.namespace, { name: modelName, labels, ...args.gateway }, this);
+            const tls = args.gateway.tlsSecretName !== undefined;
+            this.externalAddress = address;
+            this.externalIp = address.apply((a) => (net.isIP(a) ? a : ""));
+            this.restUrl = address.apply((a) => gatewayEndpoints(a, tls).restUrl);
+            this.grpcEndpoint = address.apply((a) => gatewayEndpoints(a, tls).grpcEndpoint);
+        } else {
+            const ingress = this.service.status.loadBalancer.ingress;
+            this.externalIp = ingress.apply((i) => i?.[0]?.ip ?? "");
+            this.externalAddress = pulumi.all([ingress, this.service.spec.clusterIP]).apply(([i, clusterIp]) =>
+                i?.[0]?.ip || i?.[0]?.hostname || clusterIp || "");
+            this.restUrl = pulumi.interpolate`http://${formatHost(this.externalAddress)}:${REST_PORT}`;
+            this.grpcEndpoint = pulumi.interpolate`${formatHost(this.externalAddress)}:${GRPC_PORT}`;
+        }
         this.modelStatusUrl = pulumi.interpolate`${this.restUrl}${modelStatusPath(modelName)}`;
         this.imageRef = pulumi.output(args.image);
 
@@ -280,6 +298,25 @@ export class ModelServer extends pulumi.ComponentResource {
 function pullSecretContent(login: ImagePullCredentials): pulumi.Output<string> {
     return pulumi.secret(pulumi.all([login.server, login.username, login.password])
         .apply(([server, username, password]) => dockerConfigJson(server, username, password)));
+}
+
+/**
+ * The Gateway and its routes (serving/gateway.ts), children of `parent`; the address the Gateway
+ * reports (`status.addresses[0]`). Without a TLS Secret a preview warns that traffic is plaintext.
+ */
+function gatewayAddress(name: string, namespace: pulumi.Input<string>, input: GatewayInput, parent: pulumi.Resource): pulumi.Output<string> {
+    const { gateway: gatewayObject, httpRoute, grpcRoute } = renderGatewayObjects(input);
+    const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace } });
+    if (input.tlsSecretName === undefined) {
+        pulumi.log.warn(plaintextGatewayWarning(input.name, input.className), parent);
+    }
+    const opts = { parent };
+    // status is listed (undefined) so that the engine returns it as an output.
+    const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(gatewayObject), status: undefined }, opts);
+    new k8s.apiextensions.CustomResource(`${name}-rest`, inNamespace(httpRoute), { ...opts, dependsOn: [gateway] });
+    new k8s.apiextensions.CustomResource(`${name}-grpc`, inNamespace(grpcRoute), { ...opts, dependsOn: [gateway] });
+    const status = (gateway as unknown as { status: pulumi.Output<{ addresses?: { value?: string }[] } | undefined> }).status;
+    return status.apply((s) => s?.addresses?.[0]?.value ?? "");
 }
 
 function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {

@@ -65,6 +65,13 @@ export interface ModelSettings {
 
 export interface ServiceSettings {
     type: ServiceType;
+    /**
+     * `loadBalancer` (default): the Service is the endpoint (L4; one gRPC channel stays on one pod).
+     * `gateway`: a Gateway API Gateway of `gateway.className` in front of a ClusterIP Service,
+     * balancing each request; TLS from `gateway.tlsSecretName`, else plaintext (h2c).
+     */
+    endpoint: EndpointKind;
+    gateway?: { className: string; tlsSecretName?: string };
     /** CIDRs allowed to reach the load balancer. */
     sourceRanges: string[];
     /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
@@ -140,7 +147,7 @@ const MODEL_KEYS = [
 ] as const;
 
 const TOP_KEYS = [
-    "cloud", "namespace", "createNamespace", "serviceType", "loadBalancerSourceRanges", "publicEndpoint",
+    "cloud", "namespace", "createNamespace", "serviceType", "loadBalancerSourceRanges", "publicEndpoint", "endpoint", "gateway",
     "serviceAnnotations", "modelPath", "modelName", "models", "registry", "kubeconfig", "kubeContext",
     "gke", "eks", "monitoring", ...MODEL_KEYS,
 ];
@@ -157,6 +164,46 @@ const cloudSections = {
     aws: () => require("./awsConfig") as typeof import("./awsConfig"),
 };
 
+export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;
+export type EndpointKind = typeof ENDPOINT_KINDS[number];
+
+/**
+ * `endpoint: gateway` on a local or existing cluster: the GatewayClass to use, an optional TLS
+ * Secret, and a ClusterIP Service behind it. The Gateway API has no source ranges, so the open
+ * endpoint must be deliberate (`publicEndpoint`); GKE and EKS Gateways are not built yet.
+ */
+function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSettings): void {
+    service.endpoint = "gateway";
+    if (cloud !== "local") {
+        r.fail("endpoint", `"gateway" is built for cloud "local" (an existing cluster with a Gateway API implementation) only so far; use "loadBalancer" on ${cloud}`);
+    }
+    const g = r.nested("gateway");
+    if (g === undefined) {
+        r.fail("gateway", "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)", undefined);
+        return;
+    }
+    g.rejectUnknown(["className", "tlsSecretName"]);
+    const className = g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)");
+    const tlsSecretName = g.string("tlsSecretName");
+    const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+    if (className !== "" && (!subdomain.test(className) || className.length > 253)) {
+        g.fail("className", "must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. \"traefik\"");
+    }
+    if (tlsSecretName !== undefined && (!subdomain.test(tlsSecretName) || tlsSecretName.length > 253)) {
+        g.fail("tlsSecretName", "must be the name of a kubernetes.io/tls Secret in the namespace, e.g. \"tf-serving-tls\"");
+    }
+    service.gateway = { className, tlsSecretName };
+    if (service.type !== "ClusterIP") {
+        r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
+    }
+    if (service.sourceRanges.length > 0) {
+        r.fail("loadBalancerSourceRanges", "the Gateway API has no source ranges; with `endpoint: gateway` restrict access in the GatewayClass's own settings, and remove this key");
+    }
+    if (!service.publicEndpoint) {
+        r.fail("publicEndpoint", "with `endpoint: gateway` the Gateway is open to whoever reaches its address (the Gateway API has no source ranges): set publicEndpoint true to say so on purpose", undefined);
+    }
+}
+
 /**
  * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
  * relative model paths. Throws `ConfigError` listing every problem.
@@ -166,14 +213,21 @@ export function readConfig(all: Record<string, string>, project: string, project
     r.rejectUnknown(TOP_KEYS);
     const cloud = r.oneOf("cloud", CLOUDS, "local");
 
+    const endpoint = r.oneOf("endpoint", ENDPOINT_KINDS, "loadBalancer");
     const service: ServiceSettings = {
-        type: r.oneOf("serviceType", SERVICE_TYPES, "LoadBalancer"),
+        endpoint: "loadBalancer",
+        type: r.oneOf("serviceType", SERVICE_TYPES, endpoint === "gateway" ? "ClusterIP" : "LoadBalancer"),
         sourceRanges: r.stringList("loadBalancerSourceRanges", cidrProblem) ?? [],
         publicEndpoint: r.bool("publicEndpoint", false),
         annotations: r.stringMap("serviceAnnotations") ?? {},
     };
+    if (endpoint === "gateway") {
+        readGatewayEndpoint(r, cloud, service);
+    } else if (r.has("gateway")) {
+        r.fail("gateway", "applies only with `endpoint: gateway`");
+    }
     // A list whose entries were all refused is not empty: those entries' messages say what to fix.
-    if (service.type === "LoadBalancer" && (r.listLength("loadBalancerSourceRanges") ?? 0) === 0 && !service.publicEndpoint) {
+    if (endpoint === "loadBalancer" && service.type === "LoadBalancer" && (r.listLength("loadBalancerSourceRanges") ?? 0) === 0 && !service.publicEndpoint) {
         r.fail("loadBalancerSourceRanges",
             "a LoadBalancer needs the CIDRs allowed to reach it (`pulumi config set --path 'loadBalancerSourceRanges[0]' 203.0.113.0/24`), " +
             "or `pulumi config set publicEndpoint true` to open it to every address on purpose", []);

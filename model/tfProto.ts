@@ -5,7 +5,9 @@ import { SignatureSpec, TensorSpec } from "../contract/signature";
 /**
  * The few TensorFlow messages a preflight needs, with the field numbers of the official
  * tensorflow/core/protobuf/{saved_model,meta_graph}.proto and
- * tensorflow/core/framework/{tensor_shape,types}.proto.
+ * tensorflow/core/framework/{tensor,tensor_shape,types}.proto; below them, TF Serving's gRPC API
+ * (tensorflow_serving/apis/{model,predict,get_model_metadata,get_model_status,prediction_service,
+ * model_service}.proto, tensorflow_serving/util/status.proto) for `tfs smoke --grpc`.
  *
  * Every field we do not read is declared `reserved` (by number and by name): the binary decoder
  * then skips it by its length prefix, so a graph_def of hundreds of megabytes is never built into
@@ -51,6 +53,26 @@ message TensorInfo {
   TensorShapeProto tensor_shape = 3;
   reserved 4, 5;
   reserved "coo_sparse", "composite_tensor";
+}
+
+message TensorProto {
+  DataType dtype = 1;
+  TensorShapeProto tensor_shape = 2;
+  int32 version_number = 3;
+  bytes tensor_content = 4;
+  repeated int32 half_val = 13 [packed = true];
+  repeated float float_val = 5 [packed = true];
+  repeated double double_val = 6 [packed = true];
+  repeated int32 int_val = 7 [packed = true];
+  repeated bytes string_val = 8;
+  repeated float scomplex_val = 9 [packed = true];
+  repeated int64 int64_val = 10 [packed = true];
+  repeated bool bool_val = 11 [packed = true];
+  repeated double dcomplex_val = 12 [packed = true];
+  repeated uint32 uint32_val = 16 [packed = true];
+  repeated uint64 uint64_val = 17 [packed = true];
+  reserved 14, 15, 18;
+  reserved "resource_handle_val", "variant_val", "float8_val";
 }
 
 message TensorShapeProto {
@@ -131,6 +153,130 @@ enum DataType {
 }
 `;
 
+/** The wrappers TF Serving's messages use (google/protobuf/{wrappers,any}.proto). */
+const WELL_KNOWN_SCHEMA = `
+syntax = "proto3";
+package google.protobuf;
+
+message Int64Value {
+  int64 value = 1;
+}
+
+message Any {
+  string type_url = 1;
+  bytes value = 2;
+}
+`;
+
+/** tensorflow/core/protobuf/error_codes.proto: the codes a StatusProto carries (gRPC's numbers). */
+const ERROR_CODES_SCHEMA = `
+syntax = "proto3";
+package tensorflow.error;
+
+enum Code {
+  OK = 0;
+  CANCELLED = 1;
+  UNKNOWN = 2;
+  INVALID_ARGUMENT = 3;
+  DEADLINE_EXCEEDED = 4;
+  NOT_FOUND = 5;
+  ALREADY_EXISTS = 6;
+  PERMISSION_DENIED = 7;
+  RESOURCE_EXHAUSTED = 8;
+  FAILED_PRECONDITION = 9;
+  ABORTED = 10;
+  OUT_OF_RANGE = 11;
+  UNIMPLEMENTED = 12;
+  INTERNAL = 13;
+  UNAVAILABLE = 14;
+  DATA_LOSS = 15;
+  UNAUTHENTICATED = 16;
+  DO_NOT_USE_RESERVED_FOR_FUTURE_EXPANSION_USE_DEFAULT_IN_SWITCH_INSTEAD_ = 20;
+}
+`;
+
+/**
+ * TF Serving's gRPC services and the messages of the calls a smoke test makes. Classify, Regress,
+ * MultiInference and HandleReloadConfigRequest are left out (no client here calls them); their
+ * paths would be /tensorflow.serving.PredictionService/Classify and so on.
+ */
+const SERVING_SCHEMA = `
+syntax = "proto3";
+package tensorflow.serving;
+
+message ModelSpec {
+  string name = 1;
+  oneof version_choice {
+    google.protobuf.Int64Value version = 2;
+    string version_label = 4;
+  }
+  string signature_name = 3;
+}
+
+message PredictRequest {
+  ModelSpec model_spec = 1;
+  map<string, TensorProto> inputs = 2;
+  repeated string output_filter = 3;
+  reserved 4, 5, 6, 7;
+  reserved "predict_streamed_options", "client_id", "request_options";
+}
+
+message PredictResponse {
+  ModelSpec model_spec = 2;
+  map<string, TensorProto> outputs = 1;
+}
+
+message SignatureDefMap {
+  map<string, SignatureDef> signature_def = 1;
+}
+
+message GetModelMetadataRequest {
+  ModelSpec model_spec = 1;
+  repeated string metadata_field = 2;
+}
+
+message GetModelMetadataResponse {
+  ModelSpec model_spec = 1;
+  map<string, google.protobuf.Any> metadata = 2;
+}
+
+message StatusProto {
+  tensorflow.error.Code error_code = 1;
+  string error_message = 2;
+}
+
+message GetModelStatusRequest {
+  ModelSpec model_spec = 1;
+}
+
+message ModelVersionStatus {
+  enum State {
+    UNKNOWN = 0;
+    START = 10;
+    LOADING = 20;
+    AVAILABLE = 30;
+    UNLOADING = 40;
+    END = 50;
+  }
+  int64 version = 1;
+  State state = 2;
+  StatusProto status = 3;
+}
+
+message GetModelStatusResponse {
+  repeated ModelVersionStatus model_version_status = 1;
+}
+
+service PredictionService {
+  rpc Predict(PredictRequest) returns (PredictResponse);
+  rpc GetModelMetadata(GetModelMetadataRequest) returns (GetModelMetadataResponse);
+}
+
+service ModelService {
+  rpc GetModelStatus(GetModelStatusRequest) returns (GetModelStatusResponse);
+}
+`;
+
 /** One MetaGraph of a SavedModel: its tag set and its signatures (names sorted). */
 export interface MetaGraphSpec { tags: string[]; signatures: Record<string, SignatureSpec> }
 
@@ -138,8 +284,39 @@ export interface MetaGraphSpec { tags: string[]; signatures: Record<string, Sign
 const REF_DTYPE_OFFSET = 100;
 
 const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
+protobuf.parse(WELL_KNOWN_SCHEMA, root, { keepCase: true });
+protobuf.parse(ERROR_CODES_SCHEMA, root, { keepCase: true });
+protobuf.parse(SERVING_SCHEMA, root, { keepCase: true });
+root.resolveAll();
 const savedModelType = root.lookupType("tensorflow.SavedModel");
 const dataTypeEnum = root.lookupEnum("tensorflow.DataType");
+const signatureDefMapType = root.lookupType("tensorflow.serving.SignatureDefMap");
+
+/** The Any type URL GetModelMetadata packs its "signature_def" entry with. */
+export const SIGNATURE_DEF_MAP_URL = "type.googleapis.com/tensorflow.serving.SignatureDefMap";
+
+/** TF Serving's gRPC services, by name: PredictionService and ModelService (package tensorflow.serving). */
+export function servingService(name: "PredictionService" | "ModelService"): protobuf.Service {
+    return root.lookupService(`tensorflow.serving.${name}`);
+}
+
+/** A message type of TF Serving's API or TensorFlow's (e.g. "tensorflow.TensorProto"). */
+export function servingType(fullName: string): protobuf.Type {
+    return root.lookupType(fullName);
+}
+
+/** The signatures in a GetModelMetadata "signature_def" Any's value (a SignatureDefMap), names sorted. */
+export function decodeSignatureDefMap(bytes: Uint8Array): Record<string, SignatureSpec> {
+    const raw = signatureDefMapType.toObject(signatureDefMapType.decode(bytes), { enums: Number, longs: Number, arrays: true, objects: true }) as {
+        signature_def?: Record<string, RawSignatureDef>;
+    };
+    return mapSorted(raw.signature_def ?? {}, toSignature);
+}
+
+/** The DataType number of a name such as "DT_FLOAT"; undefined for a name TensorFlow does not have. */
+export function dtypeValue(name: string): number | undefined {
+    return dataTypeEnum.values[name];
+}
 
 // Plain-object views of the decoded messages (after toObject with enums and longs as numbers).
 interface RawTensorInfo { dtype?: number; tensor_shape?: { dim?: { size?: number }[]; unknown_rank?: boolean } }

@@ -1,5 +1,5 @@
 import { assessReadiness, parseModelStatus, Readiness, VersionStatus } from "./modelStatus";
-import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
 import {
     buildPredictRequest,
     parseModelMetadata,
@@ -94,7 +94,7 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     const end = (outcome: SmokeOutcome, message: string): SmokeReport =>
         Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
 
-    const wait = await waitUntilAvailable(modelUrl, options, progress);
+    const wait = await waitUntilAvailable(modelUrl, (timeoutMs) => pollStatus(modelUrl, timeoutMs), options, progress);
     Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
     if (wait.outcome !== "ok") {
         return end(wait.outcome, wait.message);
@@ -132,7 +132,7 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     return end("ok", `model "${options.model}" (version ${versions}) answered in ${report.latencyMs} ms`);
 }
 
-interface WaitResult {
+export interface WaitResult {
     outcome: SmokeOutcome;
     message: string;
     versions: VersionStatus[];
@@ -141,8 +141,8 @@ interface WaitResult {
     waitedMs: number;
 }
 
-/** What one status poll saw. */
-type Poll =
+/** What one status poll saw (over REST or gRPC). */
+export type Poll =
     | { kind: "status"; versions: VersionStatus[] }
     | { kind: "unknown-model"; problem: string }
     | { kind: "problem"; problem: string; answered: boolean };
@@ -168,10 +168,11 @@ async function pollStatus(modelUrl: string, timeoutMs: number): Promise<Poll> {
     }
 }
 
-/** Polls the model status with exponential backoff until ready, a 404, or the deadline. */
-async function waitUntilAvailable(
+/** Polls the model status at `modelUrl` (where `poll` asks) with exponential backoff until ready, unknown, or the deadline. */
+export async function waitUntilAvailable(
     modelUrl: string,
-    options: SmokeOptions,
+    poll: (timeoutMs: number) => Promise<Poll>,
+    options: Pick<SmokeOptions, "model" | "timeoutMs" | "pollTimeoutMs" | "initialBackoffMs" | "maxBackoffMs">,
     progress: (line: string) => void,
 ): Promise<WaitResult> {
     const started = Date.now();
@@ -182,16 +183,16 @@ async function waitUntilAvailable(
     for (let attempts = 1; ; attempts++) {
         // Even a last look near the deadline gets a second: a remote load balancer can take that long to answer.
         const pollTimeout = Math.max(1000, Math.min(options.pollTimeoutMs ?? 5000, deadline - Date.now()));
-        const poll = await pollStatus(modelUrl, pollTimeout);
+        const seen = await poll(pollTimeout);
         const waitedMs = Date.now() - started;
         const when = `(attempt ${attempts}, ${(waitedMs / 1000).toFixed(1)} s)`;
         let problem: string;
-        if (poll.kind === "unknown-model") {
-            const message = `model "${options.model}" is not served at ${modelUrl} (${poll.problem}); check the model name`;
+        if (seen.kind === "unknown-model") {
+            const message = `model "${options.model}" is not served at ${modelUrl} (${seen.problem}); check the model name`;
             return { outcome: "not-available", message, versions, attempts, waitedMs };
-        } else if (poll.kind === "status") {
+        } else if (seen.kind === "status") {
             answered = true;
-            versions = poll.versions;
+            versions = seen.versions;
             const readiness = assessReadiness(versions);
             progress(`model "${options.model}": ${readiness.summary} ${when}`);
             if (readiness.ready) {
@@ -199,8 +200,8 @@ async function waitUntilAvailable(
             }
             problem = readiness.summary;
         } else {
-            answered ||= poll.answered;
-            problem = poll.problem;
+            answered ||= seen.answered;
+            problem = seen.problem;
             progress(`waiting for model "${options.model}" at ${modelUrl}: ${problem} ${when}`);
         }
         const remaining = deadline - Date.now();
@@ -247,15 +248,23 @@ async function requestFromMetadata(
         return { failure: `metadata answer is not TF Serving's: ${(err as Error).message}` };
     }
     const name = options.signature ?? DEFAULT_SIGNATURE;
+    return { request: exampleRequest(name, chooseSignature(signatures, name, options.model)) };
+}
+
+/** The signature `name` of a model's signatures; SmokeUsageError listing them when it has none of that name. */
+export function chooseSignature(signatures: Record<string, SignatureSpec>, name: string, model: string): SignatureSpec {
     const signature = signatures[name];
     if (signature === undefined) {
         const known = Object.keys(signatures).sort().join(", ") || "none";
-        throw new SmokeUsageError(
-            `model "${options.model}" has no signature "${name}"; its signatures are: ${known} (choose one with --signature NAME)`,
-        );
+        throw new SmokeUsageError(`model "${model}" has no signature "${name}"; its signatures are: ${known} (choose one with --signature NAME)`);
     }
+    return signature;
+}
+
+/** A one-example request for the signature; SmokeUsageError when the user must write one. */
+export function exampleRequest(name: string, signature: SignatureSpec): PredictRequestBody {
     try {
-        return { request: buildPredictRequest(name, signature) };
+        return buildPredictRequest(name, signature);
     } catch (err) {
         if (err instanceof UnsupportedSignatureError) {
             throw new SmokeUsageError(`${err.message}; write the request yourself and pass it with --input FILE`);

@@ -153,6 +153,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             loadBalancerSourceRanges: config.service.sourceRanges,
             publicEndpoint: config.service.publicEndpoint,
             serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
+            gateway: config.service.endpoint === "gateway" ? config.service.gateway : undefined,
         }, { provider, dependsOn: args.dependsOn });
     });
 

@@ -50,6 +50,8 @@ export interface TfServing {
     /** REST base URL, e.g. http://127.0.0.1:41234 */
     url: string;
     port: number;
+    /** gRPC endpoint, host:port (opens with the REST port). */
+    grpcEndpoint: string;
     /** The server's log (stderr) so far. */
     log(): string;
     /** Kills the server and waits for it to exit. */
@@ -93,7 +95,7 @@ export async function startTfServing(options: TfServingOptions): Promise<TfServi
         }
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    return { url: `http://127.0.0.1:${port}`, port, log: () => log, close };
+    return { url: `http://127.0.0.1:${port}`, port, grpcEndpoint: `127.0.0.1:${grpcPort}`, log: () => log, close };
 }
 
 function accepts(port: number): Promise<boolean> {

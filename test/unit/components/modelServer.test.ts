@@ -288,4 +288,22 @@ describe("ModelServer", () => {
         assert.strictEqual(await settleOutput(server.externalAddress), "a1b2.elb.us-west-2.amazonaws.com");
         assert.strictEqual(await settleOutput(server.restUrl), "http://a1b2.elb.us-west-2.amazonaws.com:8501");
     });
+
+    it("with a gateway: a Gateway of the class, an HTTPRoute and a GRPCRoute as children, the outputs at the Gateway's address", async () => {
+        const { rec, server } = await serve({ serviceType: "ClusterIP", loadBalancerSourceRanges: [], publicEndpoint: true, gateway: { className: "traefik", tlsSecretName: "tfs-tls" } }, {
+            state: ({ type }) => (type === "kubernetes:gateway.networking.k8s.io/v1:Gateway" ? { status: { addresses: [{ type: "IPAddress", value: "192.0.2.9" }] } } : undefined),
+        });
+        const kinds = rec.resources.filter((r) => r.parent === "tf-serving:index:ModelServer::half-plus-two" && r.type.includes("gateway.networking.k8s.io")).map((r) => r.type).sort();
+        assert.deepStrictEqual(kinds, ["kubernetes:gateway.networking.k8s.io/v1:GRPCRoute", "kubernetes:gateway.networking.k8s.io/v1:Gateway", "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute"]);
+        const gateway = rec.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
+        assert.strictEqual(gateway.spec.gatewayClassName, "traefik");
+        assert.strictEqual(gateway.metadata.namespace, "serving");
+        assert.strictEqual((rec.one("kubernetes:gateway.networking.k8s.io/v1:GRPCRoute").inputs as any).metadata.namespace, "serving");
+        assert.strictEqual(gateway.spec.listeners[0].tls.certificateRefs[0].name, "tfs-tls");
+        assert.strictEqual((rec.one("kubernetes:core/v1:Service").inputs as any).spec.type, "ClusterIP");
+        assert.strictEqual(await settleOutput(server.externalAddress), "192.0.2.9");
+        assert.strictEqual(await settleOutput(server.restUrl), "https://192.0.2.9:8501");
+        assert.strictEqual(await settleOutput(server.grpcEndpoint), "192.0.2.9:8500");
+        assert.strictEqual(await settleOutput(server.modelStatusUrl), "https://192.0.2.9:8501/v1/models/half-plus-two");
+    });
 });

@@ -100,6 +100,27 @@ describe("readConfig", () => {
         assert.match(issues[1].expected, /crash-loop/);
     });
 
+    it("endpoint gateway: a ClusterIP Service behind the named GatewayClass, TLS from a Secret", () => {
+        const c = readConfig(cfg({ ...BASE, endpoint: "gateway", gateway: { className: "traefik", tlsSecretName: "tfs-tls" } }), PROJECT, DIR);
+        assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway], ["gateway", "ClusterIP", { className: "traefik", tlsSecretName: "tfs-tls" }]);
+        const lb = readConfig(cfg(BASE), PROJECT, DIR);
+        assert.deepStrictEqual([lb.service.endpoint, lb.service.type, lb.service.gateway], ["loadBalancer", "LoadBalancer", undefined]);
+    });
+
+    it("endpoint gateway: refuses what it cannot honour, naming each key", () => {
+        const keys = (values: Record<string, unknown>) => issuesOf({ ...BASE, ...values }).map((i) => `${i.key}: ${i.expected}`);
+        assert.match(keys({ endpoint: "gateway" }).join("\n"), /^gateway: required with `endpoint: gateway`/m);
+        assert.match(keys({ endpoint: "gateway", gateway: {} }).join("\n"), /^gateway\.className: required/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "Traefik_1" } }).join("\n"), /^gateway\.className: must be a Kubernetes object name/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t", tls: "x" } }).join("\n"), /^gateway\.tls: unknown key/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, serviceType: "LoadBalancer" }).join("\n"), /^serviceType: with `endpoint: gateway` the model Service is ClusterIP/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, loadBalancerSourceRanges: ["203.0.113.0/24"] }).join("\n"), /^loadBalancerSourceRanges: the Gateway API has no source ranges/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, publicEndpoint: "false" }).join("\n"), /^publicEndpoint: with `endpoint: gateway`/m);
+        assert.match(keys({ gateway: { className: "t" } }).join("\n"), /^gateway: applies only with `endpoint: gateway`/m);
+        assert.match(keys({ endpoint: "ingress" }).join("\n"), /^endpoint: /m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, cloud: "gcp" }).join("\n"), /^endpoint: "gateway" is built for cloud "local"/m);
+    });
+
     it("refuses an open load balancer unless publicEndpoint says so", () => {
         const [issue] = issuesOf({ modelPath: "m" });
         assert.strictEqual(issue.key, "loadBalancerSourceRanges");

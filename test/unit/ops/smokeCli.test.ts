@@ -153,3 +153,47 @@ describe("tfs smoke (child process)", function () {
         assert.match(run.stderr, /--stack needs the Pulumi CLI, which is not on PATH.*--url REST_URL --model NAME/);
     });
 });
+
+describe("tfs smoke --grpc (child process)", function () {
+    this.timeout(90_000);
+    let server: TfServing | undefined;
+    afterEach(async () => {
+        await server?.close();
+        server = undefined;
+    });
+
+    it("prints the Predict answer from the gRPC port, exit 0; --json holds the same report", async () => {
+        server = await startTfServing({ args: fixtureArgs("half_plus_two_cpu", "half_plus_two") });
+        const [text, json] = await Promise.all([
+            tfs(["smoke", "--grpc", "--url", server.grpcEndpoint, "--model", "half_plus_two"]),
+            tfs(["smoke", "--grpc", "--url", server.grpcEndpoint, "--model", "half_plus_two", "--json"]),
+        ]);
+        assert.strictEqual(text.code, 0, text.stderr);
+        assert.match(text.stdout, /^ok: model "half_plus_two" \(version 123\) answered Predict in [\d.]+ ms$/m);
+        assert.match(text.stdout, new RegExp(`^predict: {3}Predict grpc://${server.grpcEndpoint} \\(model half_plus_two\\) -> OK$`, "m"));
+        assert.match(text.stdout, /^answer: {4}{"model_spec":{"name":"half_plus_two","version":"123","signature_name":"serving_default"},"outputs":{"y":\[\[2\.5\]\]}}$/m);
+        assert.match(text.stderr, /^metadata: GetModelMetadata grpc:\/\//m);
+        assert.strictEqual(json.code, 0, json.stderr);
+        const report = JSON.parse(json.stdout);
+        assert.deepStrictEqual([report.outcome, report.grpcStatus, report.tls, report.answer.outputs], ["ok", "OK", false, { y: [[2.5]] }]);
+    });
+
+    it("exits 4 for a model the server does not serve, 3 when nothing listens, 2 for bad usage", async () => {
+        server = await startTfServing({ args: fixtureArgs("half_plus_two_cpu", "half_plus_two") });
+        const runs = await Promise.all([
+            tfs(["smoke", "--grpc", "--url", server.grpcEndpoint, "--model", "nope"]),
+            tfs(["smoke", "--grpc", "--url", `127.0.0.1:${await unusedPort()}`, "--model", "m", "--timeout", "0.5"]),
+            tfs(["smoke", "--grpc", "--url", "http://127.0.0.1:8500", "--model", "m"]),
+            tfs(["smoke", "--url", server.url, "--model", "m", "--tls"]),
+            tfs(["smoke", "--grpc", "--url", server.grpcEndpoint, "--model", "m", "--ca", "ca.pem"]),
+            tfs(["smoke", "--grpc", "--url", server.grpcEndpoint, "--model", "m", "--tls", "--ca", "/nonexistent/ca.pem"]),
+        ]);
+        assert.deepStrictEqual(runs.map((r) => r.code), [4, 3, 2, 2, 2, 2], runs.map((r) => r.stderr).join("\n"));
+        assert.match(runs[0].stderr, /not-available: model "nope" is not served at grpc:\/\/.*NOT_FOUND: Could not find any versions of model nope/);
+        assert.match(runs[1].stderr, /unreachable: nothing answered at grpc:\/\/127\.0\.0\.1:\d+ within 0\.5 s: UNAVAILABLE/);
+        assert.match(runs[2].stderr, /--url "http:\/\/127\.0\.0\.1:8500" is not HOST:PORT/);
+        assert.match(runs[3].stderr, /--tls and --ca are for --grpc/);
+        assert.match(runs[4].stderr, /--ca ca\.pem needs --tls/);
+        assert.match(runs[5].stderr, /--ca \/nonexistent\/ca\.pem: cannot read it \(ENOENT\)/);
+    });
+});

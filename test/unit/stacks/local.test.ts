@@ -79,6 +79,16 @@ describe("local stack (the program under mocks)", () => {
         assert.deepStrictEqual(deployment.spec.template.spec.imagePullSecrets, [{ name: (secret.inputs as any).metadata.name }]);
     });
 
+    it("endpoint gateway: plans a Gateway of the class and its two routes in front of a ClusterIP Service", async () => {
+        const stack = `config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}\n  tf-serving:modelName: m\n  tf-serving:publicEndpoint: true\n`
+            + "  tf-serving:endpoint: gateway\n  tf-serving:gateway:\n    className: traefik\n";
+        const plan = await planStack(project(stack), "t");
+        const kinds = plan.resources.map((r) => r.type).filter((t) => t.includes("gateway.networking.k8s.io")).sort();
+        assert.deepStrictEqual(kinds, ["kubernetes:gateway.networking.k8s.io/v1:GRPCRoute", "kubernetes:gateway.networking.k8s.io/v1:Gateway", "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute"]);
+        assert.strictEqual((plan.resources.find((r) => r.type === "kubernetes:core/v1:Service")!.inputs as any).spec.type, "ClusterIP");
+        assert.strictEqual((plan.resources.find((r) => r.type.endsWith(":Gateway"))!.inputs as any).spec.gatewayClassName, "traefik");
+    });
+
     it("tags the image by model content: same model, same tag; another model, another tag", async () => {
         const stack = (model: string) => `config:\n  tf-serving:modelPath: ${model}\n  tf-serving:modelName: m\n  tf-serving:publicEndpoint: true\n`;
         const tag = async (model: string) => {

@@ -27,8 +27,8 @@
 //     apart, then the start fails: "Failed to start server. Error: ...", exit
 //     255. With periodic polling, new versions load while the old ones serve
 //     (LOADING next to AVAILABLE) and replace them;
-//   - ports: gRPC (a TCP listener: the stand-in speaks no gRPC) and REST open
-//     only once every model's versions are AVAILABLE;
+//   - ports: gRPC and REST open only once every model's versions are
+//     AVAILABLE;
 //   - signals: no handler for SIGTERM or SIGINT (tensorflow/serving#1853): as
 //     PID 1 of a container it ignores SIGTERM and is killed at the end of the
 //     grace period; otherwise SIGTERM's default action ends it;
@@ -39,10 +39,17 @@
 //     ops on the restored variables (the fixtures' half_plus_two and
 //     half_plus_three), errors as {"error": "..."}; the monitoring config's
 //     Prometheus path with the names and labels of TF Serving's exporter
-//     (metrics.go): request_count, request_latency (REST predicts,
-//     entrypoint "REST"), load_attempt_count and load_latency.
+//     (metrics.go): request_count, request_latency (REST predicts with
+//     entrypoint "REST", successful gRPC Predicts with entrypoint "GRPC"),
+//     load_attempt_count and load_latency;
+//   - gRPC (HTTP/2 without TLS, unary): PredictionService's Predict and
+//     GetModelMetadata and ModelService's GetModelStatus with TF Serving's
+//     messages (grpc.go), the same graph evaluation as REST, the real
+//     server's status codes and messages (a signature the model lacks is
+//     FAILED_PRECONDITION over gRPC, INVALID_ARGUMENT over REST).
 //
-// Not done: gRPC itself (and grpc.health.v1), :classify and :regress, ops
+// Not done: grpc.health.v1, reflection, --ssl_config_file, Classify,
+// Regress and MultiInference (UNIMPLEMENTED), :classify and :regress, ops
 // other than elementwise arithmetic (ParseExample, functions of TF2 exports),
 // batching, --rest_api_timeout_in_ms, saved_model.pbtxt.
 package main
@@ -98,7 +105,8 @@ func (s *server) serve() error {
 			return fmt.Errorf("UNAVAILABLE: Failed to BuildAndStart gRPC server: %v", err)
 		}
 		s.logf('I', "tensorflow_serving/model_servers/server.cc", "Running gRPC ModelServer at 0.0.0.0:%d ...", s.opts.grpcPort)
-		go acceptAndHold(ln)
+		srv := s.grpcServer()
+		go func() { errs <- srv.Serve(ln) }()
 	}
 	switch {
 	case s.opts.httpPort == 0:
@@ -118,19 +126,4 @@ func (s *server) serve() error {
 		waitForever()
 	}
 	return <-errs
-}
-
-// acceptAndHold keeps gRPC connections open without answering: enough for a
-// TCP probe on port 8500.
-func acceptAndHold(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			_, _ = io.Copy(io.Discard, c)
-			_ = c.Close()
-		}()
-	}
 }

@@ -127,26 +127,28 @@ func labelVersion(m *servable, label string) (string, error) {
 }
 
 func (s *server) modelStatus(name, version, label string) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.byName[name]
-	if m == nil || len(m.versions) == 0 {
-		return nil, &statusError{"NOT_FOUND", "Could not find any versions of model " + name}
-	}
-	versions := sortedVersions(m)
 	if label != "" {
+		s.mu.Lock()
+		m := s.byName[name]
 		var err error
-		if version, err = labelVersion(m, label); err != nil {
+		if m == nil {
+			err = &statusError{"NOT_FOUND", "Could not find any versions of model " + name}
+		} else {
+			version, err = labelVersion(m, label)
+		}
+		s.mu.Unlock()
+		if err != nil {
 			return nil, err
 		}
 	}
+	var want *int64
 	if version != "" {
-		want, _ := strconv.ParseInt(version, 10, 64)
-		vs := m.versions[want]
-		if vs == nil {
-			return nil, &statusError{"NOT_FOUND", fmt.Sprintf("Could not find version %d of model %s", want, name)}
-		}
-		versions = []*versionState{vs}
+		v, _ := strconv.ParseInt(version, 10, 64)
+		want = &v
+	}
+	versions, err := s.versionStates(name, want)
+	if err != nil {
+		return nil, err
 	}
 	list := make([]any, 0, len(versions))
 	for _, v := range versions {
@@ -157,6 +159,32 @@ func (s *server) modelStatus(name, version, label string) (any, error) {
 		})
 	}
 	return map[string]any{"model_version_status": list}, nil
+}
+
+// versionStates is what GetModelStatus reports: every version of the model
+// (highest first), or the one asked for, copied under the lock.
+func (s *server) versionStates(name string, version *int64) ([]versionState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.byName[name]
+	if version != nil {
+		var v *versionState
+		if m != nil {
+			v = m.versions[*version]
+		}
+		if v == nil {
+			return nil, &statusError{"NOT_FOUND", fmt.Sprintf("Could not find version %d of model %s", *version, name)}
+		}
+		return []versionState{*v}, nil
+	}
+	if m == nil || len(m.versions) == 0 {
+		return nil, &statusError{"NOT_FOUND", "Could not find any versions of model " + name}
+	}
+	var out []versionState
+	for _, v := range sortedVersions(m) {
+		out = append(out, *v)
+	}
+	return out, nil
 }
 
 // servingVersion finds the AVAILABLE version a request addresses: the
@@ -336,11 +364,7 @@ func (s *server) predict(name, version, label string, body []byte) (any, error) 
 		if err != nil {
 			return err
 		}
-		tensor := sig.inputs[input].name
-		if !strings.Contains(tensor, ":") {
-			tensor += ":0"
-		}
-		feeds[tensor] = checked
+		feeds[feedName(sig.inputs[input].name)] = checked
 		return nil
 	}
 	switch {

@@ -27,6 +27,9 @@ type tensorInfo struct {
 type signatureDef struct {
 	inputs, outputs map[string]tensorInfo
 	methodName      string
+	// raw is the SignatureDef as the export serialized it: GetModelMetadata
+	// answers with these bytes, as the real server copies the message.
+	raw []byte
 }
 
 type graphNode struct {
@@ -120,6 +123,7 @@ func parseMetaGraph(b []byte) (metaGraph, error) {
 				return err
 			}
 			sig, err := parseSignature(value)
+			sig.raw = value
 			mg.signatures[name] = sig
 			return err
 		}
@@ -226,12 +230,26 @@ func parseNode(b []byte) (*graphNode, error) {
 	return n, err
 }
 
-// parseTensorProto reads a float or double TensorProto (Const values); other
-// types are left nil.
+// parseTensorProto reads a float Const value; other types (and values the
+// graph would not run with) are left nil: only a malformed message fails.
 func parseTensorProto(b []byte) (*tensorValue, error) {
+	t, dtype, err := readTensor(b)
+	if err == errUnsupportedDtype || err == errBadTensor || dtype != 1 {
+		return nil, nil
+	}
+	return t, err
+}
+
+// readTensor reads a numeric TensorProto into float64s as Tensor::FromProto
+// does: tensor_content holds exactly every element; otherwise the typed
+// field's values fill the shape, the last one repeated when there are fewer
+// (none is all zeros), and more than the shape holds is an error. A dtype the
+// stand-in does not compute on is errUnsupportedDtype.
+func readTensor(b []byte) (*tensorValue, int, error) {
 	t := &tensorValue{}
 	dtype := 0
 	var content []byte
+	var values []float64
 	err := walkMessage(b, func(f wireField) error {
 		var err error
 		switch f.num {
@@ -239,24 +257,57 @@ func parseTensorProto(b []byte) (*tensorValue, error) {
 			dtype = int(f.varint)
 		case 2:
 			var dims []dim
-			dims, _, err = parseShape(f.bytes)
+			var unknown bool
+			dims, unknown, err = parseShape(f.bytes)
+			if unknown {
+				return errBadTensor
+			}
 			for _, d := range dims {
+				if d.size < 0 {
+					return errBadTensor
+				}
 				t.shape = append(t.shape, int(d.size))
 			}
 		case 4:
 			content = f.bytes
-		case 5:
-			t.values, err = packedFloats(f, t.values)
+		case 5: // float_val
+			values, err = packedFloats(f, values)
+		case 6: // double_val
+			values, err = packedFixed64(f, values)
+		case 7, 10, 16, 17: // int_val, int64_val, uint32_val, uint64_val
+			values, err = packedVarints(f, values, f.num == 7 || f.num == 10)
 		}
 		return err
 	})
-	if err != nil || dtype != 1 {
-		return nil, err
+	if err != nil {
+		return nil, dtype, err
+	}
+	size, ok := tensorContentSizes[dtype]
+	if !ok {
+		return nil, dtype, errUnsupportedDtype
+	}
+	n := 1
+	for _, d := range t.shape {
+		n *= d
 	}
 	if content != nil {
-		t.values, err = packedFloats(wireField{num: 4, typ: wireBytes, bytes: content}, nil)
+		if len(content) != n*size {
+			return nil, dtype, errBadTensor
+		}
+		t.values = decodeContent(dtype, content, n)
+		return t, dtype, nil
 	}
-	return t, err
+	switch {
+	case len(values) > n:
+		return nil, dtype, errBadTensor
+	case len(values) == 0:
+		values = make([]float64, n)
+	}
+	for len(values) < n {
+		values = append(values, values[len(values)-1])
+	}
+	t.values = values
+	return t, dtype, nil
 }
 
 // metaGraphFor picks the MetaGraphDef whose tag set equals tags (a

@@ -114,3 +114,28 @@ func packedFloats(f wireField, out []float64) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// The writing half, for the gRPC answers: each append function adds one
+// field (key, then value) to a message being built.
+
+func appendKey(b []byte, num, typ int) []byte {
+	return binary.AppendUvarint(b, uint64(num)<<3|uint64(typ))
+}
+
+func appendVarintField(b []byte, num int, v uint64) []byte {
+	return binary.AppendUvarint(appendKey(b, num, wireVarint), v)
+}
+
+func appendBytesField(b []byte, num int, v []byte) []byte {
+	b = binary.AppendUvarint(appendKey(b, num, wireBytes), uint64(len(v)))
+	return append(b, v...)
+}
+
+func appendStringField(b []byte, num int, v string) []byte {
+	return appendBytesField(b, num, []byte(v))
+}
+
+// appendMapEntry adds one entry of a map<string, message> field.
+func appendMapEntry(b []byte, num int, key string, value []byte) []byte {
+	return appendBytesField(b, num, appendBytesField(appendStringField(nil, 1, key), 2, value))
+}

@@ -1,0 +1,168 @@
+/**
+ * `tfs smoke --grpc`: the smoke test over TF Serving's gRPC API, with the REST smoke's outcomes
+ * and exit codes. One channel: GetModelStatus until the model is AVAILABLE, GetModelMetadata for
+ * the signature, a request built from it (or the user's REST body, converted), one Predict.
+ */
+import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
+import { decodeSignatureDefMap, SIGNATURE_DEF_MAP_URL } from "../model/tfProto";
+import { VersionStatus } from "./modelStatus";
+import { PredictRequestBody, UnsupportedSignatureError } from "./predictRequest";
+import {
+    chooseSignature,
+    endpointFromStackOutputs,
+    exampleRequest,
+    Poll,
+    SMOKE_EXIT_CODES,
+    SmokeOptions,
+    SmokeOutcome,
+    SmokeUsageError,
+    waitUntilAvailable,
+} from "./smoke";
+import {
+    describeGrpcError,
+    GrpcTransport,
+    predictInputs,
+    TensorObject,
+    tensorToJson,
+    TfServingGrpcClient,
+    versionStatuses,
+} from "./tfServingGrpc";
+
+export interface GrpcSmokeOptions extends Omit<SmokeOptions, "restUrl">, GrpcTransport {
+    /** host:port of TF Serving's gRPC port (the stack's grpcEndpoint). */
+    grpcEndpoint: string;
+}
+
+export interface GrpcSmokeReport {
+    outcome: SmokeOutcome;
+    exitCode: number;
+    message: string;
+    grpcEndpoint: string;
+    tls: boolean;
+    model: string;
+    versions: VersionStatus[];
+    attempts: number;
+    waitedMs: number;
+    signature?: string;
+    /** The request in TF Serving's REST JSON form (what the PredictRequest's tensors hold). */
+    request?: PredictRequestBody;
+    /** gRPC status of the Predict call ("OK", "INVALID_ARGUMENT"...). */
+    grpcStatus?: string;
+    /** Round trip of the Predict call, in milliseconds. */
+    latencyMs?: number;
+    /** The PredictResponse: the version that answered and each output as JSON. */
+    answer?: { model_spec: { name: string; version: string; signature_name: string }; outputs: Record<string, unknown> };
+}
+
+interface ModelSpecObject { name?: string; version?: { value?: string }; signature_name?: string }
+
+/** Codes that mean nothing answered (yet): the channel could not connect, or the call timed out. */
+const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED"]);
+
+/** Runs the smoke test over gRPC. Never throws for a server's failure; throws SmokeUsageError for a signature it cannot use. */
+export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeReport> {
+    const progress = options.onProgress ?? (() => undefined);
+    const target = options.grpcEndpoint;
+    const report: GrpcSmokeReport = {
+        outcome: "ok", exitCode: 0, message: "", grpcEndpoint: target, tls: options.tls, model: options.model,
+        versions: [], attempts: 0, waitedMs: 0,
+    };
+    const end = (outcome: SmokeOutcome, message: string): GrpcSmokeReport =>
+        Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
+    const where = `${options.tls ? "grpcs" : "grpc"}://${target}`;
+    const client = new TfServingGrpcClient(target, options);
+    const spec = { name: options.model };
+    try {
+        const poll = async (timeoutMs: number): Promise<Poll> => {
+            try {
+                return { kind: "status", versions: versionStatuses(await client.call("GetModelStatus", { model_spec: spec }, timeoutMs)) };
+            } catch (err) {
+                const { code, details } = describeGrpcError(err);
+                if (code === "NOT_FOUND") {
+                    return { kind: "unknown-model", problem: `${code}: ${details}` };
+                }
+                return { kind: "problem", problem: `${code}: ${details}`, answered: !NO_ANSWER.has(code) };
+            }
+        };
+        const wait = await waitUntilAvailable(where, poll, options, progress);
+        Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
+        if (wait.outcome !== "ok") {
+            return end(wait.outcome, wait.message);
+        }
+
+        const callTimeout = options.predictTimeoutMs ?? 30_000;
+        const signatureName = options.request?.signature_name ?? options.signature ?? DEFAULT_SIGNATURE;
+        progress(`metadata: GetModelMetadata ${where} (model ${options.model})`);
+        let signatures: Record<string, SignatureSpec>;
+        try {
+            const metadata = await client.call<{ metadata?: Record<string, { type_url?: string; value?: Uint8Array }> }>(
+                "GetModelMetadata", { model_spec: spec, metadata_field: ["signature_def"] }, callTimeout);
+            const packed = metadata.metadata?.signature_def;
+            if (packed?.type_url !== SIGNATURE_DEF_MAP_URL || packed.value === undefined) {
+                return end("predict-error", `metadata answer is not TF Serving's: no signature_def entry of type ${SIGNATURE_DEF_MAP_URL}`);
+            }
+            signatures = decodeSignatureDefMap(packed.value);
+        } catch (err) {
+            const { code, details } = describeGrpcError(err);
+            return end("predict-error", `GetModelMetadata failed with ${code}: ${details}`);
+        }
+        const signature = chooseSignature(signatures, signatureName, options.model);
+        report.request = options.request ?? exampleRequest(signatureName, signature);
+        let inputs: Record<string, TensorObject>;
+        try {
+            inputs = predictInputs(report.request, signatureName, signature);
+        } catch (err) {
+            const fix = err instanceof UnsupportedSignatureError ? "write the request yourself and pass it with --input FILE" : "fix the request (--input FILE)";
+            throw new SmokeUsageError(`${(err as Error).message}; ${fix}`);
+        }
+        report.signature = signatureName;
+
+        progress(`predict: Predict ${where} (signature ${signatureName})`);
+        const started = performance.now();
+        let response: { model_spec?: ModelSpecObject; outputs?: Record<string, TensorObject> };
+        try {
+            response = await client.call("Predict", { model_spec: { ...spec, signature_name: signatureName }, inputs }, callTimeout);
+        } catch (err) {
+            report.latencyMs = elapsed(started);
+            const { code, details } = describeGrpcError(err);
+            report.grpcStatus = code;
+            return end("predict-error", `Predict failed with ${code}: ${details}`);
+        }
+        report.latencyMs = elapsed(started);
+        report.grpcStatus = "OK";
+        const outputs: Record<string, unknown> = {};
+        try {
+            for (const name of Object.keys(response.outputs ?? {}).sort()) {
+                outputs[name] = tensorToJson((response.outputs ?? {})[name]);
+            }
+        } catch (err) {
+            return end("predict-error", `Predict answered, but ${(err as Error).message}`);
+        }
+        const ms = response.model_spec ?? {};
+        report.answer = {
+            model_spec: { name: ms.name ?? "", version: ms.version?.value ?? "", signature_name: ms.signature_name ?? "" },
+            outputs,
+        };
+        return end("ok", `model "${options.model}" (version ${report.answer.model_spec.version}) answered Predict in ${report.latencyMs} ms`);
+    } finally {
+        client.close();
+    }
+}
+
+function elapsed(started: number): number {
+    return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/**
+ * The gRPC endpoint and model from stack outputs: `grpcEndpoint` (the first model's, as
+ * `restUrl`), and the model served there. Throws naming the missing output.
+ */
+export function grpcEndpointFromStackOutputs(outputs: Record<string, { value: unknown }>, stackName: string): { grpcEndpoint: string; model?: string } {
+    const grpcEndpoint = outputs.grpcEndpoint?.value;
+    if (typeof grpcEndpoint !== "string" || grpcEndpoint === "") {
+        const names = Object.keys(outputs).sort().join(", ") || "none";
+        throw new Error(`stack "${stackName}" has no grpcEndpoint output (its outputs: ${names}); deploy it first, or pass --url HOST:PORT`);
+    }
+    // restUrl and grpcEndpoint are the same (first) model's: its name is found by restUrl.
+    return { grpcEndpoint, model: endpointFromStackOutputs(outputs, stackName).model };
+}

@@ -1,0 +1,101 @@
+/**
+ * The L7 endpoint (`endpoint: gateway`): a Gateway API `Gateway` of the cluster's GatewayClass
+ * with one listener per serving port, an `HTTPRoute` for REST and a `GRPCRoute` for gRPC, both to
+ * the model's ClusterIP Service. Behind an L4 load balancer every HTTP/2 connection stays on one
+ * pod, so one gRPC channel reaches one replica; a Gateway balances each request.
+ *
+ * The listeners keep the LoadBalancer's ports (REST 8501, gRPC 8500), so clients change only the
+ * address (and the scheme with TLS). Separate listeners also keep the HTTPRoute and the GRPCRoute
+ * off one hostname and port, which the Gateway API lets an implementation refuse.
+ */
+import { GRPC_PORT, REST_PORT } from "./images";
+
+export const GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1";
+
+export interface GatewayInput {
+    /** The model's name: the Gateway's, the routes' and the backend Service's (all in the Service's namespace, which the caller sets). */
+    name: string;
+    labels: Record<string, string>;
+    /** The cluster's GatewayClass (`gateway.className`). */
+    className: string;
+    /** A `kubernetes.io/tls` Secret in the namespace: the listeners terminate TLS with it. Without it, plaintext (h2c for gRPC). */
+    tlsSecretName?: string;
+}
+
+/** A Kubernetes object of the Gateway API, without its namespace. */
+export interface GatewayApiObject {
+    apiVersion: string;
+    kind: "Gateway" | "HTTPRoute" | "GRPCRoute";
+    metadata: { name: string; labels: Record<string, string> };
+    spec: Record<string, unknown>;
+}
+
+export interface GatewayObjects {
+    gateway: GatewayApiObject;
+    httpRoute: GatewayApiObject;
+    grpcRoute: GatewayApiObject;
+}
+
+const REST_LISTENER = "rest";
+const GRPC_LISTENER = "grpc";
+
+/** The Gateway and its two routes as Kubernetes objects (apiVersion, kind, metadata, spec). */
+export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
+    const metadata = { name: input.name, labels: input.labels };
+    const listener = (name: string, port: number, kind: "HTTPRoute" | "GRPCRoute") => ({
+        name,
+        port,
+        protocol: input.tlsSecretName === undefined ? "HTTP" : "HTTPS",
+        ...(input.tlsSecretName === undefined ? {} : {
+            tls: { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: input.tlsSecretName }] },
+        }),
+        allowedRoutes: { namespaces: { from: "Same" }, kinds: [{ group: "gateway.networking.k8s.io", kind }] },
+    });
+    const parent = (sectionName: string) => [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: input.name, sectionName }];
+    const backend = (port: number) => [{ group: "", kind: "Service", name: input.name, port }];
+    return {
+        gateway: {
+            apiVersion: GATEWAY_API_VERSION,
+            kind: "Gateway",
+            metadata,
+            spec: {
+                gatewayClassName: input.className,
+                listeners: [listener(REST_LISTENER, REST_PORT, "HTTPRoute"), listener(GRPC_LISTENER, GRPC_PORT, "GRPCRoute")],
+            },
+        },
+        httpRoute: {
+            apiVersion: GATEWAY_API_VERSION,
+            kind: "HTTPRoute",
+            metadata,
+            spec: {
+                parentRefs: parent(REST_LISTENER),
+                rules: [{ matches: [{ path: { type: "PathPrefix", value: "/v1/" } }], backendRefs: backend(REST_PORT) }],
+            },
+        },
+        grpcRoute: {
+            apiVersion: GATEWAY_API_VERSION,
+            kind: "GRPCRoute",
+            metadata,
+            spec: {
+                parentRefs: parent(GRPC_LISTENER),
+                // TF Serving's two services; anything else (reflection, health) is not routed.
+                rules: [{
+                    matches: ["PredictionService", "ModelService"].map((service) => ({ method: { type: "Exact", service: `tensorflow.serving.${service}` } })),
+                    backendRefs: backend(GRPC_PORT),
+                }],
+            },
+        },
+    };
+}
+
+/** The endpoint the Gateway serves at `address`: https and TLS when a Secret is named. */
+export function gatewayEndpoints(address: string, tls: boolean): { restUrl: string; grpcEndpoint: string } {
+    const host = address.includes(":") ? `[${address}]` : address;
+    return { restUrl: `${tls ? "https" : "http"}://${host}:${REST_PORT}`, grpcEndpoint: `${host}:${GRPC_PORT}` };
+}
+
+/** What a preview says when the Gateway has no TLS Secret: every request crosses the network in the clear. */
+export function plaintextGatewayWarning(name: string, className: string): string {
+    return `model "${name}": the Gateway (class ${className}) has no TLS Secret (gateway.tlsSecretName), so REST and gRPC ` +
+        "are PLAINTEXT (HTTP and h2c) to anyone who can reach it; name a kubernetes.io/tls Secret in the namespace to terminate TLS";
+}

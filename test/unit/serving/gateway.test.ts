@@ -1,0 +1,44 @@
+import * as assert from "assert";
+import { gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const INPUT = { name: "half-plus-two", labels: { app: "m" }, className: "traefik" };
+
+describe("gateway rendering", () => {
+    it("a Gateway of the class with a REST and a gRPC listener on the serving ports, plaintext without a Secret", () => {
+        const { gateway } = renderGatewayObjects(INPUT) as any;
+        assert.strictEqual(gateway.apiVersion, "gateway.networking.k8s.io/v1");
+        assert.deepStrictEqual(gateway.metadata, { name: "half-plus-two", labels: { app: "m" } });
+        assert.strictEqual(gateway.spec.gatewayClassName, "traefik");
+        assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.name, l.port, l.protocol, l.tls, l.allowedRoutes.kinds[0].kind]),
+            [["rest", 8501, "HTTP", undefined, "HTTPRoute"], ["grpc", 8500, "HTTP", undefined, "GRPCRoute"]]);
+    });
+
+    it("terminates TLS on both listeners with the named Secret", () => {
+        const { gateway } = renderGatewayObjects({ ...INPUT, tlsSecretName: "tfs-tls" }) as any;
+        for (const listener of gateway.spec.listeners) {
+            assert.strictEqual(listener.protocol, "HTTPS");
+            assert.deepStrictEqual(listener.tls, { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: "tfs-tls" }] });
+        }
+    });
+
+    it("routes REST's /v1/ to the Service's REST port and TF Serving's gRPC services to its gRPC port, each on its own listener", () => {
+        const { httpRoute, grpcRoute } = renderGatewayObjects(INPUT) as any;
+        assert.deepStrictEqual(httpRoute.spec.parentRefs, [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "half-plus-two", sectionName: "rest" }]);
+        assert.deepStrictEqual(httpRoute.spec.rules, [{ matches: [{ path: { type: "PathPrefix", value: "/v1/" } }], backendRefs: [{ group: "", kind: "Service", name: "half-plus-two", port: 8501 }] }]);
+        assert.strictEqual(grpcRoute.kind, "GRPCRoute");
+        assert.strictEqual(grpcRoute.spec.parentRefs[0].sectionName, "grpc");
+        assert.deepStrictEqual(grpcRoute.spec.rules[0].matches.map((m: any) => m.method.service), ["tensorflow.serving.PredictionService", "tensorflow.serving.ModelService"]);
+        assert.deepStrictEqual(grpcRoute.spec.rules[0].backendRefs, [{ group: "", kind: "Service", name: "half-plus-two", port: 8500 }]);
+    });
+
+    it("gives https URLs with TLS and brackets an IPv6 address", () => {
+        assert.deepStrictEqual(gatewayEndpoints("198.51.100.7", false), { restUrl: "http://198.51.100.7:8501", grpcEndpoint: "198.51.100.7:8500" });
+        assert.deepStrictEqual(gatewayEndpoints("gw.example.com", true), { restUrl: "https://gw.example.com:8501", grpcEndpoint: "gw.example.com:8500" });
+        assert.strictEqual(gatewayEndpoints("2001:db8::1", false).grpcEndpoint, "[2001:db8::1]:8500");
+    });
+
+    it("says loudly that a Gateway without a Secret is plaintext, and how to fix it", () => {
+        assert.match(plaintextGatewayWarning("m", "traefik"), /^model "m": the Gateway \(class traefik\) has no TLS Secret \(gateway\.tlsSecretName\), so REST and gRPC are PLAINTEXT/);
+    });
+});
