@@ -1,7 +1,8 @@
 import * as fs from "fs";
 import { Command } from "commander";
 import { ciDeploy, summaryMarkdown } from "../ops/ciDeploy";
-import { findProjectDir } from "../ops/plan";
+import { PlanError, findProjectDir } from "../ops/plan";
+import { UserError } from "./errors";
 import { parseSeconds } from "./smoke";
 
 /**
@@ -18,8 +19,14 @@ export function deployCommand(exit: (code: number) => void): Command {
         .option("--smoke-timeout <seconds>", "how long the smoke test may take (waiting for AVAILABLE, then one predict)", parseSeconds, 300)
         .action(async (opts: { stack: string; previewOnly?: boolean; smokeTimeout: number }) => {
             const engineLines: string[] = [];
+            let projectDir: string;
+            try {
+                projectDir = findProjectDir(process.cwd());
+            } catch (err) {
+                throw err instanceof PlanError ? new UserError(err.message, 2) : err;
+            }
             const summary = await ciDeploy({
-                projectDir: findProjectDir(process.cwd()),
+                projectDir,
                 stack: opts.stack,
                 previewOnly: opts.previewOnly ?? false,
                 smokeTimeoutSeconds: opts.smokeTimeout,

@@ -6,7 +6,7 @@ import * as os from "os";
 import * as path from "path";
 import { execFile } from "child_process";
 import { ClusterUnreachableError, TargetError } from "../../../ops/doctor";
-import { collectSnapshot } from "../../../ops/doctor/collector";
+import { collectSnapshot, findAmbientKubeconfig } from "../../../ops/doctor/collector";
 import { targetFromStack } from "../../../ops/doctor/stackTarget";
 import { Event, Pod } from "../../../ops/doctor/snapshot";
 import { MODEL, NAMESPACE, TF_LOGS, ago, deployment, event, node, pod, service } from "../../support/doctorFixtures";
@@ -104,6 +104,16 @@ function tfs(...args: string[]): Promise<Run> {
             });
     });
 }
+
+describe("the ambient kubeconfig", () => {
+    const exists = (present: string[]) => (file: string) => present.includes(file);
+    it("is KUBECONFIG's files, else ~/.kube/config, else a pod's service account, else none", () => {
+        assert.deepStrictEqual(findAmbientKubeconfig({ KUBECONFIG: "/a:/b", HOME: "/h" }, exists([])), { kind: "env", files: ["/a", "/b"] });
+        assert.deepStrictEqual(findAmbientKubeconfig({ KUBECONFIG: "", HOME: "/h" }, exists(["/h/.kube/config"])), { kind: "home", file: "/h/.kube/config" });
+        assert.deepStrictEqual(findAmbientKubeconfig({ HOME: "/h" }, exists(["/var/run/secrets/kubernetes.io/serviceaccount/token"])), { kind: "in-cluster" });
+        assert.deepStrictEqual(findAmbientKubeconfig({ HOME: "/h" }, exists([])), { kind: "none" });
+    });
+});
 
 describe("tfs doctor against a fake API server", function () {
     this.timeout(120_000);
