@@ -11,6 +11,7 @@ import * as http2 from "http2";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import { hugeAnswer } from "../../support/notTfServing";
 import { TfsRun, runTfs } from "../../support/tfsCommand";
 import { unusedPort } from "../../support/tfServingStandin";
 
@@ -139,27 +140,12 @@ describe("tfs smoke, doctor and deploy: bad input (child processes)", function (
         this.timeout(900_000);
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bad-input-"));
         fs.mkdirSync(path.join(dir, "home"));
-        const chunk = Buffer.alloc(1 << 20, " ");
         const refusedPort = await unusedPort();
         world = {
             dir,
             closing: await listen(net.createServer((socket) => socket.destroy())),
             silent: await listen(net.createServer(() => undefined)),
-            huge: await listen(http.createServer((_req, res) => {
-                res.writeHead(200, { "content-type": "application/json" });
-                let sent = 0;
-                const more = () => {
-                    while (sent < 200 && res.write(chunk)) {
-                        sent++;
-                    }
-                    if (sent < 200) {
-                        res.once("drain", more);
-                    } else {
-                        res.end();
-                    }
-                };
-                more();
-            })),
+            huge: await listen(http.createServer(hugeAnswer(200))),
             grpc: await listen(http2.createServer() as unknown as net.Server),
             // Answers as TF Serving does for a model it does not serve.
             plain: await listen(http.createServer((req, res) => {

@@ -4,6 +4,7 @@ import * as http2 from "http2";
 import * as net from "net";
 import { smoke, SmokeOptions, SmokeReport, SmokeUsageError } from "../../../ops/smoke";
 import { MONITORING_FIXTURE } from "../../support/fixtures";
+import { hugeAnswer } from "../../support/notTfServing";
 import {
     BUILD_TIMEOUT_MS,
     ModelFolder,
@@ -246,24 +247,7 @@ describe("smoke against what is not TF Serving's REST API", function () {
     });
 
     it("stops reading an answer past its size cap, within the timeout", async () => {
-        const chunk = Buffer.alloc(1 << 20, " ");
-        const url = await listen(http.createServer((_req, res) => {
-            res.writeHead(200, { "content-type": "application/json" });
-            res.write("{\"model_version_status\": [");
-            // 200 MiB of whitespace, written as the client reads it.
-            let sent = 0;
-            const more = () => {
-                while (sent < 200 && res.write(chunk)) {
-                    sent++;
-                }
-                if (sent < 200) {
-                    res.once("drain", more);
-                } else {
-                    res.end("]}");
-                }
-            };
-            more();
-        }));
+        const url = await listen(http.createServer(hugeAnswer(200)));
         const started = Date.now();
         const report = await run(url, { timeoutMs: 0 });
         assert.strictEqual(report.outcome, "unreachable", report.message);
