@@ -309,6 +309,7 @@ function explain(k8s: typeof K8s, err: unknown, what: string, cluster: ClusterIn
     const e = err as { name?: string; code?: string; message?: string };
     const reason = e.name === "AbortError" || e.name === "TimeoutError" ? "no answer in time"
         : e.code === "ECONNREFUSED" ? "ECONNREFUSED: nothing listens there (is the cluster running, and is this its address?)"
-            : e.code ?? firstLine(err);
+            : e.code === "ECONNRESET" ? "ECONNRESET: something there accepted the connection and closed it (is this the API server's address and port?)"
+                : e.code ?? firstLine(err);
     return new ClusterUnreachableError(`cannot reach the Kubernetes API at ${where} to ${what}: ${reason}`);
 }
