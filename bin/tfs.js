@@ -13,10 +13,21 @@ require("ts-node").register({
     project: path.join(root, "tsconfig.json"),
     transpileOnly: true,
 });
+let settled = false;
 require("../cli/main").main(process.argv).then(
-    (code) => { process.exitCode = code; },
+    (code) => { settled = true; process.exitCode = code; },
     (err) => {
+        settled = true;
         console.error(`tfs: internal error: ${err && err.stack ? err.stack : err}`);
         process.exitCode = 70;
     },
 );
+// Node exits 0 when nothing is left to wait for, even with the command's promise unsettled (a
+// request stuck with no timer holding the process): a silent success that was none.
+process.on("beforeExit", () => {
+    if (!settled) {
+        settled = true;
+        console.error("tfs: internal error: the command stopped without a result (an operation was left waiting with nothing to end it)");
+        process.exitCode = 70;
+    }
+});

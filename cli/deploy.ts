@@ -1,7 +1,9 @@
 import * as fs from "fs";
 import { Command } from "commander";
 import { ciDeploy, summaryMarkdown } from "../ops/ciDeploy";
-import { findProjectDir } from "../ops/plan";
+import { PlanError, findProjectDir } from "../ops/plan";
+import { UserError } from "./errors";
+import { parseSeconds } from "./smoke";
 
 /**
  * `tfs deploy --stack NAME [--preview-only]` (also `npm run deploy -- ...`): the CI entry point.
@@ -14,14 +16,20 @@ export function deployCommand(exit: (code: number) => void): Command {
         .description("CI stack update: preflight, preview with the policy pack, update, smoke test; JSON summary on stdout")
         .requiredOption("--stack <name>", "stack to update")
         .option("--preview-only", "stop after the preview (pull requests)")
-        .option("--smoke-timeout <seconds>", "how long the smoke test waits for AVAILABLE", "300")
-        .action(async (opts: { stack: string; previewOnly?: boolean; smokeTimeout: string }) => {
+        .option("--smoke-timeout <seconds>", "how long the smoke test may take (waiting for AVAILABLE, then one predict)", parseSeconds, 300)
+        .action(async (opts: { stack: string; previewOnly?: boolean; smokeTimeout: number }) => {
             const engineLines: string[] = [];
+            let projectDir: string;
+            try {
+                projectDir = findProjectDir(process.cwd());
+            } catch (err) {
+                throw err instanceof PlanError ? new UserError(err.message, 2) : err;
+            }
             const summary = await ciDeploy({
-                projectDir: findProjectDir(process.cwd()),
+                projectDir,
                 stack: opts.stack,
                 previewOnly: opts.previewOnly ?? false,
-                smokeTimeoutSeconds: Number(opts.smokeTimeout),
+                smokeTimeoutSeconds: opts.smokeTimeout,
                 onOutput: (line) => { engineLines.push(line); process.stderr.write(line.endsWith("\n") ? line : `${line}\n`); },
                 onStep: (line) => console.error(line),
             });

@@ -141,7 +141,8 @@ function requireModel(flags: SmokeFlags, model: string | undefined): asserts mod
     }
 }
 
-function parseSeconds(value: string): number {
+/** A `--timeout`-style flag: a non-negative number of seconds. */
+export function parseSeconds(value: string): number {
     const seconds = Number(value);
     if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0) {
         throw new InvalidArgumentError(`"${value}" is not a number of seconds such as 120.`);
@@ -155,8 +156,9 @@ async function resolveEndpoint(flags: SmokeFlags): Promise<{ restUrl: string; mo
     }
     let endpoint: StackEndpoint;
     if (flags.url !== undefined) {
-        if (!/^https?:\/\/[^/]/.test(flags.url)) {
-            throw new UserError(`--url "${flags.url}" is not an http(s) URL; pass TF Serving's REST base URL such as http://127.0.0.1:8501`, USAGE_EXIT);
+        const problem = restUrlProblem(flags.url);
+        if (problem !== undefined) {
+            throw new UserError(`--url "${flags.url}" ${problem}; pass TF Serving's REST base URL such as http://127.0.0.1:8501`, USAGE_EXIT);
         }
         endpoint = { restUrl: flags.url };
     } else {
@@ -165,6 +167,23 @@ async function resolveEndpoint(flags: SmokeFlags): Promise<{ restUrl: string; mo
     const model = flags.model ?? endpoint.model;
     requireModel(flags, model);
     return { restUrl: endpoint.restUrl, model };
+}
+
+/** What is wrong with a `--url`, or undefined for a usable REST base URL. */
+export function restUrlProblem(text: string): string | undefined {
+    if (!/^https?:\/\/[^/]/i.test(text)) {
+        return "is not an http(s) URL";
+    }
+    let url: URL;
+    try {
+        url = new URL(text);
+    } catch {
+        return "does not parse as a URL (check the host and the port, 1 to 65535)";
+    }
+    if (/\/v1\/models(\/|$)/.test(url.pathname)) {
+        return "names a model path: give the base URL only (the model goes in --model NAME)";
+    }
+    return undefined;
 }
 
 /** The REST URL and model from a stack's outputs. */

@@ -1,5 +1,6 @@
 import * as path from "path";
 import { PlanError, findProjectDir } from "../ops/plan";
+import { PULUMI_CLI_FIX, engineReason, isPulumiCliMissing } from "../ops/pulumiCli";
 import { UserError } from "./errors";
 
 /**
@@ -32,11 +33,9 @@ export async function readStack(stackName: string, alternative: string, exitCode
         const [outputs, config] = await Promise.all([stack.outputs(), stack.getAllConfig()]);
         return { outputs, config };
     } catch (err) {
-        const text = String((err as Error)?.message ?? err);
-        if (/ENOENT: pulumi|spawn pulumi ENOENT/.test(text)) {
-            throw new UserError(`--stack needs the Pulumi CLI, which is not on PATH: install it (see the README), or ${alternative}`, exitCode);
+        if (isPulumiCliMissing(err)) {
+            throw new UserError(`--stack needs the Pulumi CLI, which is not on PATH: ${PULUMI_CLI_FIX}; or ${alternative}`, exitCode);
         }
-        const reason = /stderr: ([^\n]+)/.exec(text)?.[1] ?? text.split("\n")[0];
-        throw new UserError(`cannot read stack "${stackName}" in ${workDir}: ${reason} (pulumi stack ls shows the stacks)`, exitCode);
+        throw new UserError(`cannot read stack "${stackName}" in ${workDir}: ${engineReason(err)} (pulumi stack ls shows the stacks)`, exitCode);
     }
 }

@@ -9,6 +9,7 @@ import * as path from "path";
 import { LocalWorkspace, LocalWorkspaceOptions, Stack } from "@pulumi/pulumi/automation";
 import { ConfigError } from "../config/configReader";
 import { PreparationError, StackInput, prepareStack } from "../stacks/prepare";
+import { PULUMI_CLI_FIX, engineReason, isPulumiCliMissing } from "./pulumiCli";
 import { endpointFromStackOutputs, smoke, SmokeReport } from "./smoke";
 
 export type StepName = "preflight" | "preview" | "update" | "smoke";
@@ -99,7 +100,11 @@ export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
     let stack: Stack | undefined;
     try {
         await timed(steps, "preflight", onStep, async () => {
-            stack = await selectStack({ stackName: options.stack, workDir: options.projectDir });
+            stack = await selectStack({ stackName: options.stack, workDir: options.projectDir }).catch((err) => {
+                throw new Error(isPulumiCliMissing(err)
+                    ? `tfs deploy runs the Pulumi CLI, which is not on PATH: ${PULUMI_CLI_FIX}`
+                    : `cannot select stack "${options.stack}" in ${options.projectDir}: ${engineReason(err)} (pulumi stack ls shows the stacks)`);
+            });
             return preflightStack(await engineConfig(stack, options.projectDir));
         });
         await timed(steps, "preview", onStep, async () => {

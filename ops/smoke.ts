@@ -23,7 +23,11 @@ export interface SmokeOptions {
     restUrl: string;
     /** Model name as served (`--model_name` / the model config's `name`). */
     model: string;
-    /** How long to wait for every version to be AVAILABLE, in milliseconds (0 = look once). */
+    /**
+     * How long the whole run may take, in milliseconds: waiting for every version to be AVAILABLE
+     * (0 = look once), then the metadata and predict requests. Each request still gets at least
+     * `MIN_REQUEST_MS`, so a model that becomes ready at the deadline is tried once.
+     */
     timeoutMs: number;
     /** Signature to build the request from; default `serving_default`. Ignored by a supplied `request` that names one. */
     signature?: string;
@@ -33,7 +37,7 @@ export interface SmokeOptions {
     onProgress?: (line: string) => void;
     /** Limit for each single HTTP request while waiting, in milliseconds; default 5000. */
     pollTimeoutMs?: number;
-    /** Limit for the metadata and predict requests, in milliseconds; default 30000. */
+    /** Limit for the metadata and predict requests, in milliseconds (within `timeoutMs`); default 30000. */
     predictTimeoutMs?: number;
     /** First pause between status polls, doubled each time up to `maxBackoffMs`; default 250. */
     initialBackoffMs?: number;
@@ -93,6 +97,8 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     };
     const end = (outcome: SmokeOutcome, message: string): SmokeReport =>
         Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
+    const deadline = Date.now() + options.timeoutMs;
+    const requestLimit = () => withinDeadline(options.predictTimeoutMs ?? 30_000, deadline);
 
     const wait = await waitUntilAvailable(modelUrl, (timeoutMs) => pollStatus(modelUrl, timeoutMs), options, progress);
     Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
@@ -102,7 +108,7 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
 
     let request = options.request;
     if (request === undefined) {
-        const built = await requestFromMetadata(modelUrl, options, progress);
+        const built = await requestFromMetadata(modelUrl, options, requestLimit(), progress);
         if ("failure" in built) {
             return end("predict-error", built.failure);
         }
@@ -117,7 +123,7 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     const started = performance.now();
     let answer: HttpAnswer;
     try {
-        answer = await httpJson(`${modelUrl}:predict`, options.predictTimeoutMs ?? 30_000, request);
+        answer = await httpJson(`${modelUrl}:predict`, requestLimit(), PREDICT_ANSWER_BYTES, request);
     } catch (err) {
         return end("predict-error", `predict request failed: ${describeFetchError(err)}`);
     }
@@ -141,18 +147,22 @@ export interface WaitResult {
     waitedMs: number;
 }
 
-/** What one status poll saw (over REST or gRPC). */
+/** What one status poll saw (over REST or gRPC); `hopeless`: no wait can help (a port fetch refuses, a server that does not speak HTTP/1.1). */
 export type Poll =
     | { kind: "status"; versions: VersionStatus[] }
     | { kind: "unknown-model"; problem: string }
+    | { kind: "hopeless"; problem: string }
     | { kind: "problem"; problem: string; answered: boolean };
 
 async function pollStatus(modelUrl: string, timeoutMs: number): Promise<Poll> {
     let answer: HttpAnswer;
     try {
-        answer = await httpJson(modelUrl, timeoutMs);
+        answer = await httpJson(modelUrl, timeoutMs, STATUS_ANSWER_BYTES);
     } catch (err) {
-        return { kind: "problem", problem: describeFetchError(err), answered: false };
+        const hopeless = hopelessFetchError(err, modelUrl);
+        return hopeless !== undefined
+            ? { kind: "hopeless", problem: hopeless }
+            : { kind: "problem", problem: describeFetchError(err), answered: false };
     }
     const error = errorOf(answer);
     if (answer.status === 404) {
@@ -182,12 +192,13 @@ export async function waitUntilAvailable(
     let versions: VersionStatus[] = [];
     for (let attempts = 1; ; attempts++) {
         // Even a last look near the deadline gets a second: a remote load balancer can take that long to answer.
-        const pollTimeout = Math.max(1000, Math.min(options.pollTimeoutMs ?? 5000, deadline - Date.now()));
-        const seen = await poll(pollTimeout);
+        const seen = await poll(withinDeadline(options.pollTimeoutMs ?? 5000, deadline));
         const waitedMs = Date.now() - started;
         const when = `(attempt ${attempts}, ${(waitedMs / 1000).toFixed(1)} s)`;
         let problem: string;
-        if (seen.kind === "unknown-model") {
+        if (seen.kind === "hopeless") {
+            return { outcome: "unreachable", message: `cannot talk to TF Serving at ${modelUrl}: ${seen.problem}`, versions, attempts, waitedMs };
+        } else if (seen.kind === "unknown-model") {
             const message = `model "${options.model}" is not served at ${modelUrl} (${seen.problem}); check the model name`;
             return { outcome: "not-available", message, versions, attempts, waitedMs };
         } else if (seen.kind === "status") {
@@ -228,12 +239,13 @@ export async function waitUntilAvailable(
 async function requestFromMetadata(
     modelUrl: string,
     options: SmokeOptions,
+    timeoutMs: number,
     progress: (line: string) => void,
 ): Promise<{ request: PredictRequestBody } | { failure: string }> {
     progress(`metadata: GET ${modelUrl}/metadata`);
     let answer: HttpAnswer;
     try {
-        answer = await httpJson(`${modelUrl}/metadata`, options.predictTimeoutMs ?? 30_000);
+        answer = await httpJson(`${modelUrl}/metadata`, timeoutMs, STATUS_ANSWER_BYTES);
     } catch (err) {
         return { failure: `metadata request failed: ${describeFetchError(err)}` };
     }
@@ -288,16 +300,81 @@ function errorOf(answer: HttpAnswer): string | undefined {
     return undefined;
 }
 
-/** GET (or POST `body` as JSON) and parse the answer; throws only when no HTTP answer came back. */
-async function httpJson(url: string, timeoutMs: number, body?: unknown): Promise<HttpAnswer> {
-    const response = await fetch(url, {
-        method: body === undefined ? "GET" : "POST",
-        headers: body === undefined ? undefined : { "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+/** Status and metadata answers are a few kilobytes; more is not TF Serving. */
+const STATUS_ANSWER_BYTES = 8 * 2 ** 20;
+/** A predict answer holds the model's outputs for one example: generous, but bounded. */
+const PREDICT_ANSWER_BYTES = 64 * 2 ** 20;
+/** Even a last request near the deadline gets a second: a remote load balancer can take that long to answer. */
+export const MIN_REQUEST_MS = 1000;
+
+function withinDeadline(limitMs: number, deadline: number): number {
+    return Math.max(MIN_REQUEST_MS, Math.min(limitMs, deadline - Date.now()));
+}
+
+/** The answer passed its size cap; reading stopped there. */
+class AnswerTooLargeError extends Error {
+    constructor(readonly limitBytes: number) {
+        super(`the answer is larger than ${limitBytes / 2 ** 20} MiB`);
+        this.name = "AnswerTooLargeError";
+    }
+}
+
+/**
+ * GET (or POST `body` as JSON) and parse the answer; throws only when no usable HTTP answer came
+ * back. The whole exchange, body included, ends by `timeoutMs` on a timer of our own that keeps
+ * the process alive: AbortSignal.timeout's timer does not, and fetch on a connection the server
+ * closes at once can stay pending forever, so the process would exit 0 with nothing said.
+ */
+async function httpJson(url: string, timeoutMs: number, limitBytes: number, body?: unknown): Promise<HttpAnswer> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+            const err = Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: "TimeoutError" });
+            controller.abort(err);
+            reject(err);
+        }, timeoutMs);
     });
-    const text = await response.text();
-    return { status: response.status, body: parseTfServingJson(text), text };
+    const exchange = (async () => {
+        const response = await fetch(url, {
+            method: body === undefined ? "GET" : "POST",
+            headers: body === undefined ? undefined : { "content-type": "application/json" },
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: controller.signal,
+        });
+        const text = await readText(response, limitBytes);
+        return { status: response.status, body: parseTfServingJson(text), text };
+    })();
+    // Once the timer wins, the aborted exchange rejects with nobody waiting for it.
+    exchange.catch(() => undefined);
+    try {
+        return await Promise.race([exchange, expired]);
+    } finally {
+        clearTimeout(timer);
+        controller.abort();
+    }
+}
+
+/** The body as text, refusing to hold more than `limitBytes` of it. */
+async function readText(response: Response, limitBytes: number): Promise<string> {
+    if (Number(response.headers.get("content-length") ?? 0) > limitBytes) {
+        throw new AnswerTooLargeError(limitBytes);
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = response.body?.getReader();
+    for (;;) {
+        const chunk = reader === undefined ? { done: true as const } : await reader.read();
+        if (chunk.done) {
+            return Buffer.concat(chunks).toString("utf8");
+        }
+        size += chunk.value.byteLength;
+        if (size > limitBytes) {
+            void reader?.cancel().catch(() => undefined);
+            throw new AnswerTooLargeError(limitBytes);
+        }
+        chunks.push(chunk.value);
+    }
 }
 
 /**
@@ -309,12 +386,86 @@ export function parseTfServingJson(text: string): unknown {
         return JSON.parse(text);
     } catch {
         try {
-            return JSON.parse(text.replace(/(?<=[[,:]\s*)(-?Infinity|NaN)(?=\s*[\],}])/g, "\"$1\""));
+            return JSON.parse(quoteNonFiniteNumbers(text));
         } catch {
             return undefined;
         }
     }
 }
+
+const NON_FINITE = ["-Infinity", "Infinity", "NaN"];
+
+/** Quotes bare NaN / Infinity / -Infinity outside strings, in one pass (a regular expression with lookbehind was quadratic). */
+function quoteNonFiniteNumbers(text: string): string {
+    const parts: string[] = [];
+    let copied = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+            if (c === "\\") {
+                i++;
+            } else if (c === "\"") {
+                inString = false;
+            }
+            continue;
+        }
+        if (c === "\"") {
+            inString = true;
+            continue;
+        }
+        if (c !== "N" && c !== "I" && c !== "-") {
+            continue;
+        }
+        const token = NON_FINITE.find((t) => text.startsWith(t, i));
+        if (token !== undefined) {
+            parts.push(text.slice(copied, i), `"${token}"`);
+            i += token.length - 1;
+            copied = i + 1;
+        }
+    }
+    parts.push(text.slice(copied));
+    return parts.join("");
+}
+
+/**
+ * Why no retry can help, with the fix: a port fetch refuses to connect to, an answer that is not
+ * HTTP/1.1 (TF Serving's gRPC port), TLS to a plain HTTP port, a URL that does not parse.
+ * Undefined for failures a wait may cure.
+ */
+export function hopelessFetchError(err: unknown, url: string): string | undefined {
+    const e = err as { cause?: { code?: string; message?: string } };
+    const code = e?.cause?.code ?? "";
+    const message = e?.cause?.message ?? "";
+    if (message === "bad port") {
+        const port = portOf(url);
+        return `Node's fetch refuses to connect to port ${port} (a port browsers block for other protocols); `
+            + "serve the REST API on another port, such as 8501 (the convention), or reach it through a port-forward on one";
+    }
+    if (code.startsWith("HPE_")) {
+        return `the answer is not HTTP/1.1 (${message || code}); if this is TF Serving's gRPC port (8500 by convention), `
+            + "point at its REST port instead (--rest_api_port, 8501 by convention)";
+    }
+    if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO") {
+        return "the server does not speak TLS on this port: use http:// instead of https://";
+    }
+    if (code === "ERR_INVALID_URL") {
+        return `"${url}" is not a valid URL`;
+    }
+    return undefined;
+}
+
+function portOf(url: string): string {
+    try {
+        const u = new URL(url);
+        return u.port || (u.protocol === "https:" ? "443" : "80");
+    } catch {
+        return "?";
+    }
+}
+
+const CLOSED_WITHOUT_ANSWER = "the server accepted the connection and closed it without an answer "
+    + "(not an HTTP server, or a proxy or load balancer with no backend ready)";
 
 /** "connection refused", "timed out after 5000 ms", "host not found"... from a fetch failure. */
 export function describeFetchError(err: unknown): string {
@@ -322,16 +473,19 @@ export function describeFetchError(err: unknown): string {
     if (e?.name === "TimeoutError" || e?.name === "AbortError") {
         return "timed out waiting for an answer";
     }
+    if (err instanceof AnswerTooLargeError) {
+        return `${err.message}: not a TF Serving answer, or a model whose outputs are too large for a smoke test`;
+    }
     const code = e?.cause?.code;
     const known: Record<string, string> = {
         ECONNREFUSED: "connection refused",
-        ECONNRESET: "connection reset",
+        ECONNRESET: CLOSED_WITHOUT_ANSWER,
         ENOTFOUND: "host not found (DNS)",
         EAI_AGAIN: "DNS lookup failed (try again)",
         EHOSTUNREACH: "host unreachable",
         ENETUNREACH: "network unreachable",
         ETIMEDOUT: "connection timed out",
-        UND_ERR_SOCKET: "connection closed by the server",
+        UND_ERR_SOCKET: CLOSED_WITHOUT_ANSWER,
     };
     if (code !== undefined) {
         return known[code] ?? `${code}: ${e.cause?.message ?? ""}`.trim();

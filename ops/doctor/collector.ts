@@ -6,10 +6,13 @@
  * `LOG_BYTES`), events at most `maxEvents`. Logs are the kubelet's, read through the API server's pod
  * log endpoint.
  */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import type * as K8s from "@kubernetes/client-node";
 import { ClusterInfo } from "./report";
 import { MODEL_SERVER_SELECTOR } from "../../contract/labels";
-import { ClusterSnapshot, ContainerStatus, Pod, logKey } from "./snapshot";
+import { ClusterSnapshot, ContainerStatus, Node, Pod, logKey } from "./snapshot";
 
 /** Where to look: a kubeconfig (file, text or the ambient one), its context, and the namespace. */
 export interface ClusterTarget {
@@ -114,6 +117,10 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
         call("list events", () => core.listNamespacedEvent({ namespace, limit: options.maxEvents ?? 1000 })),
     ]);
     const podsJson = toJson<Pod[]>(pods.items);
+    // Nodes are cluster-scoped: a user allowed only in the namespace cannot list them, and the rules do without.
+    const nodes = podsJson.some((p) => !p.spec?.nodeName)
+        ? await core.listNode().then((list) => toJson<Node[]>(list.items), () => undefined)
+        : undefined;
     const logs = await readLogs(podsJson, namespace, apiLogSource(core), options.logLines ?? 100);
     return {
         snapshot: {
@@ -125,31 +132,114 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
             events: toJson(events.items),
             logs: logs.current,
             previousLogs: logs.previous,
+            ...(nodes === undefined ? {} : { nodes }),
         },
         cluster: info,
         unreadLogs: logs.unread,
     };
 }
 
+/** Where the ambient kubeconfig comes from, as kubectl and client-node look for it. */
+export type AmbientKubeconfig =
+    | { kind: "env"; files: string[] }
+    | { kind: "home"; file: string }
+    | { kind: "in-cluster" }
+    | { kind: "none" };
+
+const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+/**
+ * KUBECONFIG (its files), else ~/.kube/config, else a pod's service account. With none of them,
+ * client-node would quietly talk to http://localhost:8080: that is no kubeconfig, said as such.
+ */
+export function findAmbientKubeconfig(env: NodeJS.ProcessEnv, exists: (file: string) => boolean): AmbientKubeconfig {
+    const files = (env.KUBECONFIG ?? "").split(path.delimiter).filter((f) => f !== "");
+    if (files.length > 0) {
+        return { kind: "env", files };
+    }
+    const home = env.HOME ?? os.homedir();
+    const file = path.join(home, ".kube", "config");
+    if (home !== "" && exists(file)) {
+        return { kind: "home", file };
+    }
+    return exists(SERVICE_ACCOUNT_TOKEN) ? { kind: "in-cluster" } : { kind: "none" };
+}
+
+export const NO_KUBECONFIG = "no kubeconfig found: KUBECONFIG is not set, ~/.kube/config does not exist and this is not a pod; "
+    + "pass --kubeconfig FILE, set KUBECONFIG, or use --stack NAME (the cluster of a deployed stack); your cluster's tool "
+    + "writes one (`gcloud container clusters get-credentials`, `aws eks update-kubeconfig`, `kind export kubeconfig`)";
+
+/** The contexts a loaded kubeconfig has, for `kubeconfigProblem`. */
+export interface KubeconfigShape {
+    contexts: { name: string; cluster?: string }[];
+    clusters: string[];
+    currentContext: string | undefined;
+}
+
+/** Why a loaded kubeconfig cannot be used with `context` (default its current one), or undefined. */
+export function kubeconfigProblem(shape: KubeconfigShape, source: string, context: string | undefined): string | undefined {
+    const names = shape.contexts.map((c) => c.name);
+    if (names.length === 0) {
+        return `${source} has no contexts (is it a kubeconfig?): write one with \`kubectl config set-context\`, `
+            + "or use the file your cluster's tool writes, or --stack NAME";
+    }
+    const chosen = context ?? shape.currentContext;
+    if (chosen === undefined || chosen === "") {
+        return `${source} has no current context: pass --context NAME (it has: ${names.join(", ")})`;
+    }
+    const entry = shape.contexts.find((c) => c.name === chosen);
+    if (entry === undefined) {
+        return `${source} has no context "${chosen}"${context === undefined ? " (its current-context)" : ""} (it has: ${names.join(", ")}); `
+            + "pass --context NAME";
+    }
+    if (entry.cluster === undefined || !shape.clusters.includes(entry.cluster)) {
+        return `${source}: context "${chosen}" names cluster "${entry.cluster ?? ""}", which it does not define `
+            + `(its clusters: ${shape.clusters.join(", ") || "none"}); \`kubectl config get-contexts\` lists the contexts`;
+    }
+    return undefined;
+}
+
 function loadKubeConfig(k8s: typeof K8s, target: ClusterTarget): K8s.KubeConfig {
     const kc = new k8s.KubeConfig();
-    const source = target.kubeconfigText !== undefined ? "the stack's kubeconfig output"
-        : target.kubeconfigFile ?? "the default kubeconfig (KUBECONFIG or ~/.kube/config)";
-    try {
-        if (target.kubeconfigText !== undefined) {
-            kc.loadFromString(target.kubeconfigText);
-        } else if (target.kubeconfigFile !== undefined) {
-            kc.loadFromFile(target.kubeconfigFile);
-        } else {
-            kc.loadFromDefault();
+    let source: string;
+    let load: () => void;
+    if (target.kubeconfigText !== undefined) {
+        source = "the stack's kubeconfig output";
+        load = () => kc.loadFromString(target.kubeconfigText as string);
+    } else if (target.kubeconfigFile !== undefined) {
+        source = `--kubeconfig ${target.kubeconfigFile}`;
+        load = () => kc.loadFromFile(target.kubeconfigFile as string);
+    } else {
+        const ambient = findAmbientKubeconfig(process.env, (f) => fs.existsSync(f));
+        if (ambient.kind === "none") {
+            throw new TargetError(NO_KUBECONFIG);
         }
+        source = ambient.kind === "env" ? `KUBECONFIG (${ambient.files.join(path.delimiter)})`
+            : ambient.kind === "home" ? ambient.file : "the pod's service account";
+        load = ambient.kind === "home" ? () => kc.loadFromFile(ambient.file) : () => kc.loadFromDefault();
+    }
+    try {
+        load();
     } catch (err) {
-        throw new TargetError(`cannot read ${source}: ${(err as Error).message}`);
+        const e = err as NodeJS.ErrnoException;
+        if (err instanceof TypeError) {
+            // client-node reads an empty file (or a YAML scalar) as a config without its lists and trips over them.
+            throw new TargetError(kubeconfigProblem({ contexts: [], clusters: [], currentContext: undefined }, source, target.context) as string);
+        }
+        const reason = e.code === "ENOENT" ? `no such file (${e.path ?? ""})`
+            : e.code !== undefined ? `${e.code} (${e.path ?? e.message})`
+                : `it is not a kubeconfig (${e.message.split("\n")[0]})`;
+        throw new TargetError(`cannot read ${source}: ${reason}`);
+    }
+    const problem = kubeconfigProblem({
+        contexts: kc.getContexts().map((c) => ({ name: c.name, cluster: c.cluster })),
+        clusters: kc.getClusters().map((c) => c.name),
+        currentContext: kc.getCurrentContext() || undefined,
+    }, source, target.context);
+    if (problem !== undefined) {
+        throw new TargetError(problem);
     }
     if (target.context !== undefined) {
-        if (!kc.getContexts().some((c) => c.name === target.context)) {
-            throw new TargetError(`${source} has no context "${target.context}" (it has: ${kc.getContexts().map((c) => c.name).join(", ") || "none"})`);
-        }
         kc.setCurrentContext(target.context);
     }
     return kc;
@@ -217,6 +307,9 @@ function explain(k8s: typeof K8s, err: unknown, what: string, cluster: ClusterIn
             + (err.code === 401 || err.code === 403 ? " (check the kubeconfig's credentials and their rights in the namespace)" : ""));
     }
     const e = err as { name?: string; code?: string; message?: string };
-    const reason = e.name === "AbortError" || e.name === "TimeoutError" ? "no answer in time" : e.code ?? firstLine(err);
+    const reason = e.name === "AbortError" || e.name === "TimeoutError" ? "no answer in time"
+        : e.code === "ECONNREFUSED" ? "ECONNREFUSED: nothing listens there (is the cluster running, and is this its address?)"
+            : e.code === "ECONNRESET" ? "ECONNRESET: something there accepted the connection and closed it (is this the API server's address and port?)"
+                : e.code ?? firstLine(err);
     return new ClusterUnreachableError(`cannot reach the Kubernetes API at ${where} to ${what}: ${reason}`);
 }

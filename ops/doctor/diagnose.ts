@@ -23,7 +23,7 @@ export const RULES: readonly Rule[] = [
  */
 const RANK: Record<FindingKind, number> = {
     "not-deployed": 3, "image-pull": 3, "container-config-error": 3, "permission-denied": 3, "model-not-found": 3,
-    "model-load-failed": 3, "oom-killed": 3, "gpu-unavailable": 3, "untolerated-taint": 3, "unschedulable": 3,
+    "model-load-failed": 3, "oom-killed": 3, "gpu-unavailable": 3, "untolerated-taint": 3, "insufficient-resources": 3, "unschedulable": 3,
     "replica-failure": 3, "load-balancer-pending": 3,
     "startup-probe-killed": 2, "crash-loop": 1, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0,
 };
@@ -119,6 +119,7 @@ export function selectModelServer(snapshot: ClusterSnapshot, model: string | und
         events: snapshot.events.filter((e) => subjects.has(`${e.involvedObject?.kind}/${e.involvedObject?.name}`)),
         logs: ofPods(snapshot.logs),
         previousLogs: ofPods(snapshot.previousLogs),
+        ...(snapshot.nodes === undefined ? {} : { nodes: snapshot.nodes }),
     };
 }
 

@@ -23,6 +23,7 @@ export type FindingKind =
     | "probe-failed"
     | "gpu-unavailable"
     | "untolerated-taint"
+    | "insufficient-resources"
     | "unschedulable"
     | "load-balancer-pending"
     | "replica-failure"

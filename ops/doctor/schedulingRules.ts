@@ -2,8 +2,9 @@
  * Pods the scheduler cannot place: no free `nvidia.com/gpu`, a taint the pod does not tolerate,
  * no node with enough CPU or memory or with the labels the pod selects.
  */
+import { humanBytes, parseQuantity } from "../../contract/quantity";
 import { Finding, FindingKind, Rule, describeEvent, podFinding } from "./findings";
-import { Pod, Toleration, eventsFor } from "./snapshot";
+import { ClusterSnapshot, Node, Pod, Toleration, eventsFor } from "./snapshot";
 
 const GPU_RESOURCE = "nvidia.com/gpu";
 
@@ -62,9 +63,15 @@ export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Fi
         evidence.push(`pod nodeSelector ${Object.entries(pod.spec.nodeSelector).map(([k, v]) => `${k}=${v}`).join(", ")}`);
     }
 
+    const short = shortResources(reasons);
     let kind: FindingKind;
     let fix: string;
-    if (gpuTaints.length > 0 && gpus > 0) {
+    if (short.length > 0 && !(gpus > 0 && (gpuTaints.length > 0 || gpuShort))) {
+        // Checked before the taints: the tainted nodes were never candidates, the nodes that were lack CPU or memory.
+        kind = "insufficient-resources";
+        evidence.push(...nodeEvidence(snapshot, pod, short));
+        fix = resourceFix(pod, short, snapshot.nodes);
+    } else if (gpuTaints.length > 0 && gpus > 0) {
         kind = "untolerated-taint";
         fix = `The pod asks for ${GPU_RESOURCE} but does not tolerate the GPU nodes' taint ${gpuTaints[0]}: add the toleration `
             + `{key: ${GPU_RESOURCE}, operator: Exists, effect: NoSchedule} (the stack adds it when the model has gpu: true; `
@@ -86,10 +93,13 @@ export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Fi
         kind = "unschedulable";
         fix = otherFix(reasons, message);
     }
+    const why = reasons.map((r) => `${r.nodes} ${r.text}`).join(", ") || message || "no reason given";
     return [podFinding(pod, {
         kind,
         severity: "error",
-        summary: `the pod is Pending: no node can take it (${reasons.map((r) => `${r.nodes} ${r.text}`).join(", ") || message || "no reason given"})`,
+        summary: kind === "insufficient-resources"
+            ? `the pod is Pending: no node it may run on has the ${short.join(" and ")} it requests free (${why})`
+            : `the pod is Pending: no node can take it (${why})`,
         evidence,
         fix,
     })];
@@ -110,12 +120,79 @@ function describeRequests(pod: Pod): string {
     return [...totals].map(([r, q]) => `${r} ${q.join("+")}`).join(", ") || "nothing";
 }
 
+/** The resources the scheduler found short ("Insufficient cpu", "Insufficient memory"), GPUs aside: their rules are above. */
+export function shortResources(reasons: NodeReason[]): string[] {
+    return reasons.flatMap((r) => {
+        const m = /^Insufficient (\S+)$/.exec(r.text);
+        return m && m[1] !== GPU_RESOURCE ? [m[1]] : [];
+    });
+}
+
+/** A pod's request of one resource, summed over its containers (a container with only a limit requests its limit). */
+export function podRequest(pod: Pod, resource: string): number | undefined {
+    let total: number | undefined;
+    for (const c of pod.spec?.containers ?? []) {
+        const quantity = c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource];
+        const value = quantity === undefined ? undefined : parseQuantity(quantity);
+        if (value !== undefined) {
+            total = (total ?? 0) + value;
+        }
+    }
+    return total;
+}
+
+function formatAmount(resource: string, value: number): string {
+    if (resource === "memory") {
+        return humanBytes(value);
+    }
+    return resource === "cpu" ? `${Number(value.toFixed(3))} CPU` : String(value);
+}
+
+/** Whether the scheduler could have put the pod on the node at all: no taint it does not tolerate, its selector met. */
+function candidate(pod: Pod, node: Node): boolean {
+    const tolerations = pod.spec?.tolerations ?? [];
+    const tainted = (node.spec?.taints ?? []).some((t) => (t.effect === "NoSchedule" || t.effect === "NoExecute")
+        && !tolerations.some((tol) => (tol.key === undefined && tol.operator === "Exists")
+            || (tol.key === t.key && (tol.operator === "Exists" || tol.value === t.value) && (tol.effect === undefined || tol.effect === "" || tol.effect === t.effect))));
+    const labels = node.metadata?.labels ?? {};
+    const selected = Object.entries(pod.spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v);
+    return !tainted && selected && node.spec?.unschedulable !== true;
+}
+
+/** The request against each candidate node's allocatable, from the snapshot's nodes when it has them. */
+function nodeEvidence(snapshot: ClusterSnapshot, pod: Pod, short: string[]): string[] {
+    if (snapshot.nodes === undefined) {
+        return ["nodes: not readable with these credentials (`kubectl describe nodes` shows their allocatable and what is requested)"];
+    }
+    return snapshot.nodes.filter((n) => candidate(pod, n)).map((n) => `node ${n.metadata?.name ?? "?"} allocatable ${short.map((r) => {
+        const value = parseQuantity(n.status?.allocatable?.[r] ?? "");
+        return `${r} ${value === undefined ? "?" : formatAmount(r, value)}`;
+    }).join(", ")} (before what its other pods request)`);
+}
+
+const RESOURCE_KEYS: Record<string, string> = { cpu: "cpu", memory: "memoryRequest" };
+
+function resourceFix(pod: Pod, short: string[], nodes: Node[] | undefined): string {
+    const parts = short.map((r) => {
+        const request = podRequest(pod, r);
+        const largest = Math.max(...(nodes ?? []).filter((n) => candidate(pod, n))
+            .map((n) => parseQuantity(n.status?.allocatable?.[r] ?? "") ?? 0));
+        const asked = request === undefined ? `${r}` : `${formatAmount(r, request)}`;
+        const room = Number.isFinite(largest) && largest > 0
+            ? request !== undefined && request > largest
+                ? `, more than any node it may run on can allocate at all (the largest: ${formatAmount(r, largest)})`
+                : `; the largest node it may run on allocates ${formatAmount(r, largest)}, and its other pods hold the rest`
+            : "";
+        return `the pod requests ${asked}${room}`;
+    });
+    const keys = [...new Set(short.map((r) => RESOURCE_KEYS[r]).filter((k) => k !== undefined))].map((k) => `\`${k}\``);
+    return `Not enough ${short.join(" and ")} free: ${parts.join("; ")}. Add or enlarge nodes (a larger machine type), free the `
+        + `nodes of other pods, or lower ${keys.join(" / ") || "the request"} in the stack config (not below what the model needs: `
+        + "`tfs plan` shows the sizing derived from it). A rolling update needs room for one extra pod too.";
+}
+
 function otherFix(reasons: NodeReason[], message: string): string {
     const text = reasons.map((r) => r.text).join("\n") || message;
-    if (/Insufficient (cpu|memory)/.test(text)) {
-        return "No node has the CPU or memory the pod requests free: add or enlarge nodes, or lower cpu/memoryRequest in "
-            + "the stack config (not below what the model needs: `tfs plan` shows it).";
-    }
     if (/node affinity|selector/.test(text)) {
         return "No node has the labels the pod selects (nodeSelector above; TF Serving needs kubernetes.io/arch=amd64): "
             + "add such nodes or fix the selector.";

@@ -165,6 +165,13 @@ export interface ReplicaSet {
     metadata?: ObjectMeta;
 }
 
+/** What the scheduler weighs of a node: its taints and what it can allocate to pods. */
+export interface Node {
+    metadata?: ObjectMeta;
+    spec?: { taints?: { key?: string; value?: string; effect?: string }[]; unschedulable?: boolean };
+    status?: { allocatable?: Record<string, string>; capacity?: Record<string, string> };
+}
+
 /** The model server's objects in one namespace, and the tail of its containers' logs. */
 export interface ClusterSnapshot {
     namespace: string;
@@ -178,6 +185,8 @@ export interface ClusterSnapshot {
     logs: Record<string, string>;
     /** Last lines of the previous run of restarted containers, keyed `POD/CONTAINER`. */
     previousLogs: Record<string, string>;
+    /** The cluster's nodes, read only when a pod is unscheduled, and absent when listing them is not allowed. */
+    nodes?: Node[];
 }
 
 export function logKey(podName: string, container: string): string {

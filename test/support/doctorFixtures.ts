@@ -8,7 +8,7 @@
  */
 import { modelServerLabels } from "../../contract/labels";
 import {
-    ClusterSnapshot, ContainerStatus, Deployment, DeploymentCondition, Event, Pod, PodCondition, Service, Toleration,
+    ClusterSnapshot, ContainerStatus, Deployment, DeploymentCondition, Event, Node, Pod, PodCondition, Service, Toleration,
 } from "../../ops/doctor/snapshot";
 
 export const MODEL = "half-plus-two";
@@ -243,6 +243,20 @@ export function deployment(options: { model?: string; replicas?: number; ready?:
                 { type: "Available", status: ready >= replicas ? "True" : "False", reason: ready >= replicas ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable", message: "Deployment has minimum availability.", lastUpdateTime: ago(800), lastTransitionTime: ago(800) },
                 { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${model}-6b7c9d8f5" has successfully progressed.`, lastUpdateTime: ago(800), lastTransitionTime: ago(900) },
             ],
+        },
+    });
+}
+
+/** A node as the API returns it: amd64 Linux, what it can allocate, and (for a GPU node) the GPU taint and GPUs. */
+export function node(name: string, options: { cpu: string; memory: string; gpu?: number }): Node {
+    return api<Node>({
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: { name, uid: `uid-node-${name}`, labels: { "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux", "kubernetes.io/hostname": name } },
+        spec: options.gpu ? { taints: [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }] } : {},
+        status: {
+            allocatable: { cpu: options.cpu, memory: options.memory, pods: "110", ...(options.gpu ? { "nvidia.com/gpu": String(options.gpu) } : {}) },
+            capacity: { cpu: options.cpu, memory: options.memory, pods: "110" },
         },
     });
 }

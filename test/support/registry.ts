@@ -11,6 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { Parser } from "tar";
 import * as YAML from "yaml";
+import { ownChild } from "./children";
 
 /** The registry binary the Debian package `docker-registry` installs. */
 export const REGISTRY_BINARY = "/usr/bin/docker-registry";
@@ -81,7 +82,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<LocalRe
         http: { addr: host, secret: "tfs-test-registry" },
         ...(options.login ? { auth: { htpasswd: { realm: "tfs-test-registry", path: htpasswd } } } : {}),
     }));
-    const child = spawn(binary, ["serve", configFile], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = ownChild(spawn(binary, ["serve", configFile], { stdio: ["ignore", "ignore", "pipe"] }));
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
     const exited = new Promise<number | null>((resolve) => {

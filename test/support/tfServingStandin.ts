@@ -13,13 +13,21 @@ import * as fs from "fs";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import { ownChild } from "./children";
 import { fixtureModelDir } from "./fixtures";
 
 const SOURCE = path.resolve(__dirname, "../../tools/e2e-env/go/tfserving-standin");
 
 let binary: string | undefined;
 
-/** The stand-in's binary, built on first use (a second test run finds it cached). */
+/** Time a suite's `before` hook allows for building the stand-in. */
+export const BUILD_TIMEOUT_MS = 600_000;
+
+/**
+ * The stand-in's binary, built on first use (a second test run finds it cached). A cold build takes
+ * minutes on a busy machine and blocks the event loop: suites call it from a `before` hook with a
+ * long timeout (`BUILD_TIMEOUT_MS`), not from inside a test.
+ */
 export function standinBinary(): string {
     if (binary !== undefined) {
         return binary;
@@ -76,7 +84,7 @@ export function fixtureArgs(fixture: string, name = fixture): string[] {
 export async function startTfServing(options: TfServingOptions): Promise<TfServing> {
     const port = options.port ?? await unusedPort();
     const grpcPort = await unusedPort();
-    const child = spawn(standinBinary(), [`--port=${grpcPort}`, `--rest_api_port=${port}`, ...options.args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = ownChild(spawn(standinBinary(), [`--port=${grpcPort}`, `--rest_api_port=${port}`, ...options.args], { stdio: ["ignore", "pipe", "pipe"] }));
     let log = "";
     child.stdout?.on("data", (chunk: Buffer) => { log += chunk.toString(); });
     child.stderr?.on("data", (chunk: Buffer) => { log += chunk.toString(); });

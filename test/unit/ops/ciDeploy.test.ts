@@ -73,6 +73,20 @@ describe("CI deploy", () => {
         assert.ok(lines.some((l) => l.startsWith("✘ preflight")));
     });
 
+    it("says the Pulumi CLI is missing instead of the engine's raw ENOENT", async () => {
+        // What the Automation API throws when `pulumi` is not on PATH.
+        const enoent = new Error("code: -2\n stdout: \n stderr: Command failed with ENOENT: pulumi version\nspawn pulumi ENOENT\n err?: Error: Command failed with ENOENT: pulumi version\nspawn pulumi ENOENT\n");
+        const summary = await ciDeploy({ projectDir: ROOT, stack: "ci", previewOnly: true, selectStack: async () => { throw enoent; } });
+        assert.strictEqual(summary.failedStep, "preflight");
+        assert.match(summary.steps[0].detail, /^tfs deploy runs the Pulumi CLI, which is not on PATH: install the Pulumi CLI and put it on PATH/);
+        assert.doesNotMatch(summary.steps[0].detail, /code: -2|ENOENT/);
+        const unknown = await ciDeploy({
+            projectDir: ROOT, stack: "nope", previewOnly: true,
+            selectStack: async () => { throw new Error("code: 255\n stdout: \n stderr: error: no stack named 'nope' found\n"); },
+        });
+        assert.match(unknown.steps[0].detail, /^cannot select stack "nope" in .*: error: no stack named 'nope' found \(pulumi stack ls shows the stacks\)$/);
+    });
+
     it("names a missing stack file", () => {
         assert.throws(() => stackInput(ROOT, "no-such-stack"), /no stack file .*Pulumi\.no-such-stack\.yaml; stacks with a file here: .*dev/);
     });

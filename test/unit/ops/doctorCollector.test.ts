@@ -6,10 +6,10 @@ import * as os from "os";
 import * as path from "path";
 import { execFile } from "child_process";
 import { ClusterUnreachableError, TargetError } from "../../../ops/doctor";
-import { collectSnapshot } from "../../../ops/doctor/collector";
+import { collectSnapshot, findAmbientKubeconfig } from "../../../ops/doctor/collector";
 import { targetFromStack } from "../../../ops/doctor/stackTarget";
 import { Event, Pod } from "../../../ops/doctor/snapshot";
-import { MODEL, NAMESPACE, TF_LOGS, ago, deployment, event, pod, service } from "../../support/doctorFixtures";
+import { MODEL, NAMESPACE, TF_LOGS, ago, deployment, event, node, pod, service } from "../../support/doctorFixtures";
 
 const REPO = path.resolve(__dirname, "../../..");
 
@@ -24,6 +24,8 @@ class FakeApiServer {
     services: unknown[] = [];
     deployments: unknown[] = [];
     logs: Record<string, string> = {};
+    /** Undefined: listing nodes is forbidden, as for a user with rights in the namespace only. */
+    nodes: unknown[] | undefined;
     namespaces = [NAMESPACE];
     private server = http.createServer((req, res) => this.answer(req, res));
 
@@ -59,6 +61,11 @@ class FakeApiServer {
             res.writeHead(200, { "content-type": "text/plain" });
             res.end(this.logs[key]);
             return;
+        }
+        if (url.pathname === "/api/v1/nodes") {
+            return this.nodes === undefined
+                ? json(403, { kind: "Status", apiVersion: "v1", status: "Failure", message: "nodes is forbidden: User \"alice\" cannot list resource \"nodes\" in API group \"\" at the cluster scope", reason: "Forbidden", code: 403 })
+                : list("NodeList", this.nodes);
         }
         switch (url.pathname.replace(/namespaces\/[^/]+\//, "namespaces/NS/")) {
             case "/api/v1/namespaces/NS/pods": return list("PodList", this.pods);
@@ -97,6 +104,16 @@ function tfs(...args: string[]): Promise<Run> {
             });
     });
 }
+
+describe("the ambient kubeconfig", () => {
+    const exists = (present: string[]) => (file: string) => present.includes(file);
+    it("is KUBECONFIG's files, else ~/.kube/config, else a pod's service account, else none", () => {
+        assert.deepStrictEqual(findAmbientKubeconfig({ KUBECONFIG: "/a:/b", HOME: "/h" }, exists([])), { kind: "env", files: ["/a", "/b"] });
+        assert.deepStrictEqual(findAmbientKubeconfig({ KUBECONFIG: "", HOME: "/h" }, exists(["/h/.kube/config"])), { kind: "home", file: "/h/.kube/config" });
+        assert.deepStrictEqual(findAmbientKubeconfig({ HOME: "/h" }, exists(["/var/run/secrets/kubernetes.io/serviceaccount/token"])), { kind: "in-cluster" });
+        assert.deepStrictEqual(findAmbientKubeconfig({ HOME: "/h" }, exists([])), { kind: "none" });
+    });
+});
 
 describe("tfs doctor against a fake API server", function () {
     this.timeout(120_000);
@@ -140,6 +157,19 @@ describe("tfs doctor against a fake API server", function () {
         assert.strictEqual(unreadLogs.length, 1);
         assert.match(unreadLogs[0], /^log of half-plus-two-6b7c9d8f5-x2kqp\/tf-serving: previous terminated container/);
         assert.ok(!api.requests.some((r) => r.includes("/pods/waiting/log")));
+    });
+
+    it("reads the nodes only for a pod not yet on one, and does without them when that is forbidden", async () => {
+        const placed = pod({ ready: true });
+        api.pods = [placed];
+        assert.strictEqual((await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE })).snapshot.nodes, undefined);
+        assert.ok(!api.requests.includes("/api/v1/nodes"), "no pod waits for a node");
+        api.pods = [pod({ nodeName: "", ready: false })];
+        assert.strictEqual((await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE })).snapshot.nodes, undefined, "forbidden");
+        assert.ok(api.requests.includes("/api/v1/nodes"));
+        api.nodes = [node("cpu-node", { cpu: "2", memory: "4Gi" })];
+        const { snapshot } = await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE });
+        assert.deepStrictEqual(snapshot.nodes?.map((n) => [n.metadata?.name, n.status?.allocatable?.cpu]), [["cpu-node", "2"]]);
     });
 
     it("throws TargetError for a missing namespace or context, ClusterUnreachableError for a closed port", async () => {

@@ -4,7 +4,7 @@ import { Finding } from "../../../ops/doctor/findings";
 import { parseSchedulingMessage } from "../../../ops/doctor/schedulingRules";
 import { ClusterSnapshot } from "../../../ops/doctor/snapshot";
 import {
-    MODEL, NOW, TF_LOGS, ago, deployment, event, pod, podSpec, schedulingEvent, service, snapshot,
+    MODEL, NOW, TF_LOGS, ago, deployment, event, node, pod, podSpec, schedulingEvent, service, snapshot,
 } from "../../support/doctorFixtures";
 
 const POD = `${MODEL}-6b7c9d8f5-x2kqp`;
@@ -366,11 +366,42 @@ describe("tfs doctor rules", () => {
             assert.match(f.fix, /add CPU nodes/);
         });
 
-        it("names other scheduling failures from the condition when no event is left", () => {
+        it("names memory as the cause from the condition when no event is left, without the nodes", () => {
             const p = pod({ nodeName: "", spec: podSpec(), conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.", lastTransitionTime: ago(100) }] });
-            const f = only(run(world({ pods: [p] })), "unschedulable");
+            const f = only(run(world({ pods: [p] })), "insufficient-resources");
             hasEvidence(f, /condition PodScheduled False \(Unschedulable\): 0\/3 nodes are available: 3 Insufficient memory/);
-            assert.match(f.fix, /CPU or memory/);
+            hasEvidence(f, /nodes: not readable with these credentials/);
+            assert.match(f.summary, /no node it may run on has the memory it requests free/);
+            assert.match(f.fix, /the pod requests 384 MiB/);
+            assert.match(f.fix, /`memoryRequest`/);
+        });
+
+        it("names CPU, not the GPU node's taint, for a CPU pod too big for the CPU node, with the numbers", () => {
+            const big = podSpec();
+            big.containers![0].resources = { requests: { cpu: "3", memory: "384Mi" }, limits: { cpu: "3", memory: "512Mi" } };
+            const p = pending(big);
+            const message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {nvidia.com/gpu: present}. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
+            const nodes = [node("cpu-node", { cpu: "1930m", memory: "7Gi" }), node("gpu-node", { cpu: "8", memory: "30Gi", gpu: 1 })];
+            const f = only(run(world({ pods: [p], events: [schedulingEvent(p, message)], nodes })), "insufficient-resources");
+            assert.match(f.summary, /no node it may run on has the cpu it requests free \(1 Insufficient cpu, 1 node\(s\) had untolerated taint/);
+            hasEvidence(f, /^pod requests cpu 3, memory 384Mi$/);
+            hasEvidence(f, /^node cpu-node allocatable cpu 1\.93 CPU \(before what its other pods request\)$/);
+            assert.ok(!f.evidence.some((e) => /gpu-node/.test(e)), "the tainted GPU node was never a candidate");
+            assert.match(f.fix, /the pod requests 3 CPU, more than any node it may run on can allocate at all \(the largest: 1\.93 CPU\)/);
+            assert.match(f.fix, /lower `cpu` in the stack config/);
+        });
+
+        it("names CPU and memory together when the node fits one request but is full", () => {
+            const p = pending(podSpec());
+            const f = only(run(world({
+                pods: [p],
+                events: [schedulingEvent(p, "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")],
+                nodes: [node("cpu-node", { cpu: "2", memory: "4Gi" })],
+            })), "insufficient-resources");
+            assert.match(f.summary, /has the cpu and memory it requests free/);
+            assert.match(f.fix, /the pod requests 1 CPU; the largest node it may run on allocates 2 CPU, and its other pods hold the rest/);
+            assert.match(f.fix, /the pod requests 384 MiB; the largest node it may run on allocates 4\.0 GiB/);
+            assert.match(f.fix, /`cpu` \/ `memoryRequest`/);
         });
     });
 

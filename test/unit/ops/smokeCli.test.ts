@@ -1,28 +1,24 @@
 import * as assert from "assert";
-import { execFile } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { ModelFolder, TfServing, fixtureArgs, startTfServing, untilVersionStates, unusedPort } from "../../support/tfServingStandin";
-
-const TFS = path.resolve(__dirname, "../../../bin/tfs.js");
-
-interface Run { code: number | null; stdout: string; stderr: string }
+import { TfsRun, runTfs } from "../../support/tfsCommand";
+import {
+    BUILD_TIMEOUT_MS, ModelFolder, TfServing, fixtureArgs, standinBinary, startTfServing, untilVersionStates, unusedPort,
+} from "../../support/tfServingStandin";
 
 /** Runs `node bin/tfs.js ARGS` as a child process (asynchronously, so the server keeps answering); `onStderr` sees its progress as it comes. */
-function tfs(args: string[], env: NodeJS.ProcessEnv = process.env, onStderr?: (text: string) => void): Promise<Run> {
-    return new Promise((resolve) => {
-        const child = execFile(process.execPath, [TFS, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-            const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
-            resolve({ code, stdout, stderr });
-        });
-        child.stderr?.on("data", (chunk: Buffer) => onStderr?.(chunk.toString()));
-    });
+function tfs(args: string[], env: NodeJS.ProcessEnv = process.env, onStderr?: (text: string) => void): Promise<TfsRun> {
+    return runTfs(args, { env, onStderr });
 }
 
 describe("tfs smoke (child process)", function () {
     // Each run starts node with ts-node: one to three seconds apiece on a small, busy machine.
-    this.timeout(90_000);
+    this.timeout(120_000);
+    before(function () {
+        this.timeout(BUILD_TIMEOUT_MS);
+        standinBinary();
+    });
     let server: TfServing | undefined;
     let folder: ModelFolder | undefined;
     afterEach(async () => {

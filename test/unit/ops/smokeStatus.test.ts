@@ -64,6 +64,18 @@ describe("parseTfServingJson", () => {
     it("gives undefined for text that is not JSON", () => {
         assert.strictEqual(parseTfServingJson("<html>502 Bad Gateway</html>"), undefined);
     });
+
+    it("leaves NaN inside strings alone, escaped quotes included", () => {
+        assert.deepStrictEqual(parseTfServingJson('{"note": "a \\"NaN\\", Infinity]", "v": [NaN]}'), { note: "a \"NaN\", Infinity]", v: ["NaN"] });
+    });
+
+    it("reads a long run of whitespace in linear time (a lookbehind pattern took minutes on it)", () => {
+        const text = `[${" ".repeat(150_000)}NaN, 1]`;
+        const started = Date.now();
+        assert.deepStrictEqual(parseTfServingJson(text), ["NaN", 1]);
+        // The quadratic pattern needs over 10 s here on a quiet machine; the scan needs milliseconds.
+        assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    });
 });
 
 describe("describeFetchError", () => {
