@@ -71,5 +71,13 @@ export function changedSteps(previewJson: string): string[] {
     return (parsed.steps ?? []).filter((s) => s.op !== "same" && s.op !== "read").map(stepLabel).sort();
 }
 
+/**
+ * The operations in an engine summary (`changeSummary`, `resourceChanges`) that change something:
+ * not `same`, and not `read` (the stack's reference to its own outputs, read at every run).
+ */
+export function changingOps(counts: Record<string, number> | undefined): string[] {
+    return Object.keys(counts ?? {}).filter((op) => op !== "same" && op !== "read");
+}
+
 /** `node bin/tfs.js` of this repository. */
 export const TFS = path.resolve(__dirname, "../../bin/tfs.js");
