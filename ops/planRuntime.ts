@@ -97,6 +97,9 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { outputs: {}, secretOutputNames: [] };
         case "kubernetes:core/v1:Service":
             return { status: { loadBalancer: { ingress: [lb.hostname !== undefined ? { hostname: lb.hostname } : { ip: lb.ip ?? "203.0.113.10" }] } } };
+        case "kubernetes:gateway.networking.k8s.io/v1:Gateway":
+            // The load balancer's address, as a Gateway controller reports it.
+            return { status: { addresses: [lb.hostname !== undefined ? { type: "Hostname", value: lb.hostname } : { type: "IPAddress", value: lb.ip ?? "203.0.113.10" }] } };
         case "gcp:container/cluster:Cluster":
             // Without configured locations, a regional cluster's nodes go to zones GKE picks in the region.
             return {
@@ -113,9 +116,6 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
         case "aws:eks/cluster:Cluster":
             // Without a configured version EKS creates the cluster on its default one.
             return { version: inputs.version ?? "1.33", endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") }, arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}` };
-        case "pulumi:pulumi:StackReference":
-            // A stack that was never deployed: no outputs.
-            return { outputs: {}, secretOutputNames: [] };
         default:
             return {};
     }
