@@ -39,7 +39,8 @@ describe("GKE stack (composed under mocks)", () => {
     it("collector prometheus-operator on GKE: PodMonitor and PrometheusRule, no managed collection, no Cloud Monitoring dashboard", async () => {
         const config = exampleConfig("gcp-example", () => undefined, { "tf-serving:monitoring": JSON.stringify({ collector: "prometheus-operator", labels: { release: "kps" } }) });
         const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
-        assert.strictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).monitoringConfig, undefined);
+        // Off is sent explicitly: an absent block would keep what a running cluster has.
+        assert.deepStrictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).monitoringConfig.managedPrometheus, { enabled: false });
         assert.strictEqual((recorder.one("kubernetes:monitoring.coreos.com/v1:PodMonitor").inputs as any).metadata.labels.release, "kps");
         assert.strictEqual(recorder.ofType("kubernetes:monitoring.coreos.com/v1:PrometheusRule").length, 1);
         assert.deepStrictEqual(recorder.ofType("gcp:monitoring/dashboard:Dashboard"), []);
