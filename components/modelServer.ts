@@ -13,7 +13,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { dockerConfigJson } from "../contract/registry";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, modelServerLabels } from "../contract/labels";
-import { GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -154,8 +154,11 @@ export interface ModelServerArgs {
      * with an HTTPRoute (REST) and a GRPCRoute (gRPC) to the Service (set `serviceType` ClusterIP),
      * balancing each request over the ready pods. TLS from the `tlsSecretName` Secret; without it
      * plaintext, which a preview warns about. The outputs follow the Gateway's address. Default none.
+     * `platform: "gke"`: the GKE Gateway controller's shape (one HTTPS listener on 443, one
+     * HTTPRoute, a HealthCheckPolicy on the model status), TLS from `tlsSecretName` or the
+     * Certificate Manager map `certificateMap`.
      */
-    gateway?: { className: string; tlsSecretName?: string };
+    gateway?: { className: string; tlsSecretName?: string; platform?: "generic" | "gke"; certificateMap?: string };
 }
 
 export class ModelServer extends pulumi.ComponentResource {
@@ -267,11 +270,12 @@ export class ModelServer extends pulumi.ComponentResource {
 
         if (args.gateway) {
             const address = gatewayAddress(name, args.namespace, { name: modelName, labels, ...args.gateway }, this);
-            const tls = args.gateway.tlsSecretName !== undefined;
+            const tls = args.gateway.tlsSecretName !== undefined || args.gateway.certificateMap !== undefined;
+            const port = args.gateway.platform === "gke" ? GKE_HTTPS_PORT : undefined;
             this.externalAddress = address;
             this.externalIp = address.apply((a) => (net.isIP(a) ? a : ""));
-            this.restUrl = address.apply((a) => gatewayEndpoints(a, tls).restUrl);
-            this.grpcEndpoint = address.apply((a) => gatewayEndpoints(a, tls).grpcEndpoint);
+            this.restUrl = address.apply((a) => gatewayEndpoints(a, tls, port).restUrl);
+            this.grpcEndpoint = address.apply((a) => gatewayEndpoints(a, tls, port).grpcEndpoint);
         } else {
             const ingress = this.service.status.loadBalancer.ingress;
             this.externalIp = ingress.apply((i) => i?.[0]?.ip ?? "");
@@ -305,16 +309,21 @@ function pullSecretContent(login: ImagePullCredentials): pulumi.Output<string> {
  * reports (`status.addresses[0]`). Without a TLS Secret a preview warns that traffic is plaintext.
  */
 function gatewayAddress(name: string, namespace: pulumi.Input<string>, input: GatewayInput, parent: pulumi.Resource): pulumi.Output<string> {
-    const { gateway: gatewayObject, httpRoute, grpcRoute } = renderGatewayObjects(input);
+    const { gateway: gatewayObject, httpRoute, grpcRoute, healthCheckPolicy } = renderGatewayObjects(input);
     const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace } });
-    if (input.tlsSecretName === undefined) {
+    if (input.tlsSecretName === undefined && input.certificateMap === undefined) {
         pulumi.log.warn(plaintextGatewayWarning(input.name, input.className), parent);
     }
     const opts = { parent };
     // status is listed (undefined) so that the engine returns it as an output.
     const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(gatewayObject), status: undefined }, opts);
     new k8s.apiextensions.CustomResource(`${name}-rest`, inNamespace(httpRoute), { ...opts, dependsOn: [gateway] });
-    new k8s.apiextensions.CustomResource(`${name}-grpc`, inNamespace(grpcRoute), { ...opts, dependsOn: [gateway] });
+    if (grpcRoute) {
+        new k8s.apiextensions.CustomResource(`${name}-grpc`, inNamespace(grpcRoute), { ...opts, dependsOn: [gateway] });
+    }
+    if (healthCheckPolicy) {
+        new k8s.apiextensions.CustomResource(`${name}-health-check`, inNamespace(healthCheckPolicy), opts);
+    }
     const status = (gateway as unknown as { status: pulumi.Output<{ addresses?: { value?: string }[] } | undefined> }).status;
     return status.apply((s) => s?.addresses?.[0]?.value ?? "");
 }

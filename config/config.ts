@@ -68,10 +68,11 @@ export interface ServiceSettings {
     /**
      * `loadBalancer` (default): the Service is the endpoint (L4; one gRPC channel stays on one pod).
      * `gateway`: a Gateway API Gateway of `gateway.className` in front of a ClusterIP Service,
-     * balancing each request; TLS from `gateway.tlsSecretName`, else plaintext (h2c).
+     * balancing each request; TLS from `gateway.tlsSecretName` (or on GKE `gateway.certificateMap`),
+     * else plaintext (h2c; refused on GKE).
      */
     endpoint: EndpointKind;
-    gateway?: { className: string; tlsSecretName?: string };
+    gateway?: { className: string; tlsSecretName?: string; certificateMap?: string; platform: "generic" | "gke" };
     /** CIDRs allowed to reach the load balancer. */
     sourceRanges: string[];
     /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
@@ -167,32 +168,57 @@ const cloudSections = {
 export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;
 export type EndpointKind = typeof ENDPOINT_KINDS[number];
 
+/** GKE's external managed Application Load Balancer (global), the class a GKE Gateway gets by default. */
+export const GKE_DEFAULT_GATEWAY_CLASS = "gke-l7-global-external-managed";
+
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A Certificate Manager resource id: lowercase letter first, then letters, digits, '-' (at most 63). */
+const CERTIFICATE_MAP_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
 /**
- * `endpoint: gateway` on a local or existing cluster: the GatewayClass to use, an optional TLS
- * Secret, and a ClusterIP Service behind it. The Gateway API has no source ranges, so the open
- * endpoint must be deliberate (`publicEndpoint`); GKE and EKS Gateways are not built yet.
+ * `endpoint: gateway`: the GatewayClass to use, the TLS certificate, and a ClusterIP Service behind
+ * it. On a local or existing cluster `gateway.className` names the cluster's class and TLS is
+ * optional; on GKE the class defaults to the external managed Application Load Balancer and TLS is
+ * required (Google's load balancer speaks HTTP/2, so gRPC, to clients only over TLS): a Certificate
+ * Manager map or a TLS Secret. The Gateway API has no source ranges, so the open endpoint must be
+ * deliberate (`publicEndpoint`). EKS's Gateway (the AWS Load Balancer Controller) is not built yet.
  */
 function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSettings): void {
     service.endpoint = "gateway";
-    if (cloud !== "local") {
-        r.fail("endpoint", `"gateway" is built for cloud "local" (an existing cluster with a Gateway API implementation) only so far; use "loadBalancer" on ${cloud}`);
+    if (cloud === "aws") {
+        r.fail("endpoint", "\"gateway\" on aws needs the AWS Load Balancer Controller, which the stack does not install yet; use \"loadBalancer\" on aws");
     }
+    const gke = cloud === "gcp";
     const g = r.nested("gateway");
-    if (g === undefined) {
+    if (g === undefined && !gke) {
         r.fail("gateway", "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)", undefined);
         return;
     }
-    g.rejectUnknown(["className", "tlsSecretName"]);
-    const className = g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)");
-    const tlsSecretName = g.string("tlsSecretName");
-    const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-    if (className !== "" && (!subdomain.test(className) || className.length > 253)) {
-        g.fail("className", "must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. \"traefik\"");
+    if (g === undefined) {
+        r.fail("gateway", "required with `endpoint: gateway` on gcp: the listener's certificate, `{certificateMap: NAME}` (Certificate Manager) or `{tlsSecretName: NAME}` (a kubernetes.io/tls Secret)", undefined);
+        return;
     }
-    if (tlsSecretName !== undefined && (!subdomain.test(tlsSecretName) || tlsSecretName.length > 253)) {
+    g.rejectUnknown(gke ? ["className", "tlsSecretName", "certificateMap"] : ["className", "tlsSecretName"]);
+    const className = gke ? g.string("className", GKE_DEFAULT_GATEWAY_CLASS) : g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)");
+    const tlsSecretName = g.string("tlsSecretName");
+    const certificateMap = gke ? g.string("certificateMap") : undefined;
+    if (className !== "" && (!OBJECT_NAME.test(className) || className.length > 253)) {
+        g.fail("className", `must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. "${gke ? GKE_DEFAULT_GATEWAY_CLASS : "traefik"}"`);
+    }
+    if (tlsSecretName !== undefined && (!OBJECT_NAME.test(tlsSecretName) || tlsSecretName.length > 253)) {
         g.fail("tlsSecretName", "must be the name of a kubernetes.io/tls Secret in the namespace, e.g. \"tf-serving-tls\"");
     }
-    service.gateway = { className, tlsSecretName };
+    if (certificateMap !== undefined && !CERTIFICATE_MAP_NAME.test(certificateMap)) {
+        g.fail("certificateMap", "must be a Certificate Manager certificate map's name in the project (lowercase letter first, then lowercase letters, digits and '-', at most 63), e.g. \"tf-serving\"");
+    }
+    if (gke && tlsSecretName === undefined && certificateMap === undefined) {
+        g.fail("certificateMap", "required on gcp (or tlsSecretName): Google's load balancer serves HTTP/2, so gRPC, to clients only over TLS; " +
+            "name a Certificate Manager certificate map (`gcloud certificate-manager maps list`) or a kubernetes.io/tls Secret in the namespace", undefined);
+    }
+    if (tlsSecretName !== undefined && certificateMap !== undefined) {
+        g.fail("certificateMap", "name one certificate source: certificateMap or tlsSecretName, not both");
+    }
+    service.gateway = { className, tlsSecretName, certificateMap, platform: gke ? "gke" : "generic" };
     if (service.type !== "ClusterIP") {
         r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
     }

@@ -97,6 +97,9 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { outputs: {}, secretOutputNames: [] };
         case "kubernetes:core/v1:Service":
             return { status: { loadBalancer: { ingress: [lb.hostname !== undefined ? { hostname: lb.hostname } : { ip: lb.ip ?? "203.0.113.10" }] } } };
+        case "kubernetes:gateway.networking.k8s.io/v1:Gateway":
+            // The load balancer's address, as a Gateway controller reports it.
+            return { status: { addresses: [lb.hostname !== undefined ? { type: "Hostname", value: lb.hostname } : { type: "IPAddress", value: lb.ip ?? "203.0.113.10" }] } };
         case "gcp:container/cluster:Cluster":
             // Without configured locations, a regional cluster's nodes go to zones GKE picks in the region.
             return {

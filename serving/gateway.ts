@@ -9,6 +9,7 @@
  * off one hostname and port, which the Gateway API lets an implementation refuse.
  */
 import { GRPC_PORT, REST_PORT } from "./images";
+import { modelStatusPath } from "./probes";
 
 export const GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1";
 
@@ -20,27 +21,43 @@ export interface GatewayInput {
     className: string;
     /** A `kubernetes.io/tls` Secret in the namespace: the listeners terminate TLS with it. Without it, plaintext (h2c for gRPC). */
     tlsSecretName?: string;
+    /**
+     * `gke`: the shape the GKE Gateway controller serves (renderGkeGatewayObjects). Default `generic`:
+     * a listener per serving port, an HTTPRoute and a GRPCRoute.
+     */
+    platform?: "generic" | "gke";
+    /** GKE only: a Certificate Manager certificate map (the `networking.gke.io/certmap` annotation) instead of a Secret. */
+    certificateMap?: string;
 }
 
 /** A Kubernetes object of the Gateway API, without its namespace. */
 export interface GatewayApiObject {
     apiVersion: string;
-    kind: "Gateway" | "HTTPRoute" | "GRPCRoute";
-    metadata: { name: string; labels: Record<string, string> };
+    kind: "Gateway" | "HTTPRoute" | "GRPCRoute" | "HealthCheckPolicy";
+    metadata: { name: string; labels: Record<string, string>; annotations?: Record<string, string> };
     spec: Record<string, unknown>;
 }
 
 export interface GatewayObjects {
     gateway: GatewayApiObject;
     httpRoute: GatewayApiObject;
-    grpcRoute: GatewayApiObject;
+    /** Absent on GKE, where the one HTTPRoute carries gRPC too. */
+    grpcRoute?: GatewayApiObject;
+    /** GKE's health check for the Service's backends. */
+    healthCheckPolicy?: GatewayApiObject;
 }
+
+/** TF Serving's gRPC services, the ones a Gateway routes (reflection, health and the rest are not). */
+const GRPC_SERVICES = ["PredictionService", "ModelService"].map((service) => `tensorflow.serving.${service}`);
 
 const REST_LISTENER = "rest";
 const GRPC_LISTENER = "grpc";
 
-/** The Gateway and its two routes as Kubernetes objects (apiVersion, kind, metadata, spec). */
+/** The Gateway and its routes as Kubernetes objects (apiVersion, kind, metadata, spec). */
 export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
+    if (input.platform === "gke") {
+        return renderGkeGatewayObjects(input);
+    }
     const metadata = { name: input.name, labels: input.labels };
     const listener = (name: string, port: number, kind: "HTTPRoute" | "GRPCRoute") => ({
         name,
@@ -80,7 +97,7 @@ export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
                 parentRefs: parent(GRPC_LISTENER),
                 // TF Serving's two services; anything else (reflection, health) is not routed.
                 rules: [{
-                    matches: ["PredictionService", "ModelService"].map((service) => ({ method: { type: "Exact", service: `tensorflow.serving.${service}` } })),
+                    matches: GRPC_SERVICES.map((service) => ({ method: { type: "Exact", service } })),
                     backendRefs: backend(GRPC_PORT),
                 }],
             },
@@ -88,10 +105,71 @@ export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
     };
 }
 
-/** The endpoint the Gateway serves at `address`: https and TLS when a Secret is named. */
-export function gatewayEndpoints(address: string, tls: boolean): { restUrl: string; grpcEndpoint: string } {
+/** The GKE Gateway's one port: Google's external Application Load Balancer serves HTTPS on 443. */
+export const GKE_HTTPS_PORT = 443;
+
+/**
+ * The GKE Gateway controller's shape. One HTTPS listener on 443 (the port Google's HTTPS load
+ * balancer certainly serves), TLS from a Certificate Manager map (annotation) or a Secret. One
+ * HTTPRoute: REST's `/v1/` to the REST port and gRPC's `/tensorflow.serving.*` paths (gRPC is
+ * HTTP/2 POST to /SERVICE/METHOD) to the gRPC port, which the Service marks `kubernetes.io/h2c` so
+ * the load balancer speaks HTTP/2 to it; an HTTPRoute is what every GKE GatewayClass serves,
+ * GRPCRoute is not in GKE's documented route kinds. A HealthCheckPolicy probes TF Serving's model
+ * status on the REST port for every backend of the Service: the load balancer's default check
+ * (HTTP GET / on the serving port) gets 404 from REST and no HTTP/1 answer from the gRPC port, so
+ * both backends would be marked down.
+ */
+function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
+    const annotations = input.certificateMap === undefined ? undefined : { "networking.gke.io/certmap": input.certificateMap };
+    const tls = input.tlsSecretName === undefined ? {} : {
+        tls: { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: input.tlsSecretName }] },
+    };
+    const backend = (port: number) => [{ group: "", kind: "Service", name: input.name, port }];
+    const service = { group: "", kind: "Service", name: input.name };
+    return {
+        gateway: {
+            apiVersion: GATEWAY_API_VERSION,
+            kind: "Gateway",
+            metadata: { name: input.name, labels: input.labels, ...(annotations ? { annotations } : {}) },
+            spec: {
+                gatewayClassName: input.className,
+                listeners: [{
+                    name: "https",
+                    port: GKE_HTTPS_PORT,
+                    protocol: "HTTPS",
+                    ...tls,
+                    allowedRoutes: { namespaces: { from: "Same" }, kinds: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute" }] },
+                }],
+            },
+        },
+        httpRoute: {
+            apiVersion: GATEWAY_API_VERSION,
+            kind: "HTTPRoute",
+            metadata: { name: input.name, labels: input.labels },
+            spec: {
+                parentRefs: [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: input.name, sectionName: "https" }],
+                rules: [
+                    { matches: [{ path: { type: "PathPrefix", value: "/v1/" } }], backendRefs: backend(REST_PORT) },
+                    { matches: GRPC_SERVICES.map((s) => ({ path: { type: "PathPrefix", value: `/${s}/` } })), backendRefs: backend(GRPC_PORT) },
+                ],
+            },
+        },
+        healthCheckPolicy: {
+            apiVersion: "networking.gke.io/v1",
+            kind: "HealthCheckPolicy",
+            metadata: { name: input.name, labels: input.labels },
+            spec: {
+                default: { config: { type: "HTTP", httpHealthCheck: { port: REST_PORT, requestPath: modelStatusPath(input.name) } } },
+                targetRef: service,
+            },
+        },
+    };
+}
+
+/** The endpoint the Gateway serves at `address`: https and TLS when a Secret is named; `port` when all share one (GKE). */
+export function gatewayEndpoints(address: string, tls: boolean, port?: number): { restUrl: string; grpcEndpoint: string } {
     const host = address.includes(":") ? `[${address}]` : address;
-    return { restUrl: `${tls ? "https" : "http"}://${host}:${REST_PORT}`, grpcEndpoint: `${host}:${GRPC_PORT}` };
+    return { restUrl: `${tls ? "https" : "http"}://${host}:${port ?? REST_PORT}`, grpcEndpoint: `${host}:${port ?? GRPC_PORT}` };
 }
 
 /** What a preview says when the Gateway has no TLS Secret: every request crosses the network in the clear. */

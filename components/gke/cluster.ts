@@ -107,6 +107,9 @@ export function clusterArgs(args: GkeClusterArgs, at: ClusterAttachments): gcp.c
         // ("Service account ... does not exist", hashicorp/terraform-provider-google#4435).
         nodeConfig: { serviceAccount: at.serviceAccount, oauthScopes: [CLOUD_PLATFORM_SCOPE] },
         releaseChannel: { channel: args.releaseChannel },
+        // The GKE Gateway controller serves Gateways only where the Gateway API is on; on, it costs
+        // nothing until a Gateway creates a load balancer (`endpoint: gateway`).
+        gatewayApiConfig: { channel: "CHANNEL_STANDARD" },
         workloadIdentityConfig: { workloadPool: `${args.project}.svc.id.goog` },
         deletionProtection: args.deletionProtection,
         // Public nodes explicitly: `privateNodes: false` then says what runs (a change either way is refused at

@@ -44,6 +44,7 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(c.workloadIdentityConfig, { workloadPool: "my-project.svc.id.goog" });
         assert.strictEqual(c.deletionProtection, true);
         assert.strictEqual(c.networkingMode, "VPC_NATIVE");
+        assert.deepStrictEqual(c.gatewayApiConfig, { channel: "CHANNEL_STANDARD" }, "the GKE Gateway controller serves Gateways only with the Gateway API on");
         assert.deepStrictEqual(c.privateClusterConfig, { enablePrivateNodes: false }, "public nodes said explicitly: an absent block keeps what GKE has");
         assert.deepStrictEqual(c.masterAuthorizedNetworksConfig, { cidrBlocks: [{ cidrBlock: "0.0.0.0/0", displayName: "any address" }], gcpPublicCidrsAccessEnabled: true },
             "no gke.apiAccessCidrs: any address, sent explicitly (an absent block keeps an earlier restriction)");

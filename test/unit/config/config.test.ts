@@ -102,7 +102,7 @@ describe("readConfig", () => {
 
     it("endpoint gateway: a ClusterIP Service behind the named GatewayClass, TLS from a Secret", () => {
         const c = readConfig(cfg({ ...BASE, endpoint: "gateway", gateway: { className: "traefik", tlsSecretName: "tfs-tls" } }), PROJECT, DIR);
-        assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway], ["gateway", "ClusterIP", { className: "traefik", tlsSecretName: "tfs-tls" }]);
+        assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway], ["gateway", "ClusterIP", { className: "traefik", tlsSecretName: "tfs-tls", certificateMap: undefined, platform: "generic" }]);
         const lb = readConfig(cfg(BASE), PROJECT, DIR);
         assert.deepStrictEqual([lb.service.endpoint, lb.service.type, lb.service.gateway], ["loadBalancer", "LoadBalancer", undefined]);
     });
@@ -118,7 +118,24 @@ describe("readConfig", () => {
         assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, publicEndpoint: "false" }).join("\n"), /^publicEndpoint: with `endpoint: gateway`/m);
         assert.match(keys({ gateway: { className: "t" } }).join("\n"), /^gateway: applies only with `endpoint: gateway`/m);
         assert.match(keys({ endpoint: "ingress" }).join("\n"), /^endpoint: /m);
-        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, cloud: "gcp" }).join("\n"), /^endpoint: "gateway" is built for cloud "local"/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, cloud: "aws" }).join("\n"), /^endpoint: "gateway" on aws needs the AWS Load Balancer Controller/m);
+    });
+
+    it("endpoint gateway on gcp: accepted with a certificate map or a Secret (the rest of the gcp settings aside)", () => {
+        const gatewayIssues = (gateway: Record<string, unknown>) => issuesOf({ ...BASE, cloud: "gcp", endpoint: "gateway", gateway })
+            .map((i) => i.key).filter((k) => /^(gateway|endpoint|serviceType)/.test(k));
+        assert.deepStrictEqual(gatewayIssues({ certificateMap: "tfs-map" }), []);
+        assert.deepStrictEqual(gatewayIssues({ className: "gke-l7-regional-external-managed", tlsSecretName: "tfs-tls" }), []);
+    });
+
+    it("endpoint gateway on gcp: refuses plaintext, two certificate sources, a bad map name; certificateMap is GKE's only", () => {
+        const keys = (values: Record<string, unknown>) => issuesOf({ ...BASE, ...values }).map((i) => `${i.key}: ${i.expected}`).join("\n");
+        const gcp = { cloud: "gcp", endpoint: "gateway" };
+        assert.match(keys({ ...gcp }), /^gateway: required with `endpoint: gateway` on gcp: the listener's certificate/m);
+        assert.match(keys({ ...gcp, gateway: { className: "gke-l7-rilb" } }), /^gateway\.certificateMap: required on gcp \(or tlsSecretName\): Google's load balancer serves HTTP\/2, so gRPC, to clients only over TLS/m);
+        assert.match(keys({ ...gcp, gateway: { certificateMap: "m", tlsSecretName: "s" } }), /^gateway\.certificateMap: name one certificate source/m);
+        assert.match(keys({ ...gcp, gateway: { certificateMap: "Map_1" } }), /^gateway\.certificateMap: must be a Certificate Manager certificate map's name/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "traefik", certificateMap: "m" } }), /^gateway\.certificateMap: unknown key/m);
     });
 
     it("refuses an open load balancer unless publicEndpoint says so", () => {

@@ -38,6 +38,33 @@ describe("gateway rendering", () => {
         assert.strictEqual(gatewayEndpoints("2001:db8::1", false).grpcEndpoint, "[2001:db8::1]:8500");
     });
 
+    it("GKE: one HTTPS listener on 443 with the certificate map annotation, no generic health check left to the load balancer", () => {
+        const { gateway, grpcRoute, healthCheckPolicy } = renderGatewayObjects({ ...INPUT, className: "gke-l7-global-external-managed", platform: "gke", certificateMap: "tfs-map" }) as any;
+        assert.deepStrictEqual(gateway.metadata.annotations, { "networking.gke.io/certmap": "tfs-map" });
+        assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.name, l.port, l.protocol, l.tls, l.allowedRoutes.kinds[0].kind]), [["https", 443, "HTTPS", undefined, "HTTPRoute"]]);
+        assert.strictEqual(grpcRoute, undefined);
+        assert.strictEqual(healthCheckPolicy.apiVersion, "networking.gke.io/v1");
+        assert.deepStrictEqual(healthCheckPolicy.spec.default.config, { type: "HTTP", httpHealthCheck: { port: 8501, requestPath: "/v1/models/half-plus-two" } });
+        assert.deepStrictEqual(healthCheckPolicy.spec.targetRef, { group: "", kind: "Service", name: "half-plus-two" });
+    });
+
+    it("GKE: one HTTPRoute sends REST's /v1/ to the REST port and gRPC's /tensorflow.serving.* paths to the gRPC port", () => {
+        const { httpRoute } = renderGatewayObjects({ ...INPUT, platform: "gke", tlsSecretName: "tfs-tls" }) as any;
+        assert.deepStrictEqual(httpRoute.spec.parentRefs[0].sectionName, "https");
+        assert.deepStrictEqual(httpRoute.spec.rules.map((r: any) => [r.matches.map((m: any) => m.path.value), r.backendRefs[0].port]), [
+            [["/v1/"], 8501],
+            [["/tensorflow.serving.PredictionService/", "/tensorflow.serving.ModelService/"], 8500],
+        ]);
+    });
+
+    it("the generic shape has no GKE health check policy", () => {
+        assert.strictEqual(renderGatewayObjects(INPUT).healthCheckPolicy, undefined);
+    });
+
+    it("one port for both when the Gateway has one listener (GKE)", () => {
+        assert.deepStrictEqual(gatewayEndpoints("203.0.113.20", true, 443), { restUrl: "https://203.0.113.20:443", grpcEndpoint: "203.0.113.20:443" });
+    });
+
     it("says loudly that a Gateway without a Secret is plaintext, and how to fix it", () => {
         assert.match(plaintextGatewayWarning("m", "traefik"), /^model "m": the Gateway \(class traefik\) has no TLS Secret \(gateway\.tlsSecretName\), so REST and gRPC are PLAINTEXT/);
     });

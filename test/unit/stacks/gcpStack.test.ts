@@ -59,6 +59,47 @@ describe("GKE stack (composed under mocks)", () => {
         assert.strictEqual(parse(outputs.kubeconfig as string).users[0].user.exec.command, "gke-gcloud-auth-plugin");
     });
 
+    it("endpoint gateway: the GKE Gateway (external managed ALB), one HTTPS listener with the certificate map, HTTP/2 to gRPC, https outputs", async () => {
+        const config = exampleConfig("gcp-example", () => undefined, {
+            "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true", "tf-serving:gateway": JSON.stringify({ certificateMap: "tfs-map" }),
+        });
+        delete config["tf-serving:loadBalancerSourceRanges"];
+        const { recorder, outputs } = await runCloudStack(config, { ip: "203.0.113.20" });
+        assert.deepStrictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).gatewayApiConfig, { channel: "CHANNEL_STANDARD" });
+        const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
+        assert.strictEqual(gateway.spec.gatewayClassName, "gke-l7-global-external-managed");
+        assert.deepStrictEqual(gateway.metadata.annotations, { "networking.gke.io/certmap": "tfs-map" });
+        assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.port, l.protocol, l.tls]), [[443, "HTTPS", undefined]]);
+        const route = recorder.one("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute").inputs as any;
+        assert.deepStrictEqual(route.spec.rules.map((r: any) => r.backendRefs[0].port), [8501, 8500]);
+        assert.deepStrictEqual(recorder.ofType("kubernetes:gateway.networking.k8s.io/v1:GRPCRoute"), []);
+        const service = recorder.one("kubernetes:core/v1:Service").inputs as any;
+        assert.strictEqual(service.spec.type, "ClusterIP");
+        assert.strictEqual(service.spec.ports.find((p: any) => p.name === "grpc").appProtocol, "kubernetes.io/h2c");
+        const health = recorder.one("kubernetes:networking.gke.io/v1:HealthCheckPolicy").inputs as any;
+        assert.deepStrictEqual(health.spec, {
+            default: { config: { type: "HTTP", httpHealthCheck: { port: 8501, requestPath: "/v1/models/half-plus-two" } } },
+            targetRef: { group: "", kind: "Service", name: "half-plus-two" },
+        });
+        assert.strictEqual(health.metadata.namespace, "tf-serving");
+        assert.strictEqual(outputs.restUrl, "https://203.0.113.20:443");
+        assert.strictEqual(outputs.grpcEndpoint, "203.0.113.20:443");
+        assert.strictEqual(outputs.modelStatusUrl, "https://203.0.113.20:443/v1/models/half-plus-two");
+    });
+
+    it("endpoint gateway with a TLS Secret: the listener terminates with it, no certificate map annotation", async () => {
+        const config = exampleConfig("gcp-example", () => undefined, {
+            "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true",
+            "tf-serving:gateway": JSON.stringify({ tlsSecretName: "tfs-tls", className: "gke-l7-regional-external-managed" }),
+        });
+        delete config["tf-serving:loadBalancerSourceRanges"];
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.20" });
+        const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
+        assert.strictEqual(gateway.spec.gatewayClassName, "gke-l7-regional-external-managed");
+        assert.strictEqual(gateway.metadata.annotations, undefined);
+        assert.deepStrictEqual(gateway.spec.listeners[0].tls, { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: "tfs-tls" }] });
+    });
+
     it("pushes to Artifact Registry with the access token as a secret, and pods run the pushed digest", async () => {
         const { recorder, outputs } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image");
