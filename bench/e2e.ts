@@ -7,6 +7,8 @@
  * - the local stack with the small fixture model: first `up`, no-op `up` and `preview`;
  * - `kubectl apply --server-side` + `rollout status` of the same objects: the Kubernetes floor;
  * - traffic during a version update (a node that runs containers; null otherwise);
+ * - gRPC on one channel through the LoadBalancer, then through a Gateway (`grpc`; same condition):
+ *   latencies and each pod's share of the Predicts;
  * - a synthetic SavedModel of at least 1 GiB (the fixture's real graph with a large, incompressible
  *   variables file, generated here, never committed): first `up`, no-op `preview`, a new version's
  *   `up`, and the bytes the registry received for it against that version's compressed size.
@@ -24,6 +26,7 @@ import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
 import { E2eProject, MODEL, ROOT, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
+import { GrpcBalanceReport, grpcBalance } from "../test/support/grpcTraffic";
 import { TrafficReport, underTraffic } from "../test/support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -208,6 +211,36 @@ async function newLayers(before: string, after: string): Promise<{ count: number
     return { count: fresh.length, bytes: fresh.reduce((sum, l) => sum + l.size, 0) };
 }
 
+const GRPC_REQUESTS = 300;
+
+/**
+ * gRPC Predicts on one channel through the stack's LoadBalancer, then through a Gateway of the
+ * environment's GatewayClass (the same stack switched to `endpoint: gateway`): latencies and each
+ * pod's share from the pods' own counts.
+ */
+async function grpcBench(project: E2eProject, log: (line: string) => void): Promise<Record<string, Omit<GrpcBalanceReport, "podCounts">>> {
+    const pods = () => (kubectl("get", "pods", "-n", project.namespace, "-l", `app.kubernetes.io/instance=${MODEL}`).items as
+        { metadata: { deletionTimestamp?: string }; status: { podIP?: string; phase: string } }[])
+        .filter((p) => p.status.phase === "Running" && !p.metadata.deletionTimestamp && p.status.podIP).map((p) => p.status.podIP as string);
+    const measure = async (endpoint: string) => {
+        const report: Partial<GrpcBalanceReport> = await grpcBalance(endpoint, { tls: false }, MODEL, pods(), GRPC_REQUESTS);
+        delete report.podCounts;
+        return report as Omit<GrpcBalanceReport, "podCounts">;
+    };
+    const out: Record<string, Omit<GrpcBalanceReport, "podCounts">> = {};
+    log(`[bench] gRPC: ${GRPC_REQUESTS} Predicts on one channel through the LoadBalancer`);
+    out.loadBalancer = await measure((await project.stack.outputs()).grpcEndpoint.value as string);
+    const className = process.env.TFS_E2E_GATEWAY_CLASS;
+    if (className) {
+        log(`[bench] gRPC: the same through a Gateway (class ${className})`);
+        // The Gateway API has no source ranges: open on purpose (a loopback address here).
+        project.setConfig({ endpoint: "gateway", gateway: { className }, loadBalancerSourceRanges: undefined, publicEndpoint: true });
+        const up = await project.stack.up({ onOutput: quiet });
+        out.gateway = await measure(up.outputs.grpcEndpoint.value as string);
+    }
+    return out;
+}
+
 async function main(): Promise<void> {
     const json = process.argv.includes("--json");
     const log = (line: string) => { if (!json) { console.error(line); } };
@@ -233,6 +266,7 @@ async function main(): Promise<void> {
         const kubectl = await kubectlFloor(small);
 
         let update: TrafficReport | null = null;
+        let grpc: Record<string, unknown> | null = null;
         const restUrl = up.outputs.restUrl.value as string;
         // A preview of a new version: it previewed an error (a registry lookup of the unpushed tag) before.
         fs.cpSync(path.join(small.modelDir, "123"), path.join(small.modelDir, "124"), { recursive: true });
@@ -241,6 +275,7 @@ async function main(): Promise<void> {
         if (await servesTraffic(up.outputs.modelStatusUrl.value as string)) {
             log("[bench] a new version under traffic (20 predicts a second through the load balancer)");
             update = await underTraffic(restUrl, MODEL, small.stack.up({ onOutput: quiet }), { expected: [2.5, 3, 4.5] });
+            grpc = await grpcBench(small, log);
         }
         result = {
             noopUp: round(noopUp), noopPreview: round(noopPreview),
@@ -251,6 +286,7 @@ async function main(): Promise<void> {
             smallModel: { bytes: folderBytes(path.join(small.modelDir, "123")), noopPreview: round(noopPreview) },
             updatePreview: round(updatePreview),
             update: update && { requests: update.requests, failed: update.failures.length, p50Ms: round(update.p50), p99Ms: round(update.p99) },
+            grpc,
         };
     } finally {
         await small.dispose();

@@ -38,6 +38,13 @@ export interface GatewayApiObject {
     spec: Record<string, unknown>;
 }
 
+/**
+ * The Kubernetes provider waits on a Gateway until its controller has programmed it and published
+ * an address: the provider's default await for a custom resource ends at creation, before the
+ * controller writes any status, and the stack's outputs are read from that address.
+ */
+export const GATEWAY_WAIT_FOR = JSON.stringify(["condition=Programmed", "jsonpath={.status.addresses[0].value}"]);
+
 export interface GatewayObjects {
     gateway: GatewayApiObject;
     httpRoute: GatewayApiObject;
@@ -74,7 +81,7 @@ export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
         gateway: {
             apiVersion: GATEWAY_API_VERSION,
             kind: "Gateway",
-            metadata,
+            metadata: { ...metadata, annotations: { "pulumi.com/waitFor": GATEWAY_WAIT_FOR } },
             spec: {
                 gatewayClassName: input.className,
                 listeners: [listener(REST_LISTENER, REST_PORT, "HTTPRoute"), listener(GRPC_LISTENER, GRPC_PORT, "GRPCRoute")],

@@ -8,7 +8,11 @@ describe("gateway rendering", () => {
     it("a Gateway of the class with a REST and a gRPC listener on the serving ports, plaintext without a Secret", () => {
         const { gateway } = renderGatewayObjects(INPUT) as any;
         assert.strictEqual(gateway.apiVersion, "gateway.networking.k8s.io/v1");
-        assert.deepStrictEqual(gateway.metadata, { name: "half-plus-two", labels: { app: "m" } });
+        assert.deepStrictEqual(gateway.metadata, {
+            name: "half-plus-two", labels: { app: "m" },
+            // Waits for the controller's address, which the outputs are made of (else read empty at creation).
+            annotations: { "pulumi.com/waitFor": "[\"condition=Programmed\",\"jsonpath={.status.addresses[0].value}\"]" },
+        });
         assert.strictEqual(gateway.spec.gatewayClassName, "traefik");
         assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.name, l.port, l.protocol, l.tls, l.allowedRoutes.kinds[0].kind]),
             [["rest", 8501, "HTTP", undefined, "HTTPRoute"], ["grpc", 8500, "HTTP", undefined, "GRPCRoute"]]);

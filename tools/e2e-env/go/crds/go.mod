@@ -4,6 +4,8 @@
 // built from it.
 module tfs-e2e/crds
 
-go 1.24.0
+go 1.26.0
 
 require github.com/prometheus-operator/prometheus-operator v0.85.0
+
+require sigs.k8s.io/gateway-api v1.6.1 // indirect

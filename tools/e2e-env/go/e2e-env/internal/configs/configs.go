@@ -5,6 +5,7 @@ package configs
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +19,9 @@ const (
 	GPUNode       = "tfs-e2e-gpu"
 	GPULabelKey   = "cloud.google.com/gke-accelerator"
 	GPULabelValue = "nvidia-tesla-t4"
+	// GatewayClass is the GatewayClass of the environment's Gateway API
+	// implementation (Traefik), TFS_E2E_GATEWAY_CLASS in the env file.
+	GatewayClass = "tfs-e2e-traefik"
 )
 
 // Settings are the environment's folders, ports and network settings.
@@ -31,6 +35,11 @@ type Settings struct {
 	// test starts itself (test/e2e/privateRegistry.test.ts); podman pushes to it
 	// over plain HTTP like to the environment's own.
 	LoginRegistryPort int
+	// GatewayAddress is the loopback address Traefik's entryPoints listen on, on
+	// the Gateway's listener ports (8501, 8500): one address per environment,
+	// as the Gateway's ports are fixed. GatewayAdminPort serves Traefik's ping.
+	GatewayAddress   string
+	GatewayAdminPort int
 
 	LBMode     string // TFS_E2E_LB_MODE: ip or hostname
 	LBIPRange  string // one loopback address per LoadBalancer Service
@@ -72,6 +81,11 @@ func FromEnv(getenv func(string) string, home, root string) (Settings, error) {
 	s.KwokPort = port("TFS_E2E_KWOK_PORT", 10247)
 	s.KubeletPort = port("TFS_E2E_KUBELET_PORT", 10350)
 	s.PrometheusPort = port("TFS_E2E_PROMETHEUS_PORT", 19090)
+	s.GatewayAddress = str("TFS_E2E_GATEWAY_ADDRESS", "127.0.110.1")
+	if a, e := netip.ParseAddr(s.GatewayAddress); e != nil || !a.Is4() || !a.IsLoopback() {
+		err = fmt.Errorf("TFS_E2E_GATEWAY_ADDRESS=%q is no IPv4 loopback address (127.x.y.z)", s.GatewayAddress)
+	}
+	s.GatewayAdminPort = port("TFS_E2E_GATEWAY_ADMIN_PORT", 19092)
 	s.LBMode = str("TFS_E2E_LB_MODE", "ip")
 	s.LBIPRange = str("TFS_E2E_LB_IP_RANGE", "127.0.100.0/24")
 	s.PodSubnet = str("TFS_E2E_POD_SUBNET", "10.213.0.0/24")
@@ -293,6 +307,8 @@ func EnvFile(s Settings, pulumiDir, kubeDir string) string {
 	export("TFS_E2E_POD_SUBNET", s.PodSubnet)
 	export("TFS_E2E_PROMETHEUS_URL", s.PrometheusURL())
 	export("TFS_E2E_PROMETHEUS_RULES", s.PrometheusRules())
+	export("TFS_E2E_GATEWAY_CLASS", GatewayClass)
+	export("TFS_E2E_GATEWAY_ADDRESS", s.GatewayAddress)
 	return b.String()
 }
 

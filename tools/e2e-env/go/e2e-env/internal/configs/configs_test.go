@@ -96,6 +96,7 @@ func TestEnvFile(t *testing.T) {
 		"TFS_E2E_GPU_NODE_LABEL": "cloud.google.com/gke-accelerator=nvidia-tesla-t4", "TFS_E2E_LB_MODE": "ip",
 		"TFS_E2E_POD_SUBNET": "10.214.0.0/24", "TFS_E2E_PROMETHEUS_URL": "http://127.0.0.1:19090",
 		"TFS_E2E_PROMETHEUS_RULES": "/st/prometheus/rules",
+		"TFS_E2E_GATEWAY_CLASS":    "tfs-e2e-traefik", "TFS_E2E_GATEWAY_ADDRESS": "127.0.110.1",
 	}
 	names := Exported(EnvFile(s, "/b/pulumi-x", "/b/kube-y"))
 	if len(names) != len(want) {
@@ -110,6 +111,22 @@ func TestEnvFile(t *testing.T) {
 		}
 		if string(out) != want[n] {
 			t.Errorf("%s=%q, want %q", n, out, want[n])
+		}
+	}
+}
+
+// Each environment's Traefik has a loopback address of its own; anything else is refused.
+func TestGatewayAddress(t *testing.T) {
+	if s := settings(t, nil); s.GatewayAddress != "127.0.110.1" || s.GatewayAdminPort != 19092 {
+		t.Errorf("defaults %s %d", s.GatewayAddress, s.GatewayAdminPort)
+	}
+	if s := settings(t, map[string]string{"TFS_E2E_GATEWAY_ADDRESS": "127.0.111.1", "TFS_E2E_GATEWAY_ADMIN_PORT": "19192"}); s.GatewayAddress != "127.0.111.1" || s.GatewayAdminPort != 19192 {
+		t.Errorf("overrides %s %d", s.GatewayAddress, s.GatewayAdminPort)
+	}
+	for _, bad := range []string{"10.0.0.1", "localhost", "::1"} {
+		_, err := FromEnv(func(k string) string { return map[string]string{"TFS_E2E_GATEWAY_ADDRESS": bad}[k] }, "/h", "/r")
+		if err == nil || !strings.Contains(err.Error(), "TFS_E2E_GATEWAY_ADDRESS") {
+			t.Errorf("%s: want an error naming the setting, got %v", bad, err)
 		}
 	}
 }

@@ -17,13 +17,11 @@
 package prometheus
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/netip"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 
+	"tfs-e2e/e2e-env/internal/bundles"
 	"tfs-e2e/e2e-env/internal/configs"
 )
 
@@ -157,13 +155,7 @@ const GMPCRDFile = "monitoring.googleapis.com_v1.yaml"
 // module (go mod download in tools/e2e-env/go/crds, with goEnv), and GMP's.
 func CRDFiles(tools string, goEnv []string) ([]string, error) {
 	dir := filepath.Join(tools, "crds")
-	cmd := exec.Command("go", "mod", "download", "-json", OperatorModule)
-	cmd.Dir, cmd.Env = dir, goEnv
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go mod download %s (in %s): %w", OperatorModule, dir, err)
-	}
-	moduleDir, err := ModuleDir(out)
+	moduleDir, err := bundles.DownloadModule(dir, goEnv, OperatorModule)
 	if err != nil {
 		return nil, err
 	}
@@ -172,16 +164,4 @@ func CRDFiles(tools string, goEnv []string) ([]string, error) {
 		files = append(files, filepath.Join(moduleDir, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+plural+".yaml"))
 	}
 	return append(files, filepath.Join(dir, GMPCRDFile)), nil
-}
-
-// ModuleDir reads the module's folder from `go mod download -json`'s output.
-func ModuleDir(downloadJSON []byte) (string, error) {
-	var m struct{ Dir, Error string }
-	if err := json.Unmarshal(downloadJSON, &m); err != nil {
-		return "", fmt.Errorf("go mod download -json: %w", err)
-	}
-	if m.Error != "" || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: %s", OperatorModule, m.Error)
-	}
-	return m.Dir, nil
 }

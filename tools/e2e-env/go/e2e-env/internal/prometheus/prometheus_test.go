@@ -51,15 +51,6 @@ func TestArgsKeepItOnLoopbackWithABoundedHistory(t *testing.T) {
 	}
 }
 
-func TestModuleDir(t *testing.T) {
-	if d, err := ModuleDir([]byte(`{"Path":"m","Version":"v0.85.0","Dir":"/mod/m@v0.85.0"}`)); err != nil || d != "/mod/m@v0.85.0" {
-		t.Fatalf("%q %v", d, err)
-	}
-	if _, err := ModuleDir([]byte(`{"Path":"m","Error":"not found"}`)); err == nil || !strings.Contains(err.Error(), "not found") {
-		t.Fatalf("want the download's error, got %v", err)
-	}
-}
-
 // Debian's promtool (installed with Debian's prometheus, like the server)
 // accepts the configuration: every relabel rule, selector and file option.
 func TestPromtoolAcceptsTheConfig(t *testing.T) {
