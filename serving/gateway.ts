@@ -127,7 +127,11 @@ export const GKE_HTTPS_PORT = 443;
  * both backends would be marked down.
  */
 function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
-    const annotations = input.certificateMap === undefined ? undefined : { "networking.gke.io/certmap": input.certificateMap };
+    // The outputs need the address GKE writes once the load balancer is programmed, as on a local cluster.
+    const annotations = {
+        "pulumi.com/waitFor": GATEWAY_WAIT_FOR,
+        ...(input.certificateMap === undefined ? {} : { "networking.gke.io/certmap": input.certificateMap }),
+    };
     const tls = input.tlsSecretName === undefined ? {} : {
         tls: { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: input.tlsSecretName }] },
     };
@@ -137,7 +141,7 @@ function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
         gateway: {
             apiVersion: GATEWAY_API_VERSION,
             kind: "Gateway",
-            metadata: { name: input.name, labels: input.labels, ...(annotations ? { annotations } : {}) },
+            metadata: { name: input.name, labels: input.labels, annotations },
             spec: {
                 gatewayClassName: input.className,
                 listeners: [{

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
+import { GATEWAY_WAIT_FOR, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const INPUT = { name: "half-plus-two", labels: { app: "m" }, className: "traefik" };
@@ -44,7 +44,7 @@ describe("gateway rendering", () => {
 
     it("GKE: one HTTPS listener on 443 with the certificate map annotation, no generic health check left to the load balancer", () => {
         const { gateway, grpcRoute, healthCheckPolicy } = renderGatewayObjects({ ...INPUT, className: "gke-l7-global-external-managed", platform: "gke", certificateMap: "tfs-map" }) as any;
-        assert.deepStrictEqual(gateway.metadata.annotations, { "networking.gke.io/certmap": "tfs-map" });
+        assert.deepStrictEqual(gateway.metadata.annotations, { "pulumi.com/waitFor": GATEWAY_WAIT_FOR, "networking.gke.io/certmap": "tfs-map" });
         assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.name, l.port, l.protocol, l.tls, l.allowedRoutes.kinds[0].kind]), [["https", 443, "HTTPS", undefined, "HTTPRoute"]]);
         assert.strictEqual(grpcRoute, undefined);
         assert.strictEqual(healthCheckPolicy.apiVersion, "networking.gke.io/v1");

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { parse } from "yaml";
 import { REDACTED, fakeDigest } from "../../../ops/planRuntime";
+import { GATEWAY_WAIT_FOR } from "../../../serving/gateway";
 import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -68,7 +69,7 @@ describe("GKE stack (composed under mocks)", () => {
         assert.deepStrictEqual((recorder.one("gcp:container/cluster:Cluster").inputs as any).gatewayApiConfig, { channel: "CHANNEL_STANDARD" });
         const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
         assert.strictEqual(gateway.spec.gatewayClassName, "gke-l7-global-external-managed");
-        assert.deepStrictEqual(gateway.metadata.annotations, { "networking.gke.io/certmap": "tfs-map" });
+        assert.deepStrictEqual(gateway.metadata.annotations, { "pulumi.com/waitFor": GATEWAY_WAIT_FOR, "networking.gke.io/certmap": "tfs-map" });
         assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.port, l.protocol, l.tls]), [[443, "HTTPS", undefined]]);
         const route = recorder.one("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute").inputs as any;
         assert.deepStrictEqual(route.spec.rules.map((r: any) => r.backendRefs[0].port), [8501, 8500]);
@@ -96,7 +97,7 @@ describe("GKE stack (composed under mocks)", () => {
         const { recorder } = await runCloudStack(config, { ip: "203.0.113.20" });
         const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
         assert.strictEqual(gateway.spec.gatewayClassName, "gke-l7-regional-external-managed");
-        assert.strictEqual(gateway.metadata.annotations, undefined);
+        assert.deepStrictEqual(gateway.metadata.annotations, { "pulumi.com/waitFor": GATEWAY_WAIT_FOR }, "no certificate map");
         assert.deepStrictEqual(gateway.spec.listeners[0].tls, { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: "tfs-tls" }] });
     });
 
