@@ -109,7 +109,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
     });
 
     const MODEL_SERVER_PARTS = [
-        "kubernetes:core/v1:ConfigMap", "kubernetes:core/v1:ServiceAccount", "kubernetes:policy/v1:PodDisruptionBudget",
+        "kubernetes:core/v1:ServiceAccount", "kubernetes:policy/v1:PodDisruptionBudget",
         "kubernetes:networking.k8s.io/v1:NetworkPolicy", DEPLOYMENT, "kubernetes:core/v1:Service",
     ];
 
@@ -194,8 +194,11 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
             models: [{ name: MODEL, path: modelDir, versions, versionLabels }, { name: SECOND, path: threeDir, cpu: "250m" }],
         });
         const adding = await preview();
-        const created = ["tf-serving:index:ModelImage", IMAGE, "tf-serving:index:ModelServer", ...MODEL_SERVER_PARTS]
-            .map((t) => `create ${t}::${t === "kubernetes:core/v1:ConfigMap" ? `${SECOND}-server-config` : SECOND}`).sort();
+        const created = [
+            ...["tf-serving:index:ModelImage", IMAGE, "tf-serving:index:ModelServer", "tf-serving:index:ModelMonitoring", ...MODEL_SERVER_PARTS].map((t) => `${t}::${SECOND}`),
+            // The server's config, and (with the default collector, annotations) the alert rules and the dashboard.
+            ...["server-config", "prometheus-rules", "dashboard"].map((c) => `kubernetes:core/v1:ConfigMap::${SECOND}-${c}`),
+        ].map((r) => `create ${r}`).sort();
         assert.deepStrictEqual(adding, created, "the first model's resources are untouched");
         ok(await pulumi("up", "--yes"), "pulumi up");
         await noChanges();
