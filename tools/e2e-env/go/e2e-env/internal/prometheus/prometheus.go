@@ -98,6 +98,12 @@ scrape_configs:
       - source_labels: [__name__]
         action: keep
         regex: ` + CAdvisorSeries + `
+  # kube-state-metrics (a stand-in: e2e-env pod-sd's /metrics, see ksm.go), its
+  # series labelled with the objects' own namespace and pod, as clusters scrape it.
+  - job_name: kube-state-metrics
+    honor_labels: true
+    static_configs:
+      - targets: ["` + SDAddress(s) + `"]
 `
 }
 
@@ -114,16 +120,17 @@ func KubeletAddress(s configs.Settings) string {
 // SDPort is the port of e2e-env pod-sd: the one after Prometheus'.
 func SDPort(s configs.Settings) int { return s.PrometheusPort + 1 }
 
+// SDAddress is e2e-env pod-sd's listening address.
+func SDAddress(s configs.Settings) string { return "127.0.0.1:" + strconv.Itoa(SDPort(s)) }
+
 // SDURL is where Prometheus asks e2e-env pod-sd for the node's pods.
-func SDURL(s configs.Settings) string {
-	return "http://127.0.0.1:" + strconv.Itoa(SDPort(s)) + "/targets"
-}
+func SDURL(s configs.Settings) string { return "http://" + SDAddress(s) + "/targets" }
 
 // SD is e2e-env pod-sd's configuration for the environment.
 func SD(s configs.Settings) PodSD {
 	p := s.PKI()
 	return PodSD{APIServer: s.APIServer(), CA: p + "/ca.crt", Cert: p + "/admin.crt", Key: p + "/admin.key",
-		Node: configs.CPUNode, Listen: "127.0.0.1:" + strconv.Itoa(SDPort(s))}
+		Node: configs.CPUNode, Listen: SDAddress(s)}
 }
 
 // ConfigFile is where Config is written.

@@ -20,7 +20,7 @@ func settings(t *testing.T) configs.Settings {
 	return s
 }
 
-func TestConfigScrapesTheRealNodesPodsByAnnotationAndTheKubeletsCAdvisor(t *testing.T) {
+func TestConfigScrapesTheRealNodesPodsByAnnotationTheKubeletsCAdvisorAndTheStateMetrics(t *testing.T) {
 	c := Config(settings(t))
 	for _, want := range []string{
 		"  - /st/prometheus/rules/*.yaml\n",
@@ -34,6 +34,7 @@ func TestConfigScrapesTheRealNodesPodsByAnnotationAndTheKubeletsCAdvisor(t *test
 		"metrics_path: /metrics/cadvisor\n",
 		`targets: ["10.213.0.1:11350"]`,
 		"cert_file: /st/pki/admin.crt\n",
+		"job_name: kube-state-metrics\n    honor_labels: true\n    static_configs:\n      - targets: [\"127.0.0.1:19192\"]\n",
 	} {
 		if !strings.Contains(c, want) {
 			t.Errorf("prometheus.yml lacks %q:\n%s", want, c)

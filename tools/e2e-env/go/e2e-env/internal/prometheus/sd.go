@@ -153,20 +153,15 @@ func (d PodSD) Serve() error {
 	return http.ListenAndServe(d.Listen, d.Handler(c))
 }
 
-// Handler answers /targets with the node's pods, asked of the API server through c.
+// Handler answers /targets with the node's pods, and /metrics with the
+// kube-state-metrics stand-in's series (ksm.go), asked of the API server through c.
 func (d PodSD) Handler(c *http.Client) http.Handler {
-	pods := d.APIServer + "/api/v1/pods?fieldSelector=" + url.QueryEscape("spec.nodeName="+d.Node)
+	nodePods := d.APIServer + "/api/v1/pods?fieldSelector=" + url.QueryEscape("spec.nodeName="+d.Node)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/targets", func(w http.ResponseWriter, _ *http.Request) {
-		resp, err := c.Get(pods)
+		body, err := get(c, nodePods)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			http.Error(w, fmt.Sprintf("API server: %s: %s", resp.Status, body), http.StatusBadGateway)
 			return
 		}
 		groups, err := Targets(body)
@@ -177,5 +172,38 @@ func (d PodSD) Handler(c *http.Client) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(groups)
 	})
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
+		pods, err := get(c, d.APIServer+"/api/v1/pods")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		deployments, err := get(c, d.APIServer+"/apis/apps/v1/deployments")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		text, err := StateMetrics(pods, deployments)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = io.WriteString(w, text)
+	})
 	return mux
+}
+
+// get reads one answer of the API server; anything but 200 is an error with its body.
+func get(c *http.Client, u string) ([]byte, error) {
+	resp, err := c.Get(u)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("API server: %s: %s", resp.Status, body)
+	}
+	return body, nil
 }

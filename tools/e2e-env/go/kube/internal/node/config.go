@@ -305,6 +305,10 @@ func KubeletArgs(s Settings) []string {
 		"--root-dir=" + p.KubeletRoot,
 		"--hostname-override=" + s.NodeName,
 		"--node-ip=" + s.BridgeAddr().String(),
+		// cAdvisor (inside the kubelet) names a cgroup's container, pod and namespace only
+		// when its containerd handler reaches containerd, which it looks for at the default
+		// socket unless told: without this, no container_* series has a container label.
+		"--containerd=" + p.ContainerdSocket,
 		"--v=1",
 	}
 	if len(labels) > 0 {

@@ -133,6 +133,7 @@ func TestKubeletArgs(t *testing.T) {
 		"--root-dir=/state/node/kubelet",
 		"--hostname-override=tfs-e2e-cpu",
 		"--node-ip=10.213.0.1",
+		"--containerd=/state/node/containerd.sock",
 		"--node-labels=a=b,node.kubernetes.io/instance-type=tfs-e2e-cpu",
 	)
 }
