@@ -27,6 +27,7 @@ import * as tar from "tar";
 import * as YAML from "yaml";
 import { E2eProject, MODEL, ROOT, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
 import { GrpcBalanceReport, grpcBalance } from "../test/support/grpcTraffic";
+import { query } from "../test/support/prometheus";
 import { TrafficReport, underTraffic } from "../test/support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -241,6 +242,21 @@ async function grpcBench(project: E2eProject, log: (line: string) => void): Prom
     return out;
 }
 
+/**
+ * What scraping one model server pod costs, from Prometheus' own series for its targets (the
+ * environment's Prometheus scrapes the stack's pods as their annotations say): samples per scrape
+ * and the slowest scrape of the last 5 minutes. The exporter is the stand-in's, with TF Serving's
+ * names and labels for what it serves; TF Serving's own exporter adds its other metrics.
+ */
+async function scrapeCost(namespace: string): Promise<{ samplesPerScrape: number; maxDurationMs: number } | null> {
+    if (!process.env.TFS_E2E_PROMETHEUS_URL) {
+        return null;
+    }
+    const [samples] = await query(`max(scrape_samples_scraped{job="kubernetes-pods", namespace="${namespace}"})`);
+    const [duration] = await query(`max(max_over_time(scrape_duration_seconds{job="kubernetes-pods", namespace="${namespace}"}[5m]))`);
+    return samples && duration ? { samplesPerScrape: Number(samples.value[1]), maxDurationMs: round(Number(duration.value[1]) * 1000) } : null;
+}
+
 async function main(): Promise<void> {
     const json = process.argv.includes("--json");
     const log = (line: string) => { if (!json) { console.error(line); } };
@@ -267,6 +283,7 @@ async function main(): Promise<void> {
 
         let update: TrafficReport | null = null;
         let grpc: Record<string, unknown> | null = null;
+        let scrape: Awaited<ReturnType<typeof scrapeCost>> = null;
         const restUrl = up.outputs.restUrl.value as string;
         // A preview of a new version: it previewed an error (a registry lookup of the unpushed tag) before.
         fs.cpSync(path.join(small.modelDir, "123"), path.join(small.modelDir, "124"), { recursive: true });
@@ -275,6 +292,7 @@ async function main(): Promise<void> {
         if (await servesTraffic(up.outputs.modelStatusUrl.value as string)) {
             log("[bench] a new version under traffic (20 predicts a second through the load balancer)");
             update = await underTraffic(restUrl, MODEL, small.stack.up({ onOutput: quiet }), { expected: [2.5, 3, 4.5] });
+            scrape = await scrapeCost(small.namespace);
             grpc = await grpcBench(small, log);
         }
         result = {
@@ -287,6 +305,7 @@ async function main(): Promise<void> {
             updatePreview: round(updatePreview),
             update: update && { requests: update.requests, failed: update.failures.length, p50Ms: round(update.p50), p99Ms: round(update.p99) },
             grpc,
+            scrape,
         };
     } finally {
         await small.dispose();

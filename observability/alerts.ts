@@ -97,6 +97,8 @@ export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = 
         annotations: { summary, description: `${description} ${doctor}`, runbook: doctor },
     });
     const errors = `${TFS.requestCount}{${requests}, status!~"OK|${CLIENT_ERROR_STATUSES.join("|")}"}`;
+    // Restarts within 15 minutes, of pods that still exist: a replaced pod's history stays in the
+    // window for 15 minutes, and the alert would outlive the rollout that fixed it.
     const restartsBySeries = `count by (namespace, pod) (count_over_time(${K.startTime}{${containers}}[15m])) - 1`;
     return {
         name: ruleGroupName(model),
@@ -123,7 +125,8 @@ export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = 
                 `The TF Serving container of model ${model.name} was OOMKilled`,
                 `Container ${SERVER_CONTAINER} of pod {{ $labels.pod }} hit its memory limit within the last 15 minutes: the limit is below the model's reload peak, or memory grows under load. Raise memoryLimit (or let it be derived from the model).`),
             rule("TFServingContainerRestarting", "warning",
-                `(${restartsBySeries} >= ${thresholds.restarts}) or (increase(${KSM.restarts}{${containers}}[15m]) >= ${thresholds.restarts})`, "1m",
+                `((${restartsBySeries} >= ${thresholds.restarts}) and on (namespace, pod) count by (namespace, pod) (${K.startTime}{${containers}}))`
+                + ` or ((increase(${KSM.restarts}{${containers}}[15m]) >= ${thresholds.restarts}) and on (namespace, pod, container) ${KSM.restarts}{${containers}})`, "1m",
                 `The TF Serving container of model ${model.name} keeps restarting`,
                 `Container ${SERVER_CONTAINER} of pod {{ $labels.pod }} restarted at least ${thresholds.restarts} times in 15 minutes (CrashLoopBackOff: a model that fails to load exits after its retries, an OOM kill, a bad flag).`),
             rule("TFServingErrorRatioHigh", "critical",

@@ -78,7 +78,7 @@ describe("failures that slip past preflight, on real pods", function () {
     it("a model at the wrong path: the rollout stops at the progress deadline, the old pods serve on, doctor names the path", async () => {
         const good = buildHandImage("good", `FROM ${env("TFS_E2E_BASE_IMAGE")}\nCOPY --chmod=0755 model/ /models/${MODEL}/123/\n${servingTail(MODEL)}`, { model });
         const first = await project.up({ image: good, modelBytes });
-        const restUrl = first.outputs.restUrl.value as string;
+        const restUrl = first.outputs.restUrl as string;
         assert.match(restUrl, /^http:\/\/127\.0\.\d+\.\d+:8501$/);
 
         // The classic slip: the folder named after the fixture (underscores), the server looking for the model name (dashes).

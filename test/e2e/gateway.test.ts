@@ -70,12 +70,12 @@ describe("the Gateway endpoint on a real Gateway API implementation: REST, gRPC 
     });
 
     it("1. plaintext: the outputs point at the Gateway's address, and REST predict answers through it", async () => {
-        const up = await project.stack.up();
+        const up = await project.pulumi.up();
         assert.strictEqual(up.summary.result, "succeeded");
         const address = env("TFS_E2E_GATEWAY_ADDRESS");
-        grpcEndpoint = up.outputs.grpcEndpoint.value as string;
+        grpcEndpoint = up.outputs.grpcEndpoint as string;
         assert.strictEqual(grpcEndpoint, `${address}:8500`, "grpcEndpoint is the Gateway's status address");
-        const restUrl = up.outputs.restUrl.value as string;
+        const restUrl = up.outputs.restUrl as string;
         assert.strictEqual(restUrl, `http://${address}:8501`);
         assert.deepStrictEqual(await predict(restUrl, MODEL, [1, 2, 5]), [2.5, 3, 4.5]);
     });
@@ -96,10 +96,10 @@ describe("the Gateway endpoint on a real Gateway API implementation: REST, gRPC 
             { stdio: ["ignore", "ignore", "inherit"], timeout: 30_000 });
         gatewayConfig.tlsSecretName = TLS_SECRET;
         project.setConfig({ ...OPEN, replicas: 2, endpoint: "gateway", gateway: gatewayConfig });
-        const up = await project.stack.up();
+        const up = await project.pulumi.up();
         assert.strictEqual(up.summary.result, "succeeded");
-        assert.strictEqual(up.outputs.restUrl.value, `https://${env("TFS_E2E_GATEWAY_ADDRESS")}:8501`, "restUrl turns https with TLS");
-        assert.strictEqual(up.outputs.grpcEndpoint.value, grpcEndpoint);
+        assert.strictEqual(up.outputs.restUrl, `https://${env("TFS_E2E_GATEWAY_ADDRESS")}:8501`, "restUrl turns https with TLS");
+        assert.strictEqual(up.outputs.grpcEndpoint, grpcEndpoint);
 
         // Traefik loads the Secret a moment after the Gateway changes: wait for the first trusted answer.
         const trusted = new TfServingGrpcClient(grpcEndpoint, { tls: true, caFile: certs.ca });
@@ -141,7 +141,7 @@ describe("the Gateway endpoint on a real Gateway API implementation: REST, gRPC 
         fs.cpSync(path.join(project.modelDir, "123"), path.join(project.modelDir, "124"), { recursive: true });
         const transport = { tls: true, caFile: path.join(certDir, "ca.crt") };
         const t0 = Date.now();
-        const updating = project.stack.up().then(async (up) => {
+        const updating = project.pulumi.up().then(async (up) => {
             // Until the old pods are gone: the provider's await may return before the rollout ends.
             for (let i = 0; i < 360; i++) {
                 const d = kubectl("get", "deployment", MODEL, "-n", project.namespace);

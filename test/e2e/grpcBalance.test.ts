@@ -26,9 +26,9 @@ describe("gRPC Predict through the LoadBalancer: one channel, 2 replicas", funct
     });
 
     it(`${REQUESTS} Predicts on one channel all land on one pod (L4 balances connections)`, async () => {
-        const up = await project.stack.up();
+        const up = await project.pulumi.up();
         assert.strictEqual(up.summary.result, "succeeded");
-        const grpcEndpoint = up.outputs.grpcEndpoint.value as string;
+        const grpcEndpoint = up.outputs.grpcEndpoint as string;
         assert.match(grpcEndpoint, /:8500$/);
         const pods = (kubectl("get", "pods", "-n", project.namespace, "-l", `app.kubernetes.io/instance=${MODEL}`).items as { status: { podIP: string } }[])
             .map((p) => p.status.podIP);

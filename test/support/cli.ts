@@ -81,3 +81,53 @@ export function changingOps(counts: Record<string, number> | undefined): string[
 
 /** `node bin/tfs.js` of this repository. */
 export const TFS = path.resolve(__dirname, "../../bin/tfs.js");
+
+/** What `pulumi up` did, read the way a user reads it: its exit code and output, then `pulumi stack history` and `pulumi stack output`. */
+export interface PulumiUpResult extends CliResult {
+    /** The update's record in `pulumi stack history --json` (result, resourceChanges). */
+    summary: { result: string; resourceChanges?: Record<string, number> };
+    /** `pulumi stack output --json --show-secrets`: the stack's outputs after the update. */
+    outputs: Record<string, unknown>;
+}
+
+/** The `pulumi` CLI on one stack of one project folder, as the README runs it. */
+export interface PulumiCli {
+    run(...args: string[]): Promise<CliResult>;
+    /** `pulumi up --yes` (which previews first); rejects with the command's output unless it exits 0. */
+    up(options?: { policyPacks?: string[] }): Promise<PulumiUpResult>;
+    /** `pulumi preview --json`: the changed steps (changedSteps); rejects unless it exits 0. */
+    preview(options?: { policyPacks?: string[]; expectNoChanges?: boolean }): Promise<string[]>;
+    outputs(): Promise<Record<string, unknown>>;
+}
+
+export class PulumiCommandError extends Error {
+    constructor(readonly result: CliResult, what: string) {
+        super(`${what} exited ${result.code} after ${result.seconds.toFixed(0)} s:\n${(result.stdout + result.stderr).slice(-4000)}`);
+    }
+}
+
+export function pulumiCli(cwd: string, stackName: string, env?: Record<string, string>): PulumiCli {
+    const run = (...args: string[]) => runCli("pulumi", [...args, "--stack", stackName, "--non-interactive"], { cwd, env, timeoutMs: 20 * 60 * 1000 });
+    const must = async (what: string, ...args: string[]) => {
+        const r = await run(...args);
+        if (r.code !== 0) {
+            throw new PulumiCommandError(r, what);
+        }
+        return r;
+    };
+    const policy = (packs: string[] = []) => packs.flatMap((p) => ["--policy-pack", p]);
+    const outputs = async () => JSON.parse((await must("pulumi stack output", "stack", "output", "--json", "--show-secrets")).stdout) as Record<string, unknown>;
+    return {
+        run,
+        outputs,
+        async up(options = {}) {
+            const r = await must("pulumi up", "up", "--yes", ...policy(options.policyPacks));
+            const history = JSON.parse((await must("pulumi stack history", "stack", "history", "--json", "--page-size", "1")).stdout) as PulumiUpResult["summary"][];
+            return { ...r, summary: history[0], outputs: await outputs() };
+        },
+        async preview(options = {}) {
+            const r = await must("pulumi preview", "preview", "--json", ...policy(options.policyPacks), ...(options.expectNoChanges ? ["--expect-no-changes"] : []));
+            return changedSteps(r.stdout);
+        },
+    };
+}

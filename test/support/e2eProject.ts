@@ -10,6 +10,7 @@ import * as path from "path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as YAML from "yaml";
 import { SAVED_MODELS } from "./fixtures";
+import { PulumiCli, pulumiCli } from "./cli";
 
 export const ROOT = path.resolve(__dirname, "../..");
 export const FIXTURES = SAVED_MODELS;
@@ -80,6 +81,8 @@ export interface E2eProject {
     projectDir: string;
     modelDir: string;
     stack: Stack;
+    /** The `pulumi` CLI on this stack, in the project folder: the path a user takes (`pulumi up` previews first). */
+    pulumi: PulumiCli;
     /** Rewrites the stack file: the defaults below, overridden by `extra`. */
     setConfig(extra?: Record<string, unknown>): void;
     /** Destroys the stack and removes every file the project wrote. */
@@ -117,7 +120,7 @@ export async function createProject(): Promise<E2eProject> {
     setConfig();
     const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir: projectDir });
     return {
-        run, namespace, stackName, projectDir, modelDir, stack, setConfig,
+        run, namespace, stackName, projectDir, modelDir, stack, setConfig, pulumi: pulumiCli(projectDir, stackName),
         async dispose(onOutput) {
             await stack.destroy({ onOutput }).catch(() => undefined);
             await stack.workspace.removeStack(stackName).catch(() => undefined);

@@ -6,6 +6,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import { PulumiUpResult, pulumiCli } from "./cli";
 import { ROOT } from "./e2eProject";
 
 export interface ModelServerStackConfig {
@@ -22,7 +23,8 @@ export interface ModelServerStackConfig {
 export interface ModelServerProject {
     namespace: string;
     stack: Stack;
-    up(config: ModelServerStackConfig, onOutput?: (line: string) => void): ReturnType<Stack["up"]>;
+    /** `pulumi up --yes` through the CLI (it previews first); rejects with its output unless it exits 0. */
+    up(config: ModelServerStackConfig): Promise<PulumiUpResult>;
     dispose(): Promise<void>;
 }
 
@@ -79,10 +81,11 @@ export async function createModelServerProject(modelName: string): Promise<Model
     const { dependencies } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
     fs.writeFileSync(path.join(projectDir, "package.json"), JSON.stringify({ name: "tfs-e2e-modelserver", private: true, main: "index.ts", dependencies }, null, 2));
     const stack = await LocalWorkspace.createOrSelectStack({ stackName: `fail-${run}`, workDir: projectDir });
+    const cli = pulumiCli(projectDir, stack.name);
     return {
         namespace,
         stack,
-        async up(config, onOutput) {
+        async up(config) {
             await stack.setAllConfig({
                 "e2e:namespace": { value: namespace },
                 "e2e:modelName": { value: modelName },
@@ -95,7 +98,7 @@ export async function createModelServerProject(modelName: string): Promise<Model
             if (!config.memoryLimit) {
                 await stack.removeConfig("e2e:memoryLimit").catch(() => undefined);
             }
-            return stack.up({ onOutput });
+            return cli.up();
         },
         async dispose() {
             await stack.destroy().catch(() => undefined);
