@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
-import { endpointFromStackOutputs, smoke, SmokeReport, SmokeUsageError, StackEndpoint } from "../ops/smoke";
+import { endpointFromStackOutputs, smoke, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
 import { readStack } from "./stack";
 
@@ -230,7 +230,7 @@ function formatGrpcAnswer(report: GrpcSmokeReport): string {
     ].join("\n");
 }
 
-function formatFailure(report: Pick<SmokeReport, "outcome" | "message" | "request">): string {
+function formatFailure(report: Pick<SmokeReportBase<unknown>, "outcome" | "message" | "request">): string {
     const lines = [`tfs smoke: ${report.outcome}: ${report.message}`];
     if (report.request !== undefined) {
         lines.push(`request: ${JSON.stringify(report.request)}`);

@@ -3,6 +3,30 @@ import * as textformat from "protobufjs/ext/textformat";
 import { SignatureSpec, TensorSpec } from "../contract/signature";
 
 /**
+ * The value types of DataType (tensorflow/core/framework/types.proto). Each has a TF1 reference
+ * twin, DT_X_REF = DT_X + REF_DTYPE_OFFSET (types.proto: "Every enum above should have a
+ * corresponding value below"), so one list gives both halves of the enum.
+ */
+const VALUE_DTYPES: Readonly<Record<string, number>> = {
+    DT_FLOAT: 1, DT_DOUBLE: 2, DT_INT32: 3, DT_UINT8: 4, DT_INT16: 5, DT_INT8: 6, DT_STRING: 7, DT_COMPLEX64: 8,
+    DT_INT64: 9, DT_BOOL: 10, DT_QINT8: 11, DT_QUINT8: 12, DT_QINT32: 13, DT_BFLOAT16: 14, DT_QINT16: 15,
+    DT_QUINT16: 16, DT_UINT16: 17, DT_COMPLEX128: 18, DT_HALF: 19, DT_RESOURCE: 20, DT_VARIANT: 21, DT_UINT32: 22,
+    DT_UINT64: 23, DT_FLOAT8_E5M2: 24, DT_FLOAT8_E4M3FN: 25, DT_FLOAT8_E4M3FNUZ: 26, DT_FLOAT8_E4M3B11FNUZ: 27,
+    DT_FLOAT8_E5M2FNUZ: 28, DT_INT4: 29, DT_UINT4: 30, DT_INT2: 31, DT_UINT2: 32,
+};
+
+const REF_DTYPE_OFFSET = 100;
+
+/** The DataType enum's entries after DT_INVALID: the value types, then their reference twins. */
+function dataTypeEntries(): string {
+    const entries = Object.entries(VALUE_DTYPES);
+    return [
+        ...entries.map(([name, value]) => `  ${name} = ${value};`),
+        ...entries.map(([name, value]) => `  ${name}_REF = ${value + REF_DTYPE_OFFSET};`),
+    ].join("\n");
+}
+
+/**
  * The few TensorFlow messages a preflight needs, with the field numbers of the official
  * tensorflow/core/protobuf/{saved_model,meta_graph}.proto and
  * tensorflow/core/framework/{tensor,tensor_shape,types}.proto; below them, TF Serving's gRPC API
@@ -86,70 +110,7 @@ message TensorShapeProto {
 
 enum DataType {
   DT_INVALID = 0;
-  DT_FLOAT = 1;
-  DT_DOUBLE = 2;
-  DT_INT32 = 3;
-  DT_UINT8 = 4;
-  DT_INT16 = 5;
-  DT_INT8 = 6;
-  DT_STRING = 7;
-  DT_COMPLEX64 = 8;
-  DT_INT64 = 9;
-  DT_BOOL = 10;
-  DT_QINT8 = 11;
-  DT_QUINT8 = 12;
-  DT_QINT32 = 13;
-  DT_BFLOAT16 = 14;
-  DT_QINT16 = 15;
-  DT_QUINT16 = 16;
-  DT_UINT16 = 17;
-  DT_COMPLEX128 = 18;
-  DT_HALF = 19;
-  DT_RESOURCE = 20;
-  DT_VARIANT = 21;
-  DT_UINT32 = 22;
-  DT_UINT64 = 23;
-  DT_FLOAT8_E5M2 = 24;
-  DT_FLOAT8_E4M3FN = 25;
-  DT_FLOAT8_E4M3FNUZ = 26;
-  DT_FLOAT8_E4M3B11FNUZ = 27;
-  DT_FLOAT8_E5M2FNUZ = 28;
-  DT_INT4 = 29;
-  DT_UINT4 = 30;
-  DT_INT2 = 31;
-  DT_UINT2 = 32;
-  DT_FLOAT_REF = 101;
-  DT_DOUBLE_REF = 102;
-  DT_INT32_REF = 103;
-  DT_UINT8_REF = 104;
-  DT_INT16_REF = 105;
-  DT_INT8_REF = 106;
-  DT_STRING_REF = 107;
-  DT_COMPLEX64_REF = 108;
-  DT_INT64_REF = 109;
-  DT_BOOL_REF = 110;
-  DT_QINT8_REF = 111;
-  DT_QUINT8_REF = 112;
-  DT_QINT32_REF = 113;
-  DT_BFLOAT16_REF = 114;
-  DT_QINT16_REF = 115;
-  DT_QUINT16_REF = 116;
-  DT_UINT16_REF = 117;
-  DT_COMPLEX128_REF = 118;
-  DT_HALF_REF = 119;
-  DT_RESOURCE_REF = 120;
-  DT_VARIANT_REF = 121;
-  DT_UINT32_REF = 122;
-  DT_UINT64_REF = 123;
-  DT_FLOAT8_E5M2_REF = 124;
-  DT_FLOAT8_E4M3FN_REF = 125;
-  DT_FLOAT8_E4M3FNUZ_REF = 126;
-  DT_FLOAT8_E4M3B11FNUZ_REF = 127;
-  DT_FLOAT8_E5M2FNUZ_REF = 128;
-  DT_INT4_REF = 129;
-  DT_UINT4_REF = 130;
-  DT_INT2_REF = 131;
-  DT_UINT2_REF = 132;
+${dataTypeEntries()}
 }
 `;
 
@@ -279,9 +240,6 @@ service ModelService {
 
 /** One MetaGraph of a SavedModel: its tag set and its signatures (names sorted). */
 export interface MetaGraphSpec { tags: string[]; signatures: Record<string, SignatureSpec> }
-
-/** TensorFlow marks a reference dtype by adding this to the value type (DT_FLOAT_REF = 101). */
-const REF_DTYPE_OFFSET = 100;
 
 const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
 protobuf.parse(WELL_KNOWN_SCHEMA, root, { keepCase: true });

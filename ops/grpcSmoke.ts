@@ -5,8 +5,7 @@
  */
 import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
 import { decodeSignatureDefMap, SIGNATURE_DEF_MAP_URL } from "../model/tfProto";
-import { VersionStatus } from "./modelStatus";
-import { PredictRequestBody, UnsupportedSignatureError } from "./predictRequest";
+import { UnsupportedSignatureError } from "./predictRequest";
 import {
     chooseSignature,
     endpointFromStackOutputs,
@@ -15,6 +14,7 @@ import {
     SMOKE_EXIT_CODES,
     SmokeOptions,
     SmokeOutcome,
+    SmokeReportBase,
     SmokeUsageError,
     waitUntilAvailable,
 } from "./smoke";
@@ -33,25 +33,17 @@ export interface GrpcSmokeOptions extends Omit<SmokeOptions, "restUrl">, GrpcTra
     grpcEndpoint: string;
 }
 
-export interface GrpcSmokeReport {
-    outcome: SmokeOutcome;
-    exitCode: number;
-    message: string;
+/** The PredictResponse: the version that answered and each output as JSON. */
+export interface GrpcPredictAnswer {
+    model_spec: { name: string; version: string; signature_name: string };
+    outputs: Record<string, unknown>;
+}
+
+export interface GrpcSmokeReport extends SmokeReportBase<GrpcPredictAnswer> {
     grpcEndpoint: string;
     tls: boolean;
-    model: string;
-    versions: VersionStatus[];
-    attempts: number;
-    waitedMs: number;
-    signature?: string;
-    /** The request in TF Serving's REST JSON form (what the PredictRequest's tensors hold). */
-    request?: PredictRequestBody;
     /** gRPC status of the Predict call ("OK", "INVALID_ARGUMENT"...). */
     grpcStatus?: string;
-    /** Round trip of the Predict call, in milliseconds. */
-    latencyMs?: number;
-    /** The PredictResponse: the version that answered and each output as JSON. */
-    answer?: { model_spec: { name: string; version: string; signature_name: string }; outputs: Record<string, unknown> };
 }
 
 interface ModelSpecObject { name?: string; version?: { value?: string }; signature_name?: string }

@@ -45,12 +45,12 @@ export interface SmokeOptions {
     maxBackoffMs?: number;
 }
 
-export interface SmokeReport {
+/** What a smoke report says over REST and gRPC alike; each transport's report adds its endpoint and the predict call's status. */
+export interface SmokeReportBase<Answer> {
     outcome: SmokeOutcome;
     exitCode: number;
     /** One sentence saying what happened, for humans. */
     message: string;
-    restUrl: string;
     model: string;
     /** The last model status seen (empty if none). */
     versions: VersionStatus[];
@@ -59,13 +59,17 @@ export interface SmokeReport {
     /** Time spent waiting for AVAILABLE, in milliseconds. */
     waitedMs: number;
     signature?: string;
+    /** The request in TF Serving's REST JSON form (over gRPC, what the PredictRequest's tensors hold). */
     request?: PredictRequestBody;
+    /** Round trip of the predict call (REST: request sent to body read), in milliseconds. */
+    latencyMs?: number;
+    answer?: Answer;
+}
+
+export interface SmokeReport extends SmokeReportBase<unknown> {
+    restUrl: string;
     /** HTTP status of the `:predict` answer. */
     httpStatus?: number;
-    /** Round trip of the `:predict` call (request sent to body read), in milliseconds. */
-    latencyMs?: number;
-    /** The parsed `:predict` answer. */
-    answer?: unknown;
 }
 
 /** The user asked for something the model cannot give (an unknown signature, an input with no JSON form). */

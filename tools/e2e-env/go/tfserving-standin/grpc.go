@@ -192,19 +192,37 @@ func badRequest(err error) error {
 	return &statusError{"INVALID_ARGUMENT", "the request is not a valid message: " + err.Error()}
 }
 
-// grpcPredict answers a PredictRequest (model_spec 1, inputs 2, output_filter 3).
-func (s *server) grpcPredict(req []byte) (modelSpec, []byte, error) {
+// readRequest walks a request whose model_spec is field 1, as in every
+// request the stand-in answers, and hands each other field to rest. The spec
+// read so far comes back with an error too, so that Predict's metrics name
+// the model of a failed call.
+func readRequest(req []byte, rest func(wireField) error) (modelSpec, error) {
 	var spec modelSpec
 	hasSpec := false
-	inputs := map[string][]byte{}
-	var filter []string
 	err := walkMessage(req, func(f wireField) error {
-		switch f.num {
-		case 1:
+		if f.num == 1 {
 			var err error
 			spec, err = parseModelSpec(f.bytes)
 			hasSpec = true
 			return err
+		}
+		return rest(f)
+	})
+	if err != nil {
+		return spec, badRequest(err)
+	}
+	if !hasSpec {
+		return spec, invalidArgument("Missing ModelSpec")
+	}
+	return spec, nil
+}
+
+// grpcPredict answers a PredictRequest (model_spec 1, inputs 2, output_filter 3).
+func (s *server) grpcPredict(req []byte) (modelSpec, []byte, error) {
+	inputs := map[string][]byte{}
+	var filter []string
+	spec, err := readRequest(req, func(f wireField) error {
+		switch f.num {
 		case 2:
 			k, v, err := mapEntry(f.bytes)
 			inputs[k] = v
@@ -215,10 +233,7 @@ func (s *server) grpcPredict(req []byte) (modelSpec, []byte, error) {
 		return nil
 	})
 	if err != nil {
-		return spec, nil, badRequest(err)
-	}
-	if !hasSpec {
-		return spec, nil, invalidArgument("Missing ModelSpec")
+		return spec, nil, err
 	}
 	v, err := s.servingVersion(spec.name, spec.versionString(), spec.label)
 	if err != nil {
@@ -327,26 +342,15 @@ func feedName(tensor string) string {
 // metadata_field 2) with model_spec 1 and metadata 2: "signature_def" to an
 // Any holding a SignatureDefMap (signature_def 1).
 func (s *server) grpcMetadata(req []byte) ([]byte, error) {
-	var spec modelSpec
-	hasSpec := false
 	var fields []string
-	err := walkMessage(req, func(f wireField) error {
-		switch f.num {
-		case 1:
-			var err error
-			spec, err = parseModelSpec(f.bytes)
-			hasSpec = true
-			return err
-		case 2:
+	spec, err := readRequest(req, func(f wireField) error {
+		if f.num == 2 {
 			fields = append(fields, string(f.bytes))
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, badRequest(err)
-	}
-	if !hasSpec {
-		return nil, invalidArgument("Missing ModelSpec")
+		return nil, err
 	}
 	if len(fields) == 0 {
 		return nil, invalidArgument("GetModelMetadataRequest must specify at least one metadata_field")
@@ -376,22 +380,9 @@ func (s *server) grpcMetadata(req []byte) ([]byte, error) {
 // error_message 2). As get_model_status_impl.cc, only a version number
 // narrows the answer; a label does not.
 func (s *server) grpcModelStatus(req []byte) ([]byte, error) {
-	var spec modelSpec
-	hasSpec := false
-	err := walkMessage(req, func(f wireField) error {
-		if f.num == 1 {
-			var err error
-			spec, err = parseModelSpec(f.bytes)
-			hasSpec = true
-			return err
-		}
-		return nil
-	})
+	spec, err := readRequest(req, func(wireField) error { return nil })
 	if err != nil {
-		return nil, badRequest(err)
-	}
-	if !hasSpec {
-		return nil, invalidArgument("Missing ModelSpec")
+		return nil, err
 	}
 	var version *int64
 	if spec.hasVersion {

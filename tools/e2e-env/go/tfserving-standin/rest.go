@@ -380,10 +380,7 @@ func (s *server) predict(name, version, label string, body []byte) (any, error) 
 		}
 		columns := map[string][]any{}
 		for i, inst := range list {
-			obj, isObj := inst.(map[string]any)
-			if _, b64 := obj["b64"]; isObj && len(obj) == 1 && b64 {
-				isObj = false
-			}
+			obj, isObj := namedInputs(inst)
 			if !isObj {
 				if len(inputNames) > 1 {
 					return nil, invalidArgument("instances is a plain list, but expecting list of objects as multiple input tensors required as per tensorinfo_map")
@@ -405,10 +402,7 @@ func (s *server) predict(name, version, label string, body []byte) (any, error) 
 			}
 		}
 	case hasInputs:
-		obj, isObj := inputs.(map[string]any)
-		if _, b64 := obj["b64"]; isObj && len(obj) == 1 && b64 {
-			isObj = false
-		}
+		obj, isObj := namedInputs(inputs)
 		if !isObj {
 			if len(inputNames) > 1 {
 				return nil, invalidArgument("inputs is a plain value/list, but expecting an object as multiple input tensors required as per tensorinfo_map")
@@ -456,6 +450,17 @@ func (s *server) predict(name, version, label string, body []byte) (any, error) 
 		}
 	}
 	return map[string]any{"predictions": rows}, nil
+}
+
+// namedInputs is v as an object of named inputs. An object whose one key is
+// "b64" is a single binary value, as TF Serving's JSON reads it, not an
+// input named b64.
+func namedInputs(v any) (map[string]any, bool) {
+	obj, isObj := v.(map[string]any)
+	if _, b64 := obj["b64"]; isObj && len(obj) == 1 && b64 {
+		return nil, false
+	}
+	return obj, isObj
 }
 
 func truncate(s string, n int) string {

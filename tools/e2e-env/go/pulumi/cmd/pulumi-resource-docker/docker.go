@@ -96,6 +96,26 @@ func tail(lines []string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// progress sends a build or push request and reads the daemon's progress
+// stream, echoing it to stderr; step ("docker build of IMAGE") starts each
+// error it returns.
+func (d *dockerClient) progress(req *http.Request, step string) ([]string, []json.RawMessage, error) {
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: cannot reach the daemon: %w", step, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return nil, nil, fmt.Errorf("%s: %s: %s", step, resp.Status, strings.TrimSpace(string(body)))
+	}
+	lines, aux, err := readStream(resp.Body, os.Stderr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s failed: %v\n%s", step, err, tail(lines, 20))
+	}
+	return lines, aux, nil
+}
+
 func (d *dockerClient) build(ctx context.Context, in imageInputs) (string, error) {
 	const outsideName = ".pulumi-standin.Dockerfile"
 	q := url.Values{}
@@ -144,18 +164,9 @@ func (d *dockerClient) build(ctx context.Context, in imageInputs) (string, error
 		return "", err
 	}
 	req.Header.Set("Content-Type", "application/x-tar")
-	resp, err := d.http.Do(req)
+	_, aux, err := d.progress(req, "docker build of "+in.imageName)
 	if err != nil {
-		return "", fmt.Errorf("docker build of %s: cannot reach the daemon: %w", in.imageName, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		return "", fmt.Errorf("docker build of %s: %s: %s", in.imageName, resp.Status, strings.TrimSpace(string(body)))
-	}
-	lines, aux, err := readStream(resp.Body, os.Stderr)
-	if err != nil {
-		return "", fmt.Errorf("docker build of %s failed: %v\n%s", in.imageName, err, tail(lines, 20))
+		return "", err
 	}
 	for _, a := range aux {
 		var id struct{ ID string }
@@ -254,18 +265,9 @@ func (d *dockerClient) push(ctx context.Context, in imageInputs) (string, error)
 		return "", err
 	}
 	req.Header.Set("X-Registry-Auth", base64.URLEncoding.EncodeToString(auth))
-	resp, err := d.http.Do(req)
+	lines, aux, err := d.progress(req, "docker push of "+in.imageName)
 	if err != nil {
-		return "", fmt.Errorf("docker push of %s: cannot reach the daemon: %w", in.imageName, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		return "", fmt.Errorf("docker push of %s: %s: %s", in.imageName, resp.Status, strings.TrimSpace(string(body)))
-	}
-	lines, aux, err := readStream(resp.Body, os.Stderr)
-	if err != nil {
-		return "", fmt.Errorf("docker push of %s failed: %v\n%s", in.imageName, err, tail(lines, 20))
+		return "", err
 	}
 	return pushedDigest(aux, lines), nil
 }

@@ -218,6 +218,15 @@ func (p *provider) Configure(_ context.Context, req *pulumirpc.ConfigureRequest)
 	return &pulumirpc.ConfigureResponse{SupportsPreview: true}, nil
 }
 
+// imageProperties are a request's properties, once its resource is known
+// to be an Image.
+func imageProperties(t, urn string, props *structpb.Struct) (resource.PropertyMap, error) {
+	if err := onlyImage(t, urn); err != nil {
+		return nil, err
+	}
+	return unmarshal(props)
+}
+
 func onlyImage(t, urn string) error {
 	if t == "" {
 		t = string(resource.URN(urn).Type())
@@ -250,10 +259,7 @@ func (p *provider) Invoke(ctx context.Context, req *pulumirpc.InvokeRequest) (*p
 }
 
 func (p *provider) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pulumirpc.CheckResponse, error) {
-	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
-		return nil, err
-	}
-	news, err := unmarshal(req.GetNews())
+	news, err := imageProperties(req.GetType(), req.GetUrn(), req.GetNews())
 	if err != nil {
 		return nil, err
 	}
@@ -282,10 +288,7 @@ func (p *provider) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pulum
 }
 
 func (p *provider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
-	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
-		return nil, err
-	}
-	olds, err := unmarshal(req.GetOldInputs())
+	olds, err := imageProperties(req.GetType(), req.GetUrn(), req.GetOldInputs())
 	if err != nil {
 		return nil, err
 	}
@@ -332,10 +335,7 @@ func (p *provider) buildAndPushMarshalled(ctx context.Context, urn string, props
 }
 
 func (p *provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
-	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
-		return nil, err
-	}
-	props, err := unmarshal(req.GetProperties())
+	props, err := imageProperties(req.GetType(), req.GetUrn(), req.GetProperties())
 	if err != nil {
 		return nil, err
 	}
@@ -347,10 +347,7 @@ func (p *provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*p
 }
 
 func (p *provider) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*pulumirpc.UpdateResponse, error) {
-	if err := onlyImage(req.GetType(), req.GetUrn()); err != nil {
-		return nil, err
-	}
-	news, err := unmarshal(req.GetNews())
+	news, err := imageProperties(req.GetType(), req.GetUrn(), req.GetNews())
 	if err != nil {
 		return nil, err
 	}
