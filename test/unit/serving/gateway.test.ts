@@ -1,5 +1,7 @@
 import * as assert from "assert";
+import { albGatewayClass } from "../../../components/eks/loadBalancerController";
 import { GATEWAY_WAIT_FOR, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
+import { crdSchema, gatewayApiCrdFile, schemaProblems } from "../../support/crdSchema";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const INPUT = { name: "half-plus-two", labels: { app: "m" }, className: "traefik" };
@@ -132,5 +134,30 @@ describe("gateway rendering", () => {
         for (const objects of [renderGatewayObjects(INPUT), renderGatewayObjects({ ...INPUT, platform: "gke", certificateMap: "m" })]) {
             assert.deepStrictEqual([objects.loadBalancerConfiguration, objects.targetGroupConfiguration, (objects.gateway.spec as any).infrastructure], [undefined, undefined, undefined]);
         }
+    });
+});
+
+describe("gateway objects against the Gateway API's own CRDs (standard channel, the version the loopback environment installs)", () => {
+    const EKS = {
+        name: "half-plus-two", labels: { app: "m" }, className: "tf-serving-alb", platform: "eks" as const,
+        certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+    };
+    const problems = (plural: string, o: { apiVersion: string; kind: string; metadata: object }) =>
+        schemaProblems(crdSchema(gatewayApiCrdFile(plural), o.kind, o.apiVersion.split("/")[1]), { ...o, metadata: { ...o.metadata, namespace: "tf-serving" } });
+
+    it("the EKS Gateway (HTTPS listeners without certificateRefs, infrastructure.parametersRef), its routes and the ALB GatewayClass fit", function () {
+        this.timeout(300_000); // the first run downloads the module
+        const { gateway, httpRoute, grpcRoute } = renderGatewayObjects(EKS);
+        assert.deepStrictEqual(problems("gateways", gateway), []);
+        assert.deepStrictEqual(problems("httproutes", httpRoute), []);
+        assert.deepStrictEqual(problems("grpcroutes", grpcRoute!), []);
+        assert.deepStrictEqual(problems("gatewayclasses", albGatewayClass("tf-serving-alb")), []);
+    });
+
+    it("the check catches a parametersRef the API server refuses (no kind)", function () {
+        this.timeout(300_000);
+        const { gateway } = renderGatewayObjects(EKS);
+        delete ((gateway.spec.infrastructure as { parametersRef: Record<string, unknown> }).parametersRef).kind;
+        assert.match(problems("gateways", gateway).join("\n"), /\.spec\.infrastructure\.parametersRef.*kind/);
     });
 });
