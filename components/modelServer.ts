@@ -13,7 +13,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { dockerConfigJson } from "../contract/registry";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, modelServerLabels } from "../contract/labels";
-import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, GatewayPlatform, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -156,9 +156,13 @@ export interface ModelServerArgs {
      * plaintext, which a preview warns about. The outputs follow the Gateway's address. Default none.
      * `platform: "gke"`: the GKE Gateway controller's shape (one HTTPS listener on 443, one
      * HTTPRoute, a HealthCheckPolicy on the model status), TLS from `tlsSecretName` or the
-     * Certificate Manager map `certificateMap`.
+     * Certificate Manager map `certificateMap`. `platform: "eks"`: the AWS Load Balancer Controller's
+     * shape (the generic listeners, HTTPS with the ACM certificate `certificateArn` through a
+     * LoadBalancerConfiguration, internet-facing, `loadBalancerSourceRanges` as its source ranges; a
+     * TargetGroupConfiguration with pod targets and health checks), which needs the controller in the
+     * cluster (`EksCluster`'s `loadBalancerController`).
      */
-    gateway?: { className: string; tlsSecretName?: string; platform?: "generic" | "gke"; certificateMap?: string };
+    gateway?: { className: string; tlsSecretName?: string; platform?: GatewayPlatform; certificateMap?: string; certificateArn?: string };
 }
 
 export class ModelServer extends pulumi.ComponentResource {
@@ -269,8 +273,9 @@ export class ModelServer extends pulumi.ComponentResource {
         }
 
         if (args.gateway) {
-            const address = gatewayAddress(name, args.namespace, { name: modelName, labels, ...args.gateway }, this);
-            const tls = args.gateway.tlsSecretName !== undefined || args.gateway.certificateMap !== undefined;
+            const eks = args.gateway.platform === "eks" ? { sourceRanges: args.loadBalancerSourceRanges, drainSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS } : {};
+            const address = gatewayAddress(name, args.namespace, { name: modelName, labels, ...args.gateway, ...eks }, this);
+            const tls = [args.gateway.tlsSecretName, args.gateway.certificateMap, args.gateway.certificateArn].some((c) => c !== undefined);
             const port = args.gateway.platform === "gke" ? GKE_HTTPS_PORT : undefined;
             this.externalAddress = address;
             this.externalIp = address.apply((a) => (net.isIP(a) ? a : ""));
@@ -309,17 +314,23 @@ function pullSecretContent(login: ImagePullCredentials): pulumi.Output<string> {
  * reports (`status.addresses[0]`). Without a TLS Secret a preview warns that traffic is plaintext.
  */
 function gatewayAddress(name: string, namespace: pulumi.Input<string>, input: GatewayInput, parent: pulumi.Resource): pulumi.Output<string> {
-    const { gateway: gatewayObject, httpRoute, grpcRoute, healthCheckPolicy } = renderGatewayObjects(input);
+    const { gateway: gatewayObject, httpRoute, grpcRoute, healthCheckPolicy, loadBalancerConfiguration, targetGroupConfiguration } = renderGatewayObjects(input);
     const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace } });
-    if (input.tlsSecretName === undefined && input.certificateMap === undefined) {
+    if ([input.tlsSecretName, input.certificateMap, input.certificateArn].every((c) => c === undefined)) {
         pulumi.log.warn(plaintextGatewayWarning(input.name, input.className), parent);
     }
     const opts = { parent };
+    // The controller builds the load balancer from these when it first sees the Gateway and its routes:
+    // an ALB's scheme and a target group's protocol version cannot change afterwards, so they come first.
+    const lbConfig = loadBalancerConfiguration && new k8s.apiextensions.CustomResource(`${name}-lb-config`, inNamespace(loadBalancerConfiguration), opts);
+    const tgConfig = targetGroupConfiguration && new k8s.apiextensions.CustomResource(`${name}-target-groups`, inNamespace(targetGroupConfiguration), opts);
     // status is listed (undefined) so that the engine returns it as an output.
-    const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(gatewayObject), status: undefined }, opts);
-    new k8s.apiextensions.CustomResource(`${name}-rest`, inNamespace(httpRoute), { ...opts, dependsOn: [gateway] });
+    const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(gatewayObject), status: undefined },
+        { ...opts, dependsOn: lbConfig ? [lbConfig] : [] });
+    const routeOpts = { ...opts, dependsOn: tgConfig ? [gateway, tgConfig] : [gateway] };
+    new k8s.apiextensions.CustomResource(`${name}-rest`, inNamespace(httpRoute), routeOpts);
     if (grpcRoute) {
-        new k8s.apiextensions.CustomResource(`${name}-grpc`, inNamespace(grpcRoute), { ...opts, dependsOn: [gateway] });
+        new k8s.apiextensions.CustomResource(`${name}-grpc`, inNamespace(grpcRoute), routeOpts);
     }
     if (healthCheckPolicy) {
         new k8s.apiextensions.CustomResource(`${name}-health-check`, inNamespace(healthCheckPolicy), opts);

@@ -9,7 +9,7 @@ import * as path from "path";
 import { cidrProblem } from "../contract/cidr";
 import { REPOSITORY_PATH } from "../contract/registry";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
-import { ConfigError, ConfigReader } from "./configReader";
+import { ConfigError, ConfigIssue, ConfigReader } from "./configReader";
 import type { AwsConfig } from "./awsConfig";
 import type { GcpConfig } from "./gcpConfig";
 import { managedFlags } from "../serving/flags";
@@ -17,6 +17,7 @@ import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
+import type { GatewayPlatform } from "../serving/gateway";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
 import { GpuPool, planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
@@ -68,11 +69,20 @@ export interface ServiceSettings {
     /**
      * `loadBalancer` (default): the Service is the endpoint (L4; one gRPC channel stays on one pod).
      * `gateway`: a Gateway API Gateway of `gateway.className` in front of a ClusterIP Service,
-     * balancing each request; TLS from `gateway.tlsSecretName` (or on GKE `gateway.certificateMap`),
-     * else plaintext (h2c; refused on GKE).
+     * balancing each request; TLS from `gateway.tlsSecretName` (or on GKE `gateway.certificateMap`,
+     * on EKS `gateway.certificateArn`), else plaintext (h2c; refused on GKE and EKS).
      */
     endpoint: EndpointKind;
-    gateway?: { className: string; tlsSecretName?: string; certificateMap?: string; platform: "generic" | "gke" };
+    gateway?: {
+        className: string;
+        tlsSecretName?: string;
+        certificateMap?: string;
+        /** EKS: the ACM certificate of the ALB's HTTPS listeners. */
+        certificateArn?: string;
+        platform: GatewayPlatform;
+        /** EKS: the stack creates the GatewayClass `className` (it was not configured). */
+        createClass?: boolean;
+    };
     /** CIDRs allowed to reach the load balancer. */
     sourceRanges: string[];
     /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
@@ -171,6 +181,12 @@ export type EndpointKind = typeof ENDPOINT_KINDS[number];
 /** GKE's external managed Application Load Balancer (global), the class a GKE Gateway gets by default. */
 export const GKE_DEFAULT_GATEWAY_CLASS = "gke-l7-global-external-managed";
 
+/** The GatewayClass of the AWS Load Balancer Controller's ALBs the EKS stack creates, unless `gateway.className` names another. */
+export const EKS_DEFAULT_GATEWAY_CLASS = "tf-serving-alb";
+
+/** `arn:PARTITION:acm:REGION:ACCOUNT:certificate/UUID`. */
+const ACM_CERTIFICATE_ARN = /^arn:aws(?:-cn|-us-gov|-iso[a-z]?)?:acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A Certificate Manager resource id: lowercase letter first, then letters, digits, '-' (at most 63). */
 const CERTIFICATE_MAP_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -180,54 +196,81 @@ const CERTIFICATE_MAP_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * it. On a local or existing cluster `gateway.className` names the cluster's class and TLS is
  * optional; on GKE the class defaults to the external managed Application Load Balancer and TLS is
  * required (Google's load balancer speaks HTTP/2, so gRPC, to clients only over TLS): a Certificate
- * Manager map or a TLS Secret. The Gateway API has no source ranges, so the open endpoint must be
- * deliberate (`publicEndpoint`). EKS's Gateway (the AWS Load Balancer Controller) is not built yet.
+ * Manager map or a TLS Secret. On EKS the stack installs the AWS Load Balancer Controller and, unless
+ * `gateway.className` names another, a GatewayClass of its ALBs; TLS is required too (an ALB speaks
+ * gRPC only on HTTPS listeners), from an ACM certificate (the controller reads no Secret). The Gateway
+ * API has no source ranges, so the open endpoint must be deliberate (`publicEndpoint`), except on EKS,
+ * where the controller's LoadBalancerConfiguration takes `loadBalancerSourceRanges`.
  */
 function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSettings): void {
     service.endpoint = "gateway";
-    if (cloud === "aws") {
-        r.fail("endpoint", "\"gateway\" on aws needs the AWS Load Balancer Controller, which the stack does not install yet; use \"loadBalancer\" on aws");
-    }
-    const gke = cloud === "gcp";
+    const platform: GatewayPlatform = cloud === "gcp" ? "gke" : cloud === "aws" ? "eks" : "generic";
     const g = r.nested("gateway");
-    if (g === undefined && !gke) {
-        r.fail("gateway", "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)", undefined);
-        return;
-    }
     if (g === undefined) {
-        r.fail("gateway", "required with `endpoint: gateway` on gcp: the listener's certificate, `{certificateMap: NAME}` (Certificate Manager) or `{tlsSecretName: NAME}` (a kubernetes.io/tls Secret)", undefined);
+        r.fail("gateway", {
+            generic: "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)",
+            gke: "required with `endpoint: gateway` on gcp: the listener's certificate, `{certificateMap: NAME}` (Certificate Manager) or `{tlsSecretName: NAME}` (a kubernetes.io/tls Secret)",
+            eks: "required with `endpoint: gateway` on aws: the listeners' certificate, `{certificateArn: ARN}` (an ACM certificate in eks.region, `aws acm list-certificates`)",
+        }[platform], undefined);
         return;
     }
-    g.rejectUnknown(gke ? ["className", "tlsSecretName", "certificateMap"] : ["className", "tlsSecretName"]);
-    const className = gke ? g.string("className", GKE_DEFAULT_GATEWAY_CLASS) : g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)");
+    g.rejectUnknown({ generic: ["className", "tlsSecretName"], gke: ["className", "tlsSecretName", "certificateMap"], eks: ["className", "tlsSecretName", "certificateArn"] }[platform]);
+    const className = platform === "generic" ? g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)")
+        : g.string("className", platform === "gke" ? GKE_DEFAULT_GATEWAY_CLASS : EKS_DEFAULT_GATEWAY_CLASS);
     const tlsSecretName = g.string("tlsSecretName");
-    const certificateMap = gke ? g.string("certificateMap") : undefined;
+    const certificateMap = platform === "gke" ? g.string("certificateMap") : undefined;
+    const certificateArn = platform === "eks" ? g.string("certificateArn") : undefined;
     if (className !== "" && (!OBJECT_NAME.test(className) || className.length > 253)) {
-        g.fail("className", `must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. "${gke ? GKE_DEFAULT_GATEWAY_CLASS : "traefik"}"`);
+        g.fail("className", `must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. "${{ generic: "traefik", gke: GKE_DEFAULT_GATEWAY_CLASS, eks: EKS_DEFAULT_GATEWAY_CLASS }[platform]}"`);
     }
-    if (tlsSecretName !== undefined && (!OBJECT_NAME.test(tlsSecretName) || tlsSecretName.length > 253)) {
+    if (platform === "eks" && tlsSecretName !== undefined) {
+        g.fail("tlsSecretName", "the AWS Load Balancer Controller takes no certificate from a Secret (a listener's certificateRefs): import it into ACM (`aws acm import-certificate`) and name it in gateway.certificateArn");
+    } else if (tlsSecretName !== undefined && (!OBJECT_NAME.test(tlsSecretName) || tlsSecretName.length > 253)) {
         g.fail("tlsSecretName", "must be the name of a kubernetes.io/tls Secret in the namespace, e.g. \"tf-serving-tls\"");
     }
     if (certificateMap !== undefined && !CERTIFICATE_MAP_NAME.test(certificateMap)) {
         g.fail("certificateMap", "must be a Certificate Manager certificate map's name in the project (lowercase letter first, then lowercase letters, digits and '-', at most 63), e.g. \"tf-serving\"");
     }
-    if (gke && tlsSecretName === undefined && certificateMap === undefined) {
+    if (platform === "gke" && tlsSecretName === undefined && certificateMap === undefined) {
         g.fail("certificateMap", "required on gcp (or tlsSecretName): Google's load balancer serves HTTP/2, so gRPC, to clients only over TLS; " +
             "name a Certificate Manager certificate map (`gcloud certificate-manager maps list`) or a kubernetes.io/tls Secret in the namespace", undefined);
     }
     if (tlsSecretName !== undefined && certificateMap !== undefined) {
         g.fail("certificateMap", "name one certificate source: certificateMap or tlsSecretName, not both");
     }
-    service.gateway = { className, tlsSecretName, certificateMap, platform: gke ? "gke" : "generic" };
+    if (platform === "eks" && certificateArn === undefined) {
+        g.fail("certificateArn", "required on aws: an ALB serves gRPC only on HTTPS listeners; name an ACM certificate for your hostname in eks.region " +
+            "(`aws acm request-certificate` or `import-certificate`), e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", undefined);
+    } else if (certificateArn !== undefined && !ACM_CERTIFICATE_ARN.test(certificateArn)) {
+        g.fail("certificateArn", "must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate/ID (e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b; `aws acm list-certificates`)");
+    }
+    service.gateway = {
+        className, tlsSecretName, certificateMap, platform,
+        ...(platform === "eks" ? { certificateArn, createClass: !g.has("className") } : {}),
+    };
     if (service.type !== "ClusterIP") {
         r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
     }
-    if (service.sourceRanges.length > 0) {
+    if (platform !== "eks" && service.sourceRanges.length > 0) {
         r.fail("loadBalancerSourceRanges", "the Gateway API has no source ranges; with `endpoint: gateway` restrict access in the GatewayClass's own settings, and remove this key");
     }
-    if (!service.publicEndpoint) {
-        r.fail("publicEndpoint", "with `endpoint: gateway` the Gateway is open to whoever reaches its address (the Gateway API has no source ranges): set publicEndpoint true to say so on purpose", undefined);
+    if (!service.publicEndpoint && (platform !== "eks" || (r.listLength("loadBalancerSourceRanges") ?? 0) === 0)) {
+        r.fail("publicEndpoint", platform === "eks"
+            ? "with `endpoint: gateway` on aws and no loadBalancerSourceRanges the ALB is open to every address: set publicEndpoint true to say so on purpose, or list the CIDRs allowed in loadBalancerSourceRanges"
+            : "with `endpoint: gateway` the Gateway is open to whoever reaches its address (the Gateway API has no source ranges): set publicEndpoint true to say so on purpose", undefined);
     }
+}
+
+/** The certificate's region: an ALB takes ACM certificates from its own region only. */
+function certificateRegionIssue(certificateArn: string | undefined, region: string): ConfigIssue | undefined {
+    const certificateRegion = certificateArn === undefined ? undefined : ACM_CERTIFICATE_ARN.exec(certificateArn)?.[1];
+    if (certificateRegion === undefined || region === "" || certificateRegion === region) {
+        return undefined;
+    }
+    return {
+        key: "gateway.certificateArn", value: certificateArn,
+        expected: `is in ${certificateRegion}, but the ALB is in eks.region (${region}) and takes certificates from its own region only: request or import the certificate in ${region}`,
+    };
 }
 
 /**
@@ -289,6 +332,10 @@ export function readConfig(all: Record<string, string>, project: string, project
     const gpuModels = models.filter((m) => m.gpu);
     if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
         r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see README, GKE)` });
+    }
+    const certificateIssue = config.cloud === "aws" ? certificateRegionIssue(service.gateway?.certificateArn, config.eks.region) : undefined;
+    if (certificateIssue !== undefined) {
+        r.issues.push(certificateIssue);
     }
     if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });

@@ -8,6 +8,7 @@
 import { parseIpv4Cidr } from "../contract/cidr";
 import type { SubnetScheme } from "../components/eks/vpc";
 import type { AwsConfig } from "./awsConfig";
+import type { EndpointKind } from "./config";
 import type { ConfigIssue } from "./configReader";
 import type { GcpConfig } from "./gcpConfig";
 
@@ -46,6 +47,8 @@ export interface EksDeployed {
     /** The ECR repositories (`PREFIX/MODEL`) and whether they may be deleted with their images. */
     repositories: string[];
     forceDelete: boolean;
+    /** `gateway` when the models are behind an ALB of the AWS Load Balancer Controller; absent: the Service's NLB (all that earlier versions built). */
+    endpoint?: "gateway";
 }
 
 export type DeployedSettings =
@@ -83,7 +86,7 @@ export function gkeSettingsOf(gke: GcpConfig): GkeDeployed {
  * carry over from the record. `kubernetesVersion` is the configured one until the stack puts the
  * cluster's in.
  */
-export function eksSettingsOf(eks: AwsConfig, models: string[], state: DeployedState): EksDeployed {
+export function eksSettingsOf(eks: AwsConfig, models: string[], state: DeployedState, endpoint: EndpointKind = "loadBalancer"): EksDeployed {
     const recorded = state.kind === "recorded" && state.settings.cloud === "aws" && state.settings.eks.network.kind === "create"
         ? state.settings.eks.network : undefined;
     const network: EksNetworkDeployed = eks.network.kind === "create"
@@ -103,6 +106,7 @@ export function eksSettingsOf(eks: AwsConfig, models: string[], state: DeployedS
         network,
         repositories: models.map((model) => `${eks.registry.repositoryPrefix}/${model}`),
         forceDelete: eks.registry.forceDelete,
+        ...(endpoint === "gateway" ? { endpoint } : {}),
     };
 }
 
@@ -214,6 +218,14 @@ function minorVersion(version: string | undefined): [number, number] | undefined
 }
 
 function eksChanges(from: EksDeployed, to: EksDeployed, out: LiveChanges): void {
+    const [fromEndpoint, toEndpoint] = [from.endpoint ?? "loadBalancer", to.endpoint ?? "loadBalancer"];
+    if (fromEndpoint !== toEndpoint) {
+        const swap = toEndpoint === "gateway"
+            ? "the Service's Network Load Balancer is deleted and an Application Load Balancer of the AWS Load Balancer Controller (installed by this update) takes its place"
+            : "the Application Load Balancer and the AWS Load Balancer Controller are deleted and the Service gets a Network Load Balancer again";
+        out.warnings.push(`endpoint: ${JSON.stringify(fromEndpoint)} -> ${JSON.stringify(toEndpoint)} replaces the models' load balancer: ${swap}, ` +
+            `at a new address (clients must follow restUrl and grpcEndpoint${toEndpoint === "gateway" ? ", now https" : ", now plain http"}); nothing answers at the old address once it is gone`);
+    }
     if (from.region !== to.region) {
         refuse(out, "eks.region", from.region, to.region, "every resource of the stack lives there, so all of them would be replaced",
             "Deploy the new region as a new stack, move clients over, then `pulumi destroy` this one");

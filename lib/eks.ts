@@ -1,6 +1,6 @@
 /**
  * Entry point `tf-serving/eks`: an EKS cluster with CPU and GPU node groups, its VPC, NVIDIA's device
- * plugin, and ECR repositories. Needs `@pulumi/pulumi`, `@pulumi/aws` and `@pulumi/kubernetes`.
+ * plugin, the AWS Load Balancer Controller (the Gateway API on EKS), and ECR repositories. Needs `@pulumi/pulumi`, `@pulumi/aws` and `@pulumi/kubernetes`.
  * Registers nothing when imported.
  */
 export { EksCluster } from "../components/eks/cluster";
@@ -10,5 +10,7 @@ export { EksVpc } from "../components/eks/vpc";
 export type { EksVpcArgs, NatGatewayMode, SubnetScheme } from "../components/eks/vpc";
 export { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../components/eks/devicePlugin";
 export type { NvidiaDevicePluginArgs } from "../components/eks/devicePlugin";
+export { ALB_GATEWAY_CONTROLLER, AwsLoadBalancerController, LOAD_BALANCER_CONTROLLER } from "../components/eks/loadBalancerController";
+export type { AwsLoadBalancerControllerArgs } from "../components/eks/loadBalancerController";
 export { Ecr } from "../components/registry/ecr";
 export type { EcrArgs, EcrSettings } from "../components/registry/ecr";

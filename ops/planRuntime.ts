@@ -115,7 +115,12 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { name, arn: `arn:aws:iam::123456789012:role/${name}` };
         case "aws:eks/cluster:Cluster":
             // Without a configured version EKS creates the cluster on its default one.
-            return { version: inputs.version ?? "1.33", endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") }, arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}` };
+            return {
+                version: inputs.version ?? "1.33", endpoint: "https://MOCK.gr7.us-west-2.eks.amazonaws.com", certificateAuthority: { data: Buffer.from("mock-ca").toString("base64") },
+                arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}`,
+                // EKS reports the VPC of the cluster's subnets.
+                vpcConfig: { ...(inputs.vpcConfig as Record<string, unknown> | undefined), vpcId: "vpc-0a1b2c3d4e5f60789" },
+            };
         default:
             return {};
     }

@@ -22,18 +22,27 @@ export interface GatewayInput {
     /** A `kubernetes.io/tls` Secret in the namespace: the listeners terminate TLS with it. Without it, plaintext (h2c for gRPC). */
     tlsSecretName?: string;
     /**
-     * `gke`: the shape the GKE Gateway controller serves (renderGkeGatewayObjects). Default `generic`:
+     * `gke`: the shape the GKE Gateway controller serves (renderGkeGatewayObjects). `eks`: the generic
+     * shape as the AWS Load Balancer Controller serves it (renderEksGatewayObjects). Default `generic`:
      * a listener per serving port, an HTTPRoute and a GRPCRoute.
      */
-    platform?: "generic" | "gke";
+    platform?: GatewayPlatform;
     /** GKE only: a Certificate Manager certificate map (the `networking.gke.io/certmap` annotation) instead of a Secret. */
     certificateMap?: string;
+    /** EKS only (required there): the ACM certificate both HTTPS listeners present. */
+    certificateArn?: string;
+    /** EKS only: the CIDRs the ALB's security group lets in; default any address. */
+    sourceRanges?: string[];
+    /** EKS only: seconds a target group keeps a removed pod draining (the pod's termination grace); default the ALB's 300. */
+    drainSeconds?: number;
 }
+
+export type GatewayPlatform = "generic" | "gke" | "eks";
 
 /** A Kubernetes object of the Gateway API, without its namespace. */
 export interface GatewayApiObject {
     apiVersion: string;
-    kind: "Gateway" | "HTTPRoute" | "GRPCRoute" | "HealthCheckPolicy";
+    kind: "Gateway" | "HTTPRoute" | "GRPCRoute" | "HealthCheckPolicy" | "LoadBalancerConfiguration" | "TargetGroupConfiguration";
     metadata: { name: string; labels: Record<string, string>; annotations?: Record<string, string> };
     spec: Record<string, unknown>;
 }
@@ -52,6 +61,10 @@ export interface GatewayObjects {
     grpcRoute?: GatewayApiObject;
     /** GKE's health check for the Service's backends. */
     healthCheckPolicy?: GatewayApiObject;
+    /** EKS: the ALB's scheme, listener certificates and source ranges (the Gateway's `infrastructure.parametersRef`). */
+    loadBalancerConfiguration?: GatewayApiObject;
+    /** EKS: the Service's target groups (pod IPs, protocol version, health checks). */
+    targetGroupConfiguration?: GatewayApiObject;
 }
 
 /** TF Serving's gRPC services, the ones a Gateway routes (reflection, health and the rest are not). */
@@ -65,11 +78,16 @@ export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
     if (input.platform === "gke") {
         return renderGkeGatewayObjects(input);
     }
+    return input.platform === "eks" ? renderEksGatewayObjects(input) : renderListenerGateway(input, input.tlsSecretName !== undefined);
+}
+
+/** A listener per serving port, HTTPS when `https` (with the Secret's certificate when one is named), an HTTPRoute and a GRPCRoute. */
+function renderListenerGateway(input: GatewayInput, https: boolean): GatewayObjects {
     const metadata = { name: input.name, labels: input.labels };
     const listener = (name: string, port: number, kind: "HTTPRoute" | "GRPCRoute") => ({
         name,
         port,
-        protocol: input.tlsSecretName === undefined ? "HTTP" : "HTTPS",
+        protocol: https ? "HTTPS" : "HTTP",
         ...(input.tlsSecretName === undefined ? {} : {
             tls: { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: input.tlsSecretName }] },
         }),
@@ -110,6 +128,87 @@ export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
             },
         },
     };
+}
+
+/** The API version of the AWS Load Balancer Controller's gateway CRDs (v1, their storage version since the controller's v3.5.0). */
+export const AWS_GATEWAY_CONFIG_VERSION = "gateway.k8s.aws/v1";
+
+/** The gRPC health check method an ALB calls by default; TF Serving, like any gRPC server, answers UNIMPLEMENTED (12). */
+const ALB_GRPC_HEALTH_CHECK = { path: "/AWS.ALB/healthcheck", grpcCode: "12" };
+
+/** Probe a target every 10 s; 2 answers in a row bring it in or take it out (the ALB's defaults, 30 s and 5, keep a new pod out for 2.5 min). */
+const ALB_HEALTH_CHECK_TIMING = { healthCheckInterval: 10, healthCheckTimeout: 5, healthyThresholdCount: 2, unhealthyThresholdCount: 2 };
+
+/**
+ * The AWS Load Balancer Controller's shape: the generic Gateway (REST 8501 and gRPC 8500, both
+ * HTTPS, an HTTPRoute and a GRPCRoute), whose listeners take their certificate from a
+ * `LoadBalancerConfiguration` (the controller reads no `certificateRefs`), referenced from the
+ * Gateway's `infrastructure.parametersRef`: internet-facing (the controller's default is internal),
+ * the ACM certificate on both listeners, TLS 1.2 and 1.3 only, the source ranges. One
+ * `TargetGroupConfiguration` for the Service (the controller takes one per Service): pod IPs as
+ * targets; REST's target group HTTP/1.1 (TF Serving's REST server speaks nothing else) with the health
+ * check on the model status on the REST port; gRPC's (the GRPCRoute's) protocol version GRPC, whose
+ * health check can only be a gRPC call (an ALB sends a gRPC target group's checks as gRPC requests,
+ * matched on gRPC codes): the ALB's default method on the gRPC port, which TF Serving answers
+ * UNIMPLEMENTED, so a target counts healthy while its gRPC server answers. Pods are registered only
+ * once Ready, and Ready is the model status (the readiness probe), so both target groups hold only
+ * pods whose model is loaded.
+ */
+function renderEksGatewayObjects(input: GatewayInput): GatewayObjects {
+    if (input.certificateArn === undefined) {
+        throw new Error(`model "${input.name}": an EKS Gateway needs an ACM certificate ARN (gateway.certificateArn)`);
+    }
+    const objects = renderListenerGateway(input, true);
+    const metadata = { name: input.name, labels: input.labels };
+    const listener = (port: number) => ({
+        protocolPort: `HTTPS:${port}`,
+        defaultCertificate: input.certificateArn,
+        sslPolicy: "ELBSecurityPolicy-TLS13-1-2-2021-06",
+    });
+    const healthCheck = (port: number, path: string, matcher: Record<string, string>) => ({
+        healthCheckPath: path, healthCheckPort: String(port), healthCheckProtocol: "HTTP", matcher, ...ALB_HEALTH_CHECK_TIMING,
+    });
+    const drain = input.drainSeconds === undefined ? {} : {
+        targetGroupAttributes: [{ key: "deregistration_delay.timeout_seconds", value: String(input.drainSeconds) }],
+    };
+    objects.gateway.spec.infrastructure = {
+        parametersRef: { group: "gateway.k8s.aws", kind: "LoadBalancerConfiguration", name: input.name },
+    };
+    objects.loadBalancerConfiguration = {
+        apiVersion: AWS_GATEWAY_CONFIG_VERSION,
+        kind: "LoadBalancerConfiguration",
+        metadata,
+        spec: {
+            scheme: "internet-facing",
+            listenerConfigurations: [listener(REST_PORT), listener(GRPC_PORT)],
+            ...(input.sourceRanges?.length ? { sourceRanges: input.sourceRanges } : {}),
+        },
+    };
+    objects.targetGroupConfiguration = {
+        apiVersion: AWS_GATEWAY_CONFIG_VERSION,
+        kind: "TargetGroupConfiguration",
+        metadata,
+        spec: {
+            targetReference: { name: input.name },
+            defaultConfiguration: {
+                targetType: "ip",
+                protocolVersion: "HTTP1",
+                healthCheckConfig: healthCheck(REST_PORT, modelStatusPath(input.name), { httpCode: "200" }),
+                ...drain,
+            },
+            // Matched by kind: the only GRPCRoute to this Service is the model's own.
+            routeConfigurations: [{
+                routeIdentifier: { kind: "GRPCRoute" },
+                targetGroupProps: {
+                    targetType: "ip",
+                    protocolVersion: "GRPC",
+                    healthCheckConfig: healthCheck(GRPC_PORT, ALB_GRPC_HEALTH_CHECK.path, { grpcCode: ALB_GRPC_HEALTH_CHECK.grpcCode }),
+                    ...drain,
+                },
+            }],
+        },
+    };
+    return objects;
 }
 
 /** The GKE Gateway's one port: Google's external Application Load Balancer serves HTTPS on 443. */

@@ -1,7 +1,9 @@
 /**
  * cloud: aws. An EKS cluster with a CPU and an optional GPU node group (and NVIDIA's device plugin
  * with it; metrics-server when a model autoscales), one ECR repository per model, then the models
- * through the cloud-agnostic `deployModels`, exposed through a Network Load Balancer. The AWS provider is explicit, built from
+ * through the cloud-agnostic `deployModels`, exposed through a Network Load Balancer (EKS's built-in
+ * controller), or with `endpoint: gateway` through an ALB of the AWS Load Balancer Controller the
+ * stack installs. The AWS provider is explicit, built from
  * `eks.region` (and `eks.profile`), so the `eks` section is the only place these are set.
  */
 import * as aws from "@pulumi/aws";
@@ -54,7 +56,7 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     const { registry: registrySettings, adminPrincipalArns, network, ...clusterArgs } = eks;
     const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
     const deployed = await readDeployedState(previous);
-    const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed);
+    const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed, config.service.endpoint);
     checkLiveChanges(deployed, { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: recorded });
     const layoutProblem = recorded.network.kind === "create" ? subnetLayout(recorded.network.cidr, recorded.network.zones.length, recorded.network.subnetScheme) : undefined;
     if (typeof layoutProblem === "string") {
@@ -77,11 +79,15 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     const clusterNetwork = network.kind === "create" && recorded.network.kind === "create"
         ? { ...network, subnetScheme: recorded.network.subnetScheme, clusterZones: recorded.network.clusterZones }
         : network;
-    const cluster = new EksCluster("eks", { ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer }, { providers: [provider] });
+    // The Gateway on EKS is the AWS Load Balancer Controller's; the stack's own GatewayClass unless one is named.
+    const gateway = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
+    const loadBalancerController = gateway && { gatewayClassName: gateway.createClass ? gateway.className : undefined };
+    const cluster = new EksCluster("eks", { ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer, loadBalancerController }, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
     // The version EKS runs, not the config key (which may be unset): the next bump is checked against it.
     const deployedSettings = cluster.kubernetesVersion.apply((kubernetesVersion): DeployedSettings =>
         ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: { ...recorded, kubernetesVersion } }));
-    return { ...deployToCluster(config, models, cluster, registry, previous, AWS_LOAD_BALANCER_ANNOTATIONS), deployedSettings };
+    // Behind the Gateway the Service is ClusterIP: no load balancer to annotate.
+    return { ...deployToCluster(config, models, cluster, registry, previous, gateway ? undefined : AWS_LOAD_BALANCER_ANNOTATIONS), deployedSettings };
 }

@@ -16,6 +16,8 @@ export interface CreatedCluster extends pulumi.Resource {
     placement: { cpu: NodePlacement; gpu: NodePlacement };
     kubeconfig: pulumi.Output<string>;
     clusterName: pulumi.Output<string>;
+    /** The controller that serves the models' Gateways, where the stack installs one (EKS): its webhooks must answer first. */
+    loadBalancerController?: pulumi.Resource;
 }
 
 export function deployToCluster(
@@ -36,7 +38,7 @@ export function deployToCluster(
             placement: cluster.placement,
             serviceAnnotations,
             // Pods wait for their nodes (and the device plugin, and pull access to the registry).
-            dependsOn: [cluster, registry],
+            dependsOn: [cluster, registry, ...(cluster.loadBalancerController ? [cluster.loadBalancerController] : [])],
         }),
         kubeconfig: cluster.kubeconfig,
         clusterName: cluster.clusterName,

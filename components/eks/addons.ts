@@ -6,6 +6,9 @@
  *   its network policy agent off, so a NetworkPolicy is accepted and silently not enforced. Taking the
  *   CNI over as a managed add-on (OVERWRITE adopts the self-managed one EKS bootstrapped) lets us set
  *   `enableNetworkPolicy`; the add-on's schema takes it as the string "true", not a boolean.
+ * - `eks-pod-identity-agent`, only with the AWS Load Balancer Controller (`endpoint: gateway`): the
+ *   node agent that hands pods the credentials of the IAM role their service account is associated
+ *   with (EKS Pod Identity); EKS does not install it.
  * - `metrics-server`, only when a model autoscales: EKS does not install it, and without it an HPA
  *   reads no CPU metrics and never scales (`kubectl describe hpa`: "unable to get metrics").
  *
@@ -40,14 +43,20 @@ export function vpcCniAddonArgs(clusterName: pulumi.Input<string>, addonVersion:
     };
 }
 
+/**
+ * An add-on EKS installs as it ships it. OVERWRITE adopts one someone installed by hand (manifest or
+ * Helm) instead of failing on the conflict, and puts it back if someone edits it.
+ */
+function plainAddonArgs(addonName: string, clusterName: pulumi.Input<string>, addonVersion: pulumi.Input<string>): aws.eks.AddonArgs {
+    return { clusterName, addonName, addonVersion, resolveConflictsOnCreate: "OVERWRITE", resolveConflictsOnUpdate: "OVERWRITE" };
+}
+
 /** The Kubernetes Metrics Server as a managed add-on: what a HorizontalPodAutoscaler reads CPU from. */
 export function metricsServerAddonArgs(clusterName: pulumi.Input<string>, addonVersion: pulumi.Input<string>): aws.eks.AddonArgs {
-    return {
-        clusterName,
-        addonName: "metrics-server",
-        addonVersion,
-        // Adopt a metrics-server someone installed by hand (manifest or Helm) instead of failing on the conflict.
-        resolveConflictsOnCreate: "OVERWRITE",
-        resolveConflictsOnUpdate: "OVERWRITE",
-    };
+    return plainAddonArgs("metrics-server", clusterName, addonVersion);
+}
+
+/** The EKS Pod Identity agent as a managed add-on: what gives the load balancer controller its IAM role. */
+export function podIdentityAgentAddonArgs(clusterName: pulumi.Input<string>, addonVersion: pulumi.Input<string>): aws.eks.AddonArgs {
+    return plainAddonArgs("eks-pod-identity-agent", clusterName, addonVersion);
 }

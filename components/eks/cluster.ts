@@ -2,17 +2,19 @@
  * An EKS cluster for TF Serving: its network (or existing subnets), the control plane with API
  * access entries (no aws-auth ConfigMap), the VPC CNI add-on enforcing NetworkPolicy, a CPU and an
  * optional GPU managed node group, the metrics-server add-on when models autoscale, NVIDIA's device
- * plugin when there are GPU nodes, and a Kubernetes provider built from a deterministic kubeconfig
- * that gets its token from `aws eks get-token`.
+ * plugin when there are GPU nodes, the AWS Load Balancer Controller (with the Pod Identity agent
+ * add-on) when asked, and a Kubernetes provider built from a deterministic kubeconfig that gets its
+ * token from `aws eks get-token`.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement, poolLabels, poolPlacement } from "../nodePlacement";
-import { addonVersionFor, metricsServerAddonArgs, vpcCniAddonArgs } from "./addons";
+import { addonVersionFor, metricsServerAddonArgs, podIdentityAgentAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
+import { AwsLoadBalancerController } from "./loadBalancerController";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 
@@ -81,6 +83,13 @@ export interface EksClusterArgs {
     devicePluginImage?: string;
     /** Install the metrics-server add-on, which an HPA needs and EKS does not install; default false. The EKS stack sets it when a model autoscales. */
     metricsServer?: boolean;
+    /**
+     * Install the AWS Load Balancer Controller (the Gateway API on EKS: ALBs for Gateways) with its IAM
+     * role through EKS Pod Identity, and the Pod Identity agent add-on; with `gatewayClassName`, also a
+     * GatewayClass of the controller's ALBs by that name. Default none. The EKS stack sets it with
+     * `endpoint: gateway`.
+     */
+    loadBalancerController?: { gatewayClassName?: string };
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -103,6 +112,8 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly metricsServer?: aws.eks.Addon;
     /** Present only with a GPU node group. */
     readonly devicePlugin?: NvidiaDevicePlugin;
+    /** Present only with `loadBalancerController`. */
+    readonly loadBalancerController?: AwsLoadBalancerController;
     /** Where CPU and GPU model pods go on this cluster. */
     readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
 
@@ -182,6 +193,19 @@ export class EksCluster extends pulumi.ComponentResource {
             this.devicePlugin = new NvidiaDevicePlugin(`${name}-nvidia-device-plugin`, {
                 nodeSelector: poolLabels("gpu"),
                 image: args.devicePluginImage,
+            }, { parent: this, provider: this.provider });
+        }
+        if (args.loadBalancerController) {
+            // A DaemonSet: the add-on turns ACTIVE only once it runs on nodes.
+            const agent = new aws.eks.Addon(`${name}-pod-identity-agent`, podIdentityAgentAddonArgs(cluster.name, addonVersion("eks-pod-identity-agent")),
+                { parent: this, dependsOn: this.nodeGroups });
+            this.loadBalancerController = new AwsLoadBalancerController(`${name}-lbc`, {
+                clusterName: cluster.name,
+                region: args.region,
+                vpcId: cluster.vpcConfig.vpcId,
+                partition,
+                gatewayClassName: args.loadBalancerController.gatewayClassName,
+                dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });
         }
         this.placement = poolPlacement();

@@ -23,8 +23,13 @@ type Schema = Record<string, any>;
 
 /** The Prometheus Operator module's folder (downloaded once into the e2e cache). */
 export function operatorModuleDir(): string {
+    return moduleDir(OPERATOR_MODULE);
+}
+
+/** The folder of `module` at the version `tools/e2e-env/go/crds/go.mod` pins (downloaded once into the e2e cache). */
+function moduleDir(module: string): string {
     const cache = process.env.TFS_E2E_CACHE ?? path.join(os.homedir(), ".cache", "tf-serving-e2e");
-    const out = execFileSync("go", ["mod", "download", "-json", OPERATOR_MODULE], {
+    const out = execFileSync("go", ["mod", "download", "-json", module], {
         cwd: CRDS, encoding: "utf8",
         env: { ...process.env, GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local", GOMODCACHE: path.join(cache, "go", "mod") },
     });
@@ -34,6 +39,11 @@ export function operatorModuleDir(): string {
 /** The Prometheus Operator's CRD file for a plural, e.g. `podmonitors`. */
 export function operatorCrdFile(plural: string): string {
     return path.join(operatorModuleDir(), "example", "prometheus-operator-crd", `monitoring.coreos.com_${plural}.yaml`);
+}
+
+/** The Gateway API's standard-channel CRD file for a plural, e.g. `gateways` (the version the loopback environment installs). */
+export function gatewayApiCrdFile(plural: string): string {
+    return path.join(moduleDir("sigs.k8s.io/gateway-api"), "config", "crd", "standard", `gateway.networking.k8s.io_${plural}.yaml`);
 }
 
 export const GMP_CRD_FILE = path.join(CRDS, "monitoring.googleapis.com_v1.yaml");

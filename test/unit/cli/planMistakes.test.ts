@@ -34,6 +34,10 @@ const aws = (...eks: string[]): string => {
     const section = [...EKS.filter((l) => !keys.has(l.split(":")[0])), ...eks];
     return local("tf-serving:cloud: aws", "tf-serving:eks:", ...section.map((l) => `  ${l}`));
 };
+/** The AWS stack with `endpoint: gateway` open to all, and `lines` (YAML under `tf-serving:gateway:`). */
+const awsGateway = (...lines: string[]): string =>
+    [aws().trimEnd(), "  tf-serving:endpoint: gateway", "  tf-serving:publicEndpoint: true", "  tf-serving:gateway:", ...lines.map((l) => `    ${l}`), ""].join("\n");
+const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
 const gcp = (...gke: string[]): string =>
     local("tf-serving:cloud: gcp", "tf-serving:gke:", "  project: my-project", "  region: us-central1", ...gke.map((l) => `  ${l}`));
 
@@ -82,6 +86,10 @@ const cases: PlanMistake[] = [
     { name: "eks.zones: one zone", stack: aws("zones: [us-west-2a]"), mentions: ["tf-serving:eks.zones", "2 to 6"] },
     { name: "eks.vpcCidr with host bits", stack: aws("vpcCidr: 10.1.2.3/16"), mentions: ["tf-serving:eks.vpcCidr", "10.1.0.0/16"] },
     { name: "eks.apiAccessCidrs with host bits", stack: aws("apiAccessCidrs: [203.0.113.7/24]"), mentions: ["tf-serving:eks.apiAccessCidrs[0]", "203.0.113.0/24"] },
+    { name: "endpoint gateway on aws without a certificate", stack: awsGateway("className: tf-serving-alb"), mentions: ["tf-serving:gateway.certificateArn", "HTTPS", "ACM"] },
+    { name: "endpoint gateway on aws: a certificate ARN of another service", stack: awsGateway("certificateArn: arn:aws:iam::123456789012:server-certificate/tfs"), mentions: ["tf-serving:gateway.certificateArn", "arn:aws:acm:REGION:ACCOUNT:certificate/ID"] },
+    { name: "endpoint gateway on aws: a certificate in another region", stack: awsGateway(`certificateArn: ${CERT.replace("us-west-2", "us-east-1")}`), mentions: ["tf-serving:gateway.certificateArn", "us-east-1", "eks.region (us-west-2)"] },
+    { name: "endpoint gateway on aws: a TLS Secret instead of ACM", stack: awsGateway(`certificateArn: ${CERT}`, "tlsSecretName: tfs-tls"), mentions: ["tf-serving:gateway.tlsSecretName", "ACM", "gateway.certificateArn"] },
     { name: "gke.subnetCidr with host bits", stack: gcp("subnetCidr: 10.0.3.0/20"), mentions: ["tf-serving:gke.subnetCidr", "10.0.0.0/20"] },
     { name: "gke.masterCidr with host bits", stack: gcp("privateNodes: true", "masterCidr: 172.16.0.5/28"), mentions: ["tf-serving:gke.masterCidr", "172.16.0.0/28"] },
     { name: "gke.apiAccessCidrs with host bits", stack: gcp("apiAccessCidrs: [198.51.100.9/24]"), mentions: ["tf-serving:gke.apiAccessCidrs[0]", "198.51.100.0/24"] },

@@ -2,6 +2,7 @@ import * as assert from "assert";
 import { parse } from "yaml";
 import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
 import { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../../../components/eks/devicePlugin";
+import { controllerCrdManifests, loadBalancerControllerPolicy, podIdentityTrustPolicy } from "../../../components/eks/loadBalancerController";
 import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -233,6 +234,53 @@ describe("EksCluster", () => {
         const metrics = recorder.one("aws:eks/addon:Addon", "metrics-server");
         assert.strictEqual((metrics.inputs as any).addonName, "metrics-server");
         assert.ok(metrics.dependsOn.includes("aws:eks/nodeGroup:NodeGroup::eks-cpu"), `depends on: ${metrics.dependsOn}`);
+    });
+
+    it("no load balancer controller unless asked: no Pod Identity agent, no chart, no IAM role for it", async () => {
+        const { recorder } = await build(args());
+        assert.ok(!recorder.ofType("aws:eks/addon:Addon").some((a) => (a.inputs as any).addonName === "eks-pod-identity-agent"));
+        for (const type of ["kubernetes:helm.sh/v3:Release", "aws:eks/podIdentityAssociation:PodIdentityAssociation", "kubernetes:yaml/v2:ConfigFile", "aws:iam/rolePolicy:RolePolicy"]) {
+            assert.deepStrictEqual(recorder.ofType(type), [], type);
+        }
+    });
+
+    it("load balancer controller: a role EKS Pod Identity assumes, with the controller's policy, associated with the chart's service account", async () => {
+        const { recorder } = await build(args({ loadBalancerController: {} }));
+        const agent = recorder.one("aws:eks/addon:Addon", "pod-identity-agent");
+        assert.strictEqual((agent.inputs as any).addonName, "eks-pod-identity-agent");
+        assert.strictEqual((agent.inputs as any).addonVersion, "v0.0.0-eks-pod-identity-agent-for-1.33-eksbuild.1", "EKS's default version for the cluster's");
+        assert.ok(agent.dependsOn.includes("aws:eks/nodeGroup:NodeGroup::eks-cpu"), "a DaemonSet: after the nodes");
+        const role = recorder.one("aws:iam/role:Role", "eks-lbc");
+        assert.deepStrictEqual(JSON.parse((role.inputs as any).assumeRolePolicy), podIdentityTrustPolicy());
+        const policy = recorder.one("aws:iam/rolePolicy:RolePolicy", "eks-lbc").inputs as any;
+        assert.strictEqual(policy.role, role.name);
+        assert.deepStrictEqual(JSON.parse(policy.policy), loadBalancerControllerPolicy("aws"));
+        assert.deepStrictEqual(recorder.one("aws:eks/podIdentityAssociation:PodIdentityAssociation").inputs, {
+            clusterName: "tf-serving", namespace: "kube-system", serviceAccount: "aws-load-balancer-controller", roleArn: `arn:aws:iam::123456789012:role/${role.name}`,
+        });
+    });
+
+    it("load balancer controller: the pinned chart in kube-system with the cluster's name, region and VPC, after its CRDs, credentials and nodes", async () => {
+        const { recorder } = await build(args({ region: "us-east-2", loadBalancerController: {} }));
+        const release = recorder.one("kubernetes:helm.sh/v3:Release");
+        const inputs = release.inputs as any;
+        assert.deepStrictEqual([inputs.name, inputs.chart, inputs.version, inputs.repositoryOpts.repo, inputs.namespace, inputs.skipCrds],
+            ["aws-load-balancer-controller", "aws-load-balancer-controller", "3.5.0", "https://aws.github.io/eks-charts", "kube-system", true]);
+        assert.deepStrictEqual([inputs.values.clusterName, inputs.values.region, inputs.values.vpcId], ["tf-serving", "us-east-2", "vpc-0a1b2c3d4e5f60789"]);
+        const files = recorder.ofType("kubernetes:yaml/v2:ConfigFile");
+        assert.deepStrictEqual(files.map((f) => (f.inputs as any).file), controllerCrdManifests().map((m) => m.url));
+        for (const needed of [...files.map((f) => `kubernetes:yaml/v2:ConfigFile::${f.name}`), "aws:eks/podIdentityAssociation:PodIdentityAssociation::eks-lbc-pod-identity",
+            "aws:iam/rolePolicy:RolePolicy::eks-lbc-policy", "aws:eks/addon:Addon::eks-pod-identity-agent", "aws:eks/nodeGroup:NodeGroup::eks-cpu"]) {
+            assert.ok(release.dependsOn.includes(needed), `the chart waits for ${needed}: ${release.dependsOn}`);
+        }
+        assert.deepStrictEqual(recorder.ofType("kubernetes:gateway.networking.k8s.io/v1:GatewayClass"), [], "no class unless named");
+    });
+
+    it("load balancer controller: with a class name, a GatewayClass of its ALBs once the chart is ready", async () => {
+        const { recorder } = await build(args({ loadBalancerController: { gatewayClassName: "tf-serving-alb" } }));
+        const gatewayClass = recorder.one("kubernetes:gateway.networking.k8s.io/v1:GatewayClass");
+        assert.deepStrictEqual([(gatewayClass.inputs as any).metadata.name, (gatewayClass.inputs as any).spec], ["tf-serving-alb", { controllerName: "gateway.k8s.aws/alb" }]);
+        assert.deepStrictEqual(gatewayClass.dependsOn, ["kubernetes:helm.sh/v3:Release::eks-lbc"]);
     });
 
     it("kubeconfig: a secret with `aws eks get-token`, identical when node groups change", async () => {

@@ -118,7 +118,36 @@ describe("readConfig", () => {
         assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, publicEndpoint: "false" }).join("\n"), /^publicEndpoint: with `endpoint: gateway`/m);
         assert.match(keys({ gateway: { className: "t" } }).join("\n"), /^gateway: applies only with `endpoint: gateway`/m);
         assert.match(keys({ endpoint: "ingress" }).join("\n"), /^endpoint: /m);
-        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, cloud: "aws" }).join("\n"), /^endpoint: "gateway" on aws needs the AWS Load Balancer Controller/m);
+    });
+
+    const EKS = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"] };
+    const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
+
+    it("endpoint gateway on aws: the stack's ALB GatewayClass unless one is named, the ACM certificate, source ranges instead of publicEndpoint", () => {
+        const aws = (values: Record<string, unknown>) => readConfig(cfg({ modelPath: "models/half_plus_two", cloud: "aws", eks: EKS, endpoint: "gateway", ...values }), PROJECT, DIR);
+        const c = aws({ gateway: { certificateArn: CERT }, loadBalancerSourceRanges: ["203.0.113.0/24"] });
+        assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway],
+            ["gateway", "ClusterIP", { className: "tf-serving-alb", tlsSecretName: undefined, certificateMap: undefined, certificateArn: CERT, platform: "eks", createClass: true }]);
+        assert.deepStrictEqual(c.service.sourceRanges, ["203.0.113.0/24"]);
+        const named = aws({ gateway: { className: "shared-alb", certificateArn: CERT }, publicEndpoint: "true" });
+        assert.deepStrictEqual([named.service.gateway?.className, named.service.gateway?.createClass, named.service.publicEndpoint], ["shared-alb", false, true]);
+    });
+
+    it("endpoint gateway on aws: refuses plaintext, a Secret, a bad or foreign-region ARN, and an open ALB not said to be", () => {
+        const keys = (values: Record<string, unknown>) => issuesOf({ modelPath: "m", cloud: "aws", eks: EKS, endpoint: "gateway", publicEndpoint: "true", ...values })
+            .map((i) => `${i.key}: ${i.expected}`).join("\n");
+        assert.match(keys({}), /^gateway: required with `endpoint: gateway` on aws: the listeners' certificate, `\{certificateArn: ARN\}`/m);
+        assert.match(keys({ gateway: {} }), /^gateway\.certificateArn: required on aws: an ALB serves gRPC only on HTTPS listeners/m);
+        assert.match(keys({ gateway: { certificateArn: CERT, tlsSecretName: "tfs-tls" } }), /^gateway\.tlsSecretName: the AWS Load Balancer Controller takes no certificate from a Secret/m);
+        assert.match(keys({ gateway: { certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/not-an-id" } }), /^gateway\.certificateArn: must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate\/ID/m);
+        assert.match(keys({ gateway: { certificateArn: "arn:aws:iam::123456789012:server-certificate/x" } }), /^gateway\.certificateArn: must be an ACM certificate ARN/m);
+        assert.match(keys({ gateway: { certificateArn: CERT.replace("us-west-2", "eu-west-1") } }), /^gateway\.certificateArn: is in eu-west-1, but the ALB is in eks\.region \(us-west-2\)/m);
+        assert.match(keys({ gateway: { certificateArn: CERT, certificateMap: "m" } }), /^gateway\.certificateMap: unknown key/m);
+        assert.match(keys({ gateway: { certificateArn: CERT }, publicEndpoint: "false" }), /^publicEndpoint: with `endpoint: gateway` on aws and no loadBalancerSourceRanges the ALB is open to every address/m);
+        assert.doesNotThrow(() => readConfig(cfg({ modelPath: "m", cloud: "aws", eks: EKS, endpoint: "gateway", gateway: { certificateArn: CERT }, loadBalancerSourceRanges: ["203.0.113.0/24"] }), PROJECT, DIR));
+        assert.match(keys({ gateway: { certificateArn: CERT }, serviceType: "LoadBalancer" }), /^serviceType: with `endpoint: gateway` the model Service is ClusterIP/m);
+        // certificateArn is the EKS Gateway's only.
+        assert.match(issuesOf({ ...BASE, endpoint: "gateway", gateway: { className: "traefik", certificateArn: CERT } }).map((i) => `${i.key}: ${i.expected}`).join("\n"), /^gateway\.certificateArn: unknown key/m);
     });
 
     it("endpoint gateway on gcp: accepted with a certificate map or a Secret (the rest of the gcp settings aside)", () => {

@@ -137,6 +137,22 @@ describe("liveChanges: a change to a running stack (deployed settings A, then co
         const config = readConfig(exampleConfig("aws-example"), "tf-serving", ROOT);
         assert.ok(config.cloud === "aws");
 
+        it("endpoint loadBalancer <-> gateway passes with a warning: the load balancer is replaced, at a new address", () => {
+            const toGateway = liveChanges(eks(), eks({ endpoint: "gateway" }));
+            assert.deepStrictEqual(toGateway.issues, []);
+            assert.strictEqual(toGateway.warnings.length, 1);
+            assert.match(toGateway.warnings[0], /^endpoint: "loadBalancer" -> "gateway" replaces the models' load balancer: the Service's Network Load Balancer is deleted and an Application Load Balancer/);
+            assert.match(toGateway.warnings[0], /new address \(clients must follow restUrl and grpcEndpoint, now https\)/);
+            const back = liveChanges(eks({ endpoint: "gateway" }), eks());
+            assert.match(back.warnings.join("\n"), /^endpoint: "gateway" -> "loadBalancer" .*the AWS Load Balancer Controller are deleted/);
+            assert.deepStrictEqual(liveChanges(eks({ endpoint: "gateway" }), eks({ endpoint: "gateway" })).warnings, []);
+        });
+
+        it("the record says endpoint only for a Gateway (a record without it, as every earlier one, means the NLB)", () => {
+            assert.ok(!("endpoint" in eksSettingsOf(config.eks, ["half-plus-two"], { kind: "new" })));
+            assert.strictEqual(eksSettingsOf(config.eks, ["half-plus-two"], { kind: "new" }, "gateway").endpoint, "gateway");
+        });
+
         it("a new stack gets slots; a stack of an earlier version keeps byCount; a record keeps its scheme and the cluster's zones", () => {
             assert.strictEqual(subnetSchemeFor({ kind: "new" }), "slots");
             assert.strictEqual(subnetSchemeFor({ kind: "unknown" }), "slots");

@@ -1,5 +1,7 @@
 import * as assert from "assert";
+import { albGatewayClass } from "../../../components/eks/loadBalancerController";
 import { GATEWAY_WAIT_FOR, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
+import { crdSchema, gatewayApiCrdFile, schemaProblems } from "../../support/crdSchema";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const INPUT = { name: "half-plus-two", labels: { app: "m" }, className: "traefik" };
@@ -71,5 +73,91 @@ describe("gateway rendering", () => {
 
     it("says loudly that a Gateway without a Secret is plaintext, and how to fix it", () => {
         assert.match(plaintextGatewayWarning("m", "traefik"), /^model "m": the Gateway \(class traefik\) has no TLS Secret \(gateway\.tlsSecretName\), so REST and gRPC are PLAINTEXT/);
+    });
+
+    const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
+    const EKS = { ...INPUT, className: "tf-serving-alb", platform: "eks" as const, certificateArn: CERT, drainSeconds: 30 };
+
+    it("EKS: the serving ports as HTTPS listeners with no certificateRefs, configured by a LoadBalancerConfiguration named in infrastructure", () => {
+        const { gateway, httpRoute, grpcRoute, loadBalancerConfiguration } = renderGatewayObjects(EKS) as any;
+        assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.name, l.port, l.protocol, l.tls]), [["rest", 8501, "HTTPS", undefined], ["grpc", 8500, "HTTPS", undefined]]);
+        assert.deepStrictEqual(gateway.spec.infrastructure, { parametersRef: { group: "gateway.k8s.aws", kind: "LoadBalancerConfiguration", name: "half-plus-two" } });
+        assert.deepStrictEqual(gateway.metadata.annotations, { "pulumi.com/waitFor": GATEWAY_WAIT_FOR });
+        // The routes are the generic ones: REST to 8501, TF Serving's two gRPC services to 8500.
+        assert.deepStrictEqual(httpRoute, renderGatewayObjects(INPUT).httpRoute);
+        assert.deepStrictEqual(grpcRoute, renderGatewayObjects(INPUT).grpcRoute);
+        assert.strictEqual(loadBalancerConfiguration.apiVersion, "gateway.k8s.aws/v1");
+        assert.deepStrictEqual(loadBalancerConfiguration.metadata, { name: "half-plus-two", labels: { app: "m" } });
+        assert.deepStrictEqual(loadBalancerConfiguration.spec, {
+            scheme: "internet-facing",
+            listenerConfigurations: [
+                { protocolPort: "HTTPS:8501", defaultCertificate: CERT, sslPolicy: "ELBSecurityPolicy-TLS13-1-2-2021-06" },
+                { protocolPort: "HTTPS:8500", defaultCertificate: CERT, sslPolicy: "ELBSecurityPolicy-TLS13-1-2-2021-06" },
+            ],
+        });
+    });
+
+    it("EKS: the source ranges go to the ALB's security group through the LoadBalancerConfiguration", () => {
+        const { loadBalancerConfiguration } = renderGatewayObjects({ ...EKS, sourceRanges: ["203.0.113.0/24", "2001:db8::/32"] }) as any;
+        assert.deepStrictEqual(loadBalancerConfiguration.spec.sourceRanges, ["203.0.113.0/24", "2001:db8::/32"]);
+        assert.ok(!("sourceRanges" in (renderGatewayObjects({ ...EKS, sourceRanges: [] }) as any).loadBalancerConfiguration.spec));
+    });
+
+    it("EKS: pod targets; REST's target group HTTP/1.1 checked on the model status, the GRPCRoute's gRPC checked on the gRPC port", () => {
+        const { targetGroupConfiguration: tgc } = renderGatewayObjects(EKS) as any;
+        assert.strictEqual(tgc.apiVersion, "gateway.k8s.aws/v1");
+        assert.deepStrictEqual(tgc.spec.targetReference, { name: "half-plus-two" });
+        const timing = { healthCheckInterval: 10, healthCheckTimeout: 5, healthyThresholdCount: 2, unhealthyThresholdCount: 2 };
+        const drain = [{ key: "deregistration_delay.timeout_seconds", value: "30" }];
+        assert.deepStrictEqual(tgc.spec.defaultConfiguration, {
+            targetType: "ip",
+            protocolVersion: "HTTP1",
+            healthCheckConfig: { healthCheckPath: "/v1/models/half-plus-two", healthCheckPort: "8501", healthCheckProtocol: "HTTP", matcher: { httpCode: "200" }, ...timing },
+            targetGroupAttributes: drain,
+        });
+        assert.deepStrictEqual(tgc.spec.routeConfigurations, [{
+            routeIdentifier: { kind: "GRPCRoute" },
+            targetGroupProps: {
+                targetType: "ip",
+                protocolVersion: "GRPC",
+                healthCheckConfig: { healthCheckPath: "/AWS.ALB/healthcheck", healthCheckPort: "8500", healthCheckProtocol: "HTTP", matcher: { grpcCode: "12" }, ...timing },
+                targetGroupAttributes: drain,
+            },
+        }]);
+    });
+
+    it("EKS: no certificate, no Gateway (an ALB serves gRPC on HTTPS only)", () => {
+        assert.throws(() => renderGatewayObjects({ ...EKS, certificateArn: undefined }), /gateway\.certificateArn/);
+    });
+
+    it("the generic and GKE shapes have no AWS objects", () => {
+        for (const objects of [renderGatewayObjects(INPUT), renderGatewayObjects({ ...INPUT, platform: "gke", certificateMap: "m" })]) {
+            assert.deepStrictEqual([objects.loadBalancerConfiguration, objects.targetGroupConfiguration, (objects.gateway.spec as any).infrastructure], [undefined, undefined, undefined]);
+        }
+    });
+});
+
+describe("gateway objects against the Gateway API's own CRDs (standard channel, the version the loopback environment installs)", () => {
+    const EKS = {
+        name: "half-plus-two", labels: { app: "m" }, className: "tf-serving-alb", platform: "eks" as const,
+        certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+    };
+    const problems = (plural: string, o: { apiVersion: string; kind: string; metadata: object }) =>
+        schemaProblems(crdSchema(gatewayApiCrdFile(plural), o.kind, o.apiVersion.split("/")[1]), { ...o, metadata: { ...o.metadata, namespace: "tf-serving" } });
+
+    it("the EKS Gateway (HTTPS listeners without certificateRefs, infrastructure.parametersRef), its routes and the ALB GatewayClass fit", function () {
+        this.timeout(300_000); // the first run downloads the module
+        const { gateway, httpRoute, grpcRoute } = renderGatewayObjects(EKS);
+        assert.deepStrictEqual(problems("gateways", gateway), []);
+        assert.deepStrictEqual(problems("httproutes", httpRoute), []);
+        assert.deepStrictEqual(problems("grpcroutes", grpcRoute!), []);
+        assert.deepStrictEqual(problems("gatewayclasses", albGatewayClass("tf-serving-alb")), []);
+    });
+
+    it("the check catches a parametersRef the API server refuses (no kind)", function () {
+        this.timeout(300_000);
+        const { gateway } = renderGatewayObjects(EKS);
+        delete ((gateway.spec.infrastructure as { parametersRef: Record<string, unknown> }).parametersRef).kind;
+        assert.match(problems("gateways", gateway).join("\n"), /\.spec\.infrastructure\.parametersRef.*kind/);
     });
 });

@@ -77,6 +77,87 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.deepStrictEqual(service.spec.loadBalancerSourceRanges, ["203.0.113.0/24"]);
     });
 
+    const ALB = { hostname: "k8s-tfserving-halfplus-0123456789-987654321.us-west-2.elb.amazonaws.com" };
+    const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
+    const GATEWAY = { "tf-serving:endpoint": "gateway", "tf-serving:gateway": JSON.stringify({ certificateArn: CERT }) };
+    const GATEWAY_KINDS = ["Gateway", "HTTPRoute", "GRPCRoute", "LoadBalancerConfiguration", "TargetGroupConfiguration", "GatewayClass"];
+
+    it("endpoint gateway: the controller's ALB Gateway with the ACM certificate and the example's source ranges, https outputs at the ALB's hostname", async () => {
+        const { recorder, outputs } = await runCloudStack(exampleConfig("aws-example", () => undefined, GATEWAY), ALB);
+        const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
+        assert.deepStrictEqual([gateway.metadata.namespace, gateway.spec.gatewayClassName], ["tf-serving", "tf-serving-alb"]);
+        assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.port, l.protocol]), [[8501, "HTTPS"], [8500, "HTTPS"]]);
+        assert.deepStrictEqual(gateway.spec.infrastructure.parametersRef, { group: "gateway.k8s.aws", kind: "LoadBalancerConfiguration", name: "half-plus-two" });
+        const lbConfig = recorder.one("kubernetes:gateway.k8s.aws/v1:LoadBalancerConfiguration").inputs as any;
+        assert.deepStrictEqual([lbConfig.metadata.namespace, lbConfig.spec.scheme, lbConfig.spec.sourceRanges], ["tf-serving", "internet-facing", ["203.0.113.0/24"]]);
+        assert.deepStrictEqual(lbConfig.spec.listenerConfigurations.map((l: any) => [l.protocolPort, l.defaultCertificate]), [["HTTPS:8501", CERT], ["HTTPS:8500", CERT]]);
+        const tgc = recorder.one("kubernetes:gateway.k8s.aws/v1:TargetGroupConfiguration").inputs as any;
+        assert.deepStrictEqual([tgc.metadata.namespace, tgc.spec.targetReference.name, tgc.spec.defaultConfiguration.healthCheckConfig.healthCheckPath],
+            ["tf-serving", "half-plus-two", "/v1/models/half-plus-two"]);
+        assert.deepStrictEqual((recorder.one("kubernetes:gateway.networking.k8s.io/v1:GatewayClass").inputs as any).spec, { controllerName: "gateway.k8s.aws/alb" });
+        const service = recorder.one("kubernetes:core/v1:Service").inputs as any;
+        assert.deepStrictEqual([service.spec.type, service.spec.loadBalancerSourceRanges, service.metadata.annotations], ["ClusterIP", undefined, {}],
+            "no NLB annotation on a ClusterIP Service");
+        assert.strictEqual(outputs.externalAddress, ALB.hostname);
+        assert.strictEqual(outputs.externalIp, "");
+        assert.strictEqual(outputs.restUrl, `https://${ALB.hostname}:8501`);
+        assert.strictEqual(outputs.grpcEndpoint, `${ALB.hostname}:8500`);
+        assert.strictEqual(outputs.modelStatusUrl, `https://${ALB.hostname}:8501/v1/models/half-plus-two`);
+        assert.strictEqual((outputs.deployedSettings as any).eks.endpoint, "gateway", "recorded, so the next preview can say the address moves");
+    });
+
+    it("endpoint gateway: the model's Gateway objects wait for the controller (its webhooks), the Gateway for its LoadBalancerConfiguration, the routes for their target groups", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, GATEWAY), ALB);
+        assert.ok(recorder.one("tf-serving:index:ModelServer").dependsOn.includes("tf-serving:index:AwsLoadBalancerController::eks-lbc"));
+        const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway");
+        assert.deepStrictEqual(gateway.dependsOn, ["kubernetes:gateway.k8s.aws/v1:LoadBalancerConfiguration::half-plus-two-lb-config"]);
+        for (const kind of ["HTTPRoute", "GRPCRoute"]) {
+            assert.deepStrictEqual(recorder.one(`kubernetes:gateway.networking.k8s.io/v1:${kind}`).dependsOn,
+                [`kubernetes:gateway.networking.k8s.io/v1:Gateway::${gateway.name}`, "kubernetes:gateway.k8s.aws/v1:TargetGroupConfiguration::half-plus-two-target-groups"]);
+        }
+    });
+
+    it("endpoint gateway with a named GatewayClass: that class, none created; no source ranges needs publicEndpoint", async () => {
+        const config = exampleConfig("aws-example", () => undefined, {
+            "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true", "tf-serving:gateway": JSON.stringify({ certificateArn: CERT, className: "shared-alb" }),
+        });
+        delete config["tf-serving:loadBalancerSourceRanges"];
+        const { recorder } = await runCloudStack(config, ALB);
+        assert.strictEqual((recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any).spec.gatewayClassName, "shared-alb");
+        assert.deepStrictEqual(recorder.ofType("kubernetes:gateway.networking.k8s.io/v1:GatewayClass"), []);
+        assert.strictEqual(recorder.ofType("kubernetes:helm.sh/v3:Release").length, 1, "the controller still serves it");
+        assert.ok(!("sourceRanges" in (recorder.one("kubernetes:gateway.k8s.aws/v1:LoadBalancerConfiguration").inputs as any).spec));
+    });
+
+    it("the default endpoint (loadBalancer) installs no controller and renders no Gateway API object; its record says nothing of endpoints", async () => {
+        const { recorder, outputs } = await runCloudStack(exampleConfig("aws-example"), NLB);
+        for (const type of ["kubernetes:helm.sh/v3:Release", "aws:eks/podIdentityAssociation:PodIdentityAssociation", "kubernetes:yaml/v2:ConfigFile"]) {
+            assert.deepStrictEqual(recorder.ofType(type), [], type);
+        }
+        assert.ok(!recorder.resources.some((r) => GATEWAY_KINDS.some((k) => r.type.endsWith(`:${k}`))));
+        assert.ok(!recorder.ofType("aws:eks/addon:Addon").some((a) => (a.inputs as any).addonName === "eks-pod-identity-agent"));
+        assert.ok(!("endpoint" in (outputs.deployedSettings as any).eks));
+    });
+
+    it("tfs plan (offline) shows the controller, its IAM and the Gateway objects of an endpoint gateway stack", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-aws-plan-gw-"));
+        fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+        const example = fs.readFileSync(path.join(ROOT, "Pulumi.aws-example.yaml"), "utf8").replace("models/half_plus_two", path.join(ROOT, "models/half_plus_two"))
+            .replace("config:\n", `config:\n  tf-serving:endpoint: gateway\n  tf-serving:gateway:\n    certificateArn: ${CERT}\n`);
+        fs.writeFileSync(path.join(dir, "Pulumi.t.yaml"), example);
+        try {
+            const plan = await planStack(dir, "t");
+            for (const type of ["kubernetes:helm.sh/v3:Release", "aws:eks/podIdentityAssociation:PodIdentityAssociation", "aws:iam/rolePolicy:RolePolicy",
+                ...GATEWAY_KINDS.map((k) => `kubernetes:${["LoadBalancerConfiguration", "TargetGroupConfiguration"].includes(k) ? "gateway.k8s.aws" : "gateway.networking.k8s.io"}/v1:${k}`)]) {
+                assert.strictEqual(plan.counts[type], 1, `${type}: ${JSON.stringify(plan.counts)}`);
+            }
+            assert.strictEqual(plan.counts["kubernetes:yaml/v2:ConfigFile"], 3);
+            assert.match(String(plan.outputs.restUrl), /^https:\/\/.+:8501$/);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
     it("pushes to ECR with GetAuthorizationToken credentials as secrets; pods run the digest ECR reports for the tag", async () => {
         const { recorder, outputs } = await runCloudStack(exampleConfig("aws-example"), NLB);
         const image = recorder.one("docker:index/image:Image");
