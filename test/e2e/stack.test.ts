@@ -177,14 +177,17 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         const flat = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-e2e-flat-"));
         fs.cpSync(path.join(modelDir, "124"), flat, { recursive: true });
         setConfig({ modelPath: flat });
-        await assert.rejects(project.pulumi.preview(), (err: Error) => {
-            assert.match(err.message, /tf-serving:modelPath/);
-            assert.match(err.message, /move them into|version folder/i);
-            assert.doesNotMatch(err.message, /at Object\.<anonymous>|\.ts:\d+:\d+/, "no stack trace for a user mistake");
-            return true;
-        });
+        // What the user reads: `pulumi preview`'s own output, not its JSON.
+        const refused = async (pattern: RegExp) => {
+            const r = await project.pulumi.run("preview");
+            const out = r.stdout + r.stderr;
+            assert.notStrictEqual(r.code, 0, `the preview must fail:\n${out.slice(-3000)}`);
+            assert.match(out, pattern, out.slice(-3000));
+            assert.doesNotMatch(out, /at Object\.<anonymous>|\.ts:\d+:\d+/, "no stack trace for a user mistake");
+        };
+        await refused(/tf-serving:modelPath[^]*(move them into|version folder)/i);
         setConfig({ replicas: 0 });
-        await assert.rejects(project.pulumi.preview(), /tf-serving:replicas = "0": must be a whole number from 1/);
+        await refused(/tf-serving:replicas = "0": must be a whole number from 1/);
         setConfig();
         const now = deployment();
         assert.strictEqual(now.metadata.generation, untouched.metadata.generation);

@@ -102,8 +102,21 @@ export interface PulumiCli {
 
 export class PulumiCommandError extends Error {
     constructor(readonly result: CliResult, what: string) {
-        super(`${what} exited ${result.code} after ${result.seconds.toFixed(0)} s:\n${(result.stdout + result.stderr).slice(-4000)}`);
+        super(`${what} exited ${result.code} after ${result.seconds.toFixed(0)} s:\n${readable(result).slice(-4000)}`);
     }
+}
+
+/** A command's output to read: with `--json`, the engine's diagnostics instead of the whole plan. */
+function readable(result: CliResult): string {
+    try {
+        const parsed = JSON.parse(result.stdout) as { diagnostics?: { severity: string; message: string }[] };
+        if (parsed.diagnostics) {
+            return parsed.diagnostics.map((d) => `${d.severity}: ${d.message}`).join("\n") + result.stderr;
+        }
+    } catch {
+        // not JSON: the command's own text
+    }
+    return result.stdout + result.stderr;
 }
 
 export function pulumiCli(cwd: string, stackName: string, env?: Record<string, string>): PulumiCli {
