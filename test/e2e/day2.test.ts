@@ -11,7 +11,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync, tagsOf } from "../support/e2eProject";
-import { CliResult, TFS, changedSteps, runCli } from "../support/cli";
+import { CliResult, TFS, runCli } from "../support/cli";
 import { TrafficReport, availableVersion, predict, underTraffic } from "../support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -43,18 +43,10 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
     const ok = (r: CliResult, what: string) => assert.strictEqual(r.code, 0, `${what} exited ${r.code}:\n${r.stderr.slice(-3000)}`);
 
     /** `pulumi preview --json`: must exit 0; returns the changed steps. */
-    const preview = async (): Promise<string[]> => {
-        const r = await pulumi("preview", "--json");
-        ok(r, "pulumi preview");
-        return changedSteps(r.stdout);
-    };
+    const preview = () => project.pulumi.preview();
     /** After an update: the next preview has no changes. */
-    const noChanges = async () => ok(await pulumi("preview", "--expect-no-changes"), "pulumi preview --expect-no-changes");
-    const outputs = async (): Promise<Record<string, any>> => {
-        const r = await pulumi("stack", "output", "--json");
-        ok(r, "pulumi stack output");
-        return JSON.parse(r.stdout);
-    };
+    const noChanges = () => project.pulumi.preview({ expectNoChanges: true });
+    const outputs = () => project.pulumi.outputs() as Promise<Record<string, any>>;
 
     /** Waits (bounded: 180 s) until a Deployment's rollout is over: every replica updated and available, no old pod left. */
     const rolledOut = async (name: string) => {
