@@ -25,7 +25,7 @@ import { MODEL_SERVER_SELECTOR } from "../contract/labels";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
-import { E2eProject, MODEL, ROOT, createProject, kubectl, manifestOf, startEnvironment } from "../test/support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
 import { GrpcBalanceReport, grpcBalance } from "../test/support/grpcTraffic";
 import { query } from "../test/support/prometheus";
 import { TrafficReport, underTraffic } from "../test/support/traffic";
@@ -257,10 +257,25 @@ async function scrapeCost(namespace: string): Promise<{ samplesPerScrape: number
     return samples && duration ? { samplesPerScrape: Number(samples.value[1]), maxDurationMs: round(Number(duration.value[1]) * 1000) } : null;
 }
 
+/**
+ * Runs the bench in the suite's environment, and stops it afterwards unless it was running before
+ * (someone's to keep) or `TFS_E2E_KEEP=1` asks to keep it: a bench leaves nothing running.
+ */
 async function main(): Promise<void> {
+    const wasRunning = environmentRunning();
+    startEnvironment();
+    try {
+        await bench();
+    } finally {
+        if (!wasRunning && process.env.TFS_E2E_KEEP !== "1") {
+            suiteEnvironmentCommand("stop", 5 * 60 * 1000);
+        }
+    }
+}
+
+async function bench(): Promise<void> {
     const json = process.argv.includes("--json");
     const log = (line: string) => { if (!json) { console.error(line); } };
-    startEnvironment();
 
     const small = await createProject();
     let result: Record<string, unknown>;

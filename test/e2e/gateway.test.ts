@@ -3,7 +3,7 @@
  * (Traefik, GatewayClass `$TFS_E2E_GATEWAY_CLASS`), as a client sees it. One stack, one sequence:
  * plaintext first (REST predict; a few hundred gRPC Predicts on one channel, each pod's share from
  * its own request count within 20 % of the mean: the Gateway balances requests, where the L4
- * LoadBalancer of grpcBalance.test.ts keeps a channel on one pod), then TLS from a Secret signed by a
+ * LoadBalancer keeps (stack.test.ts, step 1b) a channel on one pod), then TLS from a Secret signed by a
  * CA the test makes (a client trusting that CA passes `tfs smoke --grpc --tls --ca`, one that does
  * not is refused), then a new model version under gRPC traffic through the Gateway: no failed call.
  */

@@ -14,6 +14,7 @@ import { E2eProject, MODEL, ROOT, createProject, env, kubectl, kubectlAsync, man
 import { availableVersion, predict, request, underTraffic } from "../support/traffic";
 import { PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../../components/modelServer";
 import { changingOps } from "../support/cli";
+import { grpcBalance } from "../support/grpcTraffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -92,6 +93,23 @@ describe("the local stack, end to end (Pulumi engine, real API server, real regi
         restUrl = outputs.restUrl as string;
         assert.deepStrictEqual(await predict(restUrl, MODEL, INSTANCES), EXPECTED, "y = x/2 + 2 through the load balancer");
         assert.strictEqual((await tagsOf(repo)).length, 1, "one image pushed");
+    });
+
+    it("1b. gRPC through the LoadBalancer: 300 Predicts on one channel all land on one pod (L4 balances connections)", async () => {
+        // TF Serving's `:tensorflow:serving:request_latency_count{entrypoint="GRPC"}` on each pod's
+        // metrics path counts its share. A channel is one HTTP/2 connection and an L4 load balancer
+        // balances connections, so every call lands on one pod however many replicas run
+        // (gateway.test.ts shows the Gateway spreading each request).
+        const requests = 300;
+        const { grpcEndpoint } = await project.pulumi.outputs();
+        assert.match(grpcEndpoint as string, /:8500$/);
+        const podIps = pods().map((p) => p.status.podIP as string);
+        assert.strictEqual(podIps.length, 2, "two replicas");
+        const report = await grpcBalance(grpcEndpoint as string, { tls: false }, MODEL, podIps, requests);
+        console.log(JSON.stringify({ grpc: { loadBalancer: report } }));
+        assert.strictEqual(report.failed, 0);
+        assert.strictEqual(report.podCounts.reduce((a, b) => a + b, 0), requests, `every Predict counted once: ${report.podCounts}`);
+        assert.strictEqual(Math.max(...report.podCounts), requests, `one channel, one connection, one pod: ${report.podCounts}`);
     });
 
     it("2. a second up with nothing changed changes nothing and rebuilds no image (preview with the policy pack)", async () => {

@@ -50,6 +50,16 @@ export function suiteEnvironmentCommand(command: "start" | "stop", timeoutMs: nu
     });
 }
 
+/** Whether every component of the suite's environment runs now (`scripts/e2e-env status`). */
+export function environmentRunning(): boolean {
+    try {
+        execFileSync(path.join(ROOT, "scripts", "e2e-env"), ["status"], { env: { ...process.env, ...suiteEnvironment() }, stdio: "ignore", timeout: 60_000 });
+        return true;
+    } catch {
+        return false;
+    }
+}
+
 /** Starts the suite's environment (building what is missing) and loads its variables into this process. */
 export function startEnvironment(): void {
     suiteEnvironmentCommand("start", 60 * 60 * 1000);

@@ -16,8 +16,12 @@ export interface ModelServerStackConfig {
     replicas?: number;
     /** A memory limit (and request) that bypasses the sizing check. */
     memoryLimit?: string;
-    /** Startup probe budget, seconds (progress deadline = budget + 120, Pulumi's wait 90 s more). Default 20. */
+    /** Startup probe budget, seconds. Default 20. */
     startupSeconds?: number;
+    /** Progress deadline past the startup budget, seconds (Pulumi's wait is 90 s more). Default 120. */
+    deadlineMarginSeconds?: number;
+    /** CPU request and limit of each pod. Default 500m (two pods and a surge pod fit the real node's 2 cores). */
+    cpu?: string;
 }
 
 export interface ModelServerProject {
@@ -38,10 +42,11 @@ const provider = new k8s.Provider("e2e", { kubeconfig: fs.readFileSync(process.e
 const namespace = new k8s.core.v1.Namespace("ns", { metadata: { name: config.require("namespace") } }, { provider });
 const memoryLimit = config.get("memoryLimit");
 const startup = config.requireNumber("startupSeconds");
+const margin = config.requireNumber("deadlineMarginSeconds");
 
 // What the product refuses, done the way another program could: a transformation over the
 // Deployment ModelServer registers (public API). A memory limit below the model, a short startup
-// budget, a progress deadline of budget + 120 s, and Pulumi's wait just past that deadline.
+// budget, a progress deadline of budget + margin, and Pulumi's wait just past that deadline.
 const bypass: pulumi.ResourceTransformation = ({ type, props, opts }) => {
     if (type !== "kubernetes:apps/v1:Deployment") {
         return undefined;
@@ -53,8 +58,8 @@ const bypass: pulumi.ResourceTransformation = ({ type, props, opts }) => {
         container.resources.limits.memory = memoryLimit;
     }
     container.startupProbe = { ...container.startupProbe, periodSeconds: 2, timeoutSeconds: 1, failureThreshold: Math.ceil(startup / 2) };
-    spec.progressDeadlineSeconds = startup + 120;
-    const wait = \`\${startup + 120 + 90}s\`;
+    spec.progressDeadlineSeconds = startup + margin;
+    const wait = \`\${startup + margin + 90}s\`;
     return { props, opts: pulumi.mergeOptions(opts, { customTimeouts: { create: wait, update: wait } }) };
 };
 
@@ -63,7 +68,7 @@ const server = new ModelServer("model", {
     namespace: namespace.metadata.name,
     image: config.require("image"),
     replicas: config.requireNumber("replicas"),
-    resources: { cpu: "500m" },
+    resources: { cpu: config.require("cpu") },
     loadBalancerSourceRanges: ["127.0.0.0/8"],
 }, { provider, transformations: [bypass] });
 export const restUrl = server.restUrl;
@@ -93,6 +98,8 @@ export async function createModelServerProject(modelName: string): Promise<Model
                 "e2e:modelBytes": { value: String(config.modelBytes) },
                 "e2e:replicas": { value: String(config.replicas ?? 2) },
                 "e2e:startupSeconds": { value: String(config.startupSeconds ?? 20) },
+                "e2e:deadlineMarginSeconds": { value: String(config.deadlineMarginSeconds ?? 120) },
+                "e2e:cpu": { value: config.cpu ?? "500m" },
                 ...(config.memoryLimit ? { "e2e:memoryLimit": { value: config.memoryLimit } } : {}),
             });
             if (!config.memoryLimit) {

@@ -88,3 +88,26 @@ export async function quiet(namespace: string, seconds: number): Promise<void> {
     }
     throw new Error(`alerts still active after ${seconds} s: ${JSON.stringify(seen, null, 2)}`);
 }
+
+/**
+ * Waits until Prometheus has evaluated the rule group `times` more times after `since` (its
+ * `lastEvaluation`), at most `seconds`: an alert whose expression held over that data would be
+ * pending by then. A wait on the evaluator's state, not on a fixed window.
+ */
+export async function evaluated(group: string, since: number, times: number, seconds: number): Promise<void> {
+    const deadline = Date.now() + seconds * 1000;
+    let last = since;
+    let seen = 0;
+    while (Date.now() < deadline) {
+        const listed = await api<{ groups: { name: string; lastEvaluation: string }[] }>("/api/v1/rules");
+        const at = Date.parse(listed.groups.find((g) => g.name === group)?.lastEvaluation ?? "");
+        if (at > last) {
+            last = at;
+            if (++seen >= times) {
+                return;
+            }
+        }
+        await new Promise((r) => setTimeout(r, 2000));
+    }
+    throw new Error(`rule group ${group} was evaluated ${seen} of ${times} times after ${new Date(since).toISOString()} within ${seconds} s`);
+}
