@@ -75,7 +75,8 @@ export const restUrl = server.restUrl;
 `;
 
 export async function createModelServerProject(modelName: string): Promise<ModelServerProject> {
-    const run = Date.now().toString(36);
+    // Several are made in the same millisecond when scenarios run side by side.
+    const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const namespace = `tfs-fail-${run}`;
     fs.mkdirSync(path.join(ROOT, ".tfs"), { recursive: true });
     const projectDir = fs.mkdtempSync(path.join(ROOT, ".tfs", "e2e-modelserver-"));
