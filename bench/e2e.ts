@@ -13,6 +13,8 @@
  *   variables file, generated here, never committed): first `up`, no-op `preview`, a new version's
  *   `up`, and the bytes the registry received for it against that version's compressed size.
  *
+ * `--noop-only` stops after the no-op figures and their floors (a few minutes).
+ *
  * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
  * (the program's and the floors' alternate), every other timing one run.
  */
@@ -43,7 +45,8 @@ async function seconds<T>(f: () => Promise<T> | T): Promise<[number, T]> {
 
 const round = (s: number) => Math.round(s * 100) / 100;
 
-const RUNS = 3;
+/** Runs per no-op median: 3, or `TFS_BENCH_RUNS` (an odd count keeps the median one run's figure). */
+const RUNS = /^[1-9]\d*$/.test(process.env.TFS_BENCH_RUNS ?? "") ? Number(process.env.TFS_BENCH_RUNS) : 3;
 
 function median(values: number[]): number {
     const sorted = [...values].sort((a, b) => a - b);
@@ -293,6 +296,16 @@ async function bench(): Promise<void> {
             }
         }
         const [{ noopUp, noopPreview }, floor, floorSwc] = times;
+        if (process.argv.includes("--noop-only")) {
+            // The no-op figures alone (a few minutes): for working on the preview a user runs most.
+            console.log(JSON.stringify({
+                noopUp: round(noopUp), noopPreview: round(noopPreview),
+                engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
+                engineFloorSwc: { noopUp: round(floorSwc.noopUp), noopPreview: round(floorSwc.noopPreview) },
+                noopPreviewRatio: round(noopPreview / floor.noopPreview), noopUpRatio: round(noopUp / floor.noopUp),
+            }));
+            return;
+        }
         log("[bench] kubectl floor");
         const kubectl = await kubectlFloor(small);
 
