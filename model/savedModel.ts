@@ -5,6 +5,8 @@ import { linkProblemMessage } from "../contract/links";
 import { plural } from "../contract/quantity";
 import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
 import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
+import { defaultBaseImage } from "../serving/images";
+import { baseImageServingVersion, formatLine, isNewerLine, parseTensorflowVersion, servingTensorflow } from "../serving/tensorflowVersion";
 
 /** One numeric version folder, as TF Serving would find it. */
 export interface VersionReport {
@@ -26,6 +28,20 @@ export interface VersionReport {
     hasVariables: boolean;
     /** Tag sets of every MetaGraph in the graph file, in file order. */
     metaGraphTags: string[][];
+    /** The TensorFlow that exported the loaded MetaGraph (`meta_info_def.tensorflow_version`, e.g. "2.14.0"); null if unrecorded or unread. */
+    tensorflowVersion: string | null;
+    /** Its `meta_info_def.tensorflow_git_version` ("unknown" for pip builds, "v1.0.0-rc1-102-g1536a84" for others); null if unrecorded or unread. */
+    tensorflowGitVersion: string | null;
+}
+
+/** The server the model was checked against. */
+export interface ServerReport {
+    /** The base image the server runs from. */
+    baseImage: string;
+    /** The TF Serving release its tag names ("2.20.0"), null when the tag names none (`latest`, a tag of one's own). */
+    servingVersion: string | null;
+    /** The TensorFlow release line that release is built on ("2.20"); null when unknown, and then exporters are not compared. */
+    tensorflow: string | null;
 }
 
 /** One problem: `code` is stable (tests and tools match on it), `message` names the path and the fix. */
@@ -48,6 +64,7 @@ export interface PreflightReport {
     signature: string;
     /** The MetaGraph tag set that was looked for (TF Serving's `--saved_model_tags`). */
     tags: string[];
+    server: ServerReport;
 }
 
 export interface PreflightOptions {
@@ -57,6 +74,8 @@ export interface PreflightOptions {
     versions?: number[];
     /** MetaGraph tag set TF Serving loads (`--saved_model_tags`). Default ["serve"]. */
     tags?: string[];
+    /** The image the server runs from; its tag tells which TensorFlow loads the graphs. Default the pinned release. */
+    baseImage?: string;
     /** How the caller's user asks for a signature or tags, for the fixes messages suggest. Default: `tfs preflight`'s flags. */
     settings?: PreflightSettings;
 }
@@ -65,9 +84,10 @@ export interface PreflightOptions {
 export interface PreflightSettings {
     signature(value: string): string;
     tags(value: string): string;
+    baseImage(value: string): string;
 }
 
-const CLI_SETTINGS: PreflightSettings = { signature: (v) => `--signature ${v}`, tags: (v) => `--tags ${v}` };
+const CLI_SETTINGS: PreflightSettings = { signature: (v) => `--signature ${v}`, tags: (v) => `--tags ${v}`, baseImage: (v) => `--base-image ${v}` };
 
 const DEFAULT_TAGS = ["serve"];
 /** In the order TensorFlow's reader tries them: a `.pb` hides a `.pbtxt` beside it. */
@@ -92,7 +112,7 @@ type Sink = (code: string, message: string, where?: string) => void;
  * Where one version's findings go. `fail` is for what stops TF Serving from loading the version: an error if the
  * version is served, a (marked) warning if it is not. `note` is always a warning.
  */
-interface VersionSinks { fail: Sink; note: Sink; error: Sink; settings: PreflightSettings }
+interface VersionSinks { fail: Sink; note: Sink; error: Sink; settings: PreflightSettings; server: ServerReport }
 
 /**
  * Reads a model base folder the way TF Serving does and reports what it would serve and what would stop it.
@@ -104,6 +124,7 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         ok: false, baseDir: base, versions: [], servedVersion: null, servedVersions: [], errors: [], warnings: [],
         signature: options.signature ?? DEFAULT_SIGNATURE,
         tags: options.tags ?? DEFAULT_TAGS,
+        server: serverOf(options.baseImage ?? defaultBaseImage(false)),
     };
     const error: Sink = (code, message, where) => report.errors.push(finding(code, message, where));
     const warn: Sink = (code, message, where) => report.warnings.push(finding(code, message, where));
@@ -122,7 +143,7 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         for (const entry of versions) {
             const isServed = served.has(entry.version);
             const marked: Sink = (code, message, where) => warn(code, `version ${entry.version} (not served): ${message}`, where);
-            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS };
+            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS, server: report.server };
             const scan = scanTree(path.join(base, entry.name), realBase);
             scans.push(scan);
             report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
@@ -279,6 +300,7 @@ function readVersion(dir: string, version: bigint, served: boolean, scan: TreeSc
     const { fail, note } = sinks;
     const result: VersionReport = {
         version: Number(version), path: dir, graphFile: null, sizeBytes: scan.sizeBytes, tags: [], signatures: {}, served, hasVariables: false, metaGraphTags: [],
+        tensorflowVersion: null, tensorflowGitVersion: null,
     };
     reportLinks(scan.badLinks, fail, sinks.error);
     for (const where of scan.special) {
@@ -331,7 +353,7 @@ function graphFileHint(dir: string): string {
     return "copy the complete SavedModel export (saved_model.pb and variables/) into it.";
 }
 
-function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note, settings }: VersionSinks): void {
+function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note, settings, server }: VersionSinks): void {
     if ((statOrNull(file)?.size ?? 0) > PROTOBUF_MAX_BYTES) {
         fail("UNDECODABLE_GRAPH", `${file} is larger than 2 GiB, the protobuf size limit, so TensorFlow cannot read it either: keep large constants in variables/ (tf.Variable) rather than in the graph, and export again.`, file);
         return;
@@ -370,6 +392,11 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     }
     const wanted = new Set(report.tags);
     const chosen = metaGraphs.find((graph) => new Set(graph.tags).size === wanted.size && graph.tags.every((tag) => wanted.has(tag)));
+    // One export writes every MetaGraph of a file: without the loaded one, the first tells the exporter as well.
+    const exporter = chosen ?? metaGraphs[0];
+    result.tensorflowVersion = exporter.tensorflowVersion;
+    result.tensorflowGitVersion = exporter.tensorflowGitVersion;
+    checkExporter(file, exporter.tensorflowVersion, server, note, settings);
     if (chosen === undefined) {
         fail("NO_SERVE_TAG", noServeTagMessage(file, report.tags, metaGraphs, settings), file);
         return;
@@ -388,6 +415,27 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
             + "they expose TF1 reference variables directly, so the model relies on deprecated TF1 behaviour and may keep state between requests; "
             + "clients see the value dtype (DT_FLOAT for DT_FLOAT_REF). Re-export with value dtypes unless this is intended.", file);
     }
+}
+
+/** NEWER_TENSORFLOW: a warning, since a graph that uses nothing new still loads; its fix is an older exporter or a newer server. */
+function checkExporter(file: string, exported: string | null, server: ServerReport, note: Sink, settings: PreflightSettings): void {
+    const graphLine = exported === null ? undefined : parseTensorflowVersion(exported);
+    const serverLine = server.servingVersion === null ? undefined : servingTensorflow(server.servingVersion);
+    if (graphLine === undefined || serverLine === undefined || !isNewerLine(graphLine, serverLine)) {
+        return;
+    }
+    const graph = formatLine(graphLine);
+    note("NEWER_TENSORFLOW", `${file} was exported by TensorFlow ${exported} (its meta_info_def.tensorflow_version), newer than the TensorFlow ${server.tensorflow} `
+        + `that ${server.baseImage} (TF Serving ${server.servingVersion}) runs. TensorFlow promises to load graphs from older releases, not from newer ones: `
+        + `an op or attribute added since ${server.tensorflow} fails the load ("Op type not registered" or "NodeDef mentions attr ... not in Op"). `
+        + `Export it again with TensorFlow ${server.tensorflow} or older (pip install "tensorflow==${server.tensorflow}.*", then model.export(...) or tf.saved_model.save(...)), `
+        + `or serve it with a TF Serving built on TensorFlow ${graph} or later (${settings.baseImage(`tensorflow/serving:${graph}.0`)}, once that release is published).`, file);
+}
+
+function serverOf(baseImage: string): ServerReport {
+    const servingVersion = baseImageServingVersion(baseImage) ?? null;
+    const line = servingVersion === null ? undefined : servingTensorflow(servingVersion);
+    return { baseImage, servingVersion, tensorflow: line === undefined ? null : formatLine(line) };
 }
 
 function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSpec[], settings: PreflightSettings): string {

@@ -29,6 +29,7 @@ const mistakes: Mistake[] = [
     { name: "a truncated saved_model.pb", args: [M.truncatedGraph], mentions: [path.join(M.truncatedGraph, V, "saved_model.pb")] },
     { name: "variables without variables.index", args: [M.noIndex], mentions: [path.join(M.noIndex, V, "variables"), "variables.index"] },
     { name: "a missing data shard (1 of 2)", args: [M.missingShard], mentions: [path.join(M.missingShard, V, "variables"), "shard"] },
+    { name: "--base-image that is not an image reference", args: [M.good, "--base-image", "tensorflow/Serving:2.20.0"], mentions: ["--base-image", "tensorflow/Serving:2.20.0", "not a valid image name"] },
     { name: "--version 0 (config refuses versions: [0] too)", args: [M.good, "--version", "0"], mentions: ["--version", "\"0\""] },
     { name: "--version past int64", args: [M.good, "--version", "99999999999999999999"], mentions: ["--version", "too large"] },
     { name: "--version abc", args: [M.good, "--version", "abc"], mentions: ["--version", "\"abc\""] },
