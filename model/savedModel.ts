@@ -98,6 +98,8 @@ const WARMUP_FILE = path.join("assets.extra", "tf_serving_warmup_requests");
 const INT64_MAX = 9223372036854775807n;
 /** A serialized protobuf message cannot exceed 2 GiB; TensorFlow refuses a larger saved_model.pb. */
 const PROTOBUF_MAX_BYTES = 2 ** 31 - 1;
+/** Keras's own formats (Keras 3's `.keras` zip, HDF5): what `model.save` writes, which TF Serving cannot read. */
+const KERAS_FILE = /\.(keras|h5|hdf5)$/;
 /** A folder name TF Serving's strtoll-style parser would still read as a number ("+5", " 5", "-1"). */
 const LOOSE_NUMBER = /^\s*[+-]?\d+\s*$/;
 const SHARD = /^variables\.data-(\d+)-of-(\d+)$/;
@@ -207,7 +209,9 @@ function readBase(base: string, error: Sink): string[] | null {
     if (!stat.isDirectory()) {
         const hint = isGraphFile(path.basename(base))
             ? ` Pass the base folder above the version folder instead: ${path.dirname(path.dirname(base))} if this file sits in a version folder, otherwise move it into a new version folder (${path.join(path.dirname(base), "1")}/).`
-            : "";
+            : KERAS_FILE.test(base)
+                ? ` ${kerasExport(base, path.join(path.dirname(base), "1"))} Then pass ${path.dirname(base)} as the model folder.`
+                : "";
         error("BASE_NOT_A_FOLDER", `${base} is a file, not a folder: pass the model's base folder, the one that holds numbered version folders such as 1/.${hint}`, base);
         return null;
     }
@@ -280,8 +284,12 @@ function explainNoVersions(base: string, names: string[], error: Sink): void {
         ...unversioned.map((name) => `${path.join(base, name)} holds a SavedModel: rename it to a number (${path.join(base, "1")}).`),
     ];
     const found = names.length > 0 ? `found only ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}` : "it is empty";
+    const keras = names.find((name) => KERAS_FILE.test(name) && isFile(path.join(base, name)));
+    const fix = keras !== undefined
+        ? kerasExport(path.join(base, keras), path.join(base, "1"))
+        : `Put the SavedModel in ${path.join(base, "1")}/ (saved_model.pb and variables/).`;
     error("NO_VERSIONS", `No numeric version folder in ${base} (${found}); TF Serving would log "No versions of servable ... found" and wait forever. `
-        + `Put the SavedModel in ${path.join(base, "1")}/ (saved_model.pb and variables/).${hints.length > 0 ? " " + hints.join(" ") : ""}`, base);
+        + `${fix}${hints.length > 0 ? " " + hints.join(" ") : ""}`, base);
 }
 
 function warnAboutOthers(base: string, names: string[], others: string[], warn: Sink): void {
@@ -342,9 +350,9 @@ function graphFileHint(dir: string): string {
     if (nested !== undefined) {
         return `the SavedModel is one level down in ${path.join(dir, nested)}: move its contents up into ${dir}/.`;
     }
-    const keras = names.find((name) => /\.(h5|keras)$/.test(name));
+    const keras = names.find((name) => KERAS_FILE.test(name));
     if (keras !== undefined) {
-        return `${keras} is a Keras file, not a SavedModel: export it with model.export("${dir}") (Keras 3) or tf.saved_model.save(model, "${dir}").`;
+        return kerasExport(path.join(dir, keras), dir);
     }
     const otherPb = names.find((name) => name.endsWith(".pb"));
     if (otherPb !== undefined) {
@@ -436,6 +444,12 @@ function serverOf(baseImage: string): ServerReport {
     const servingVersion = baseImageServingVersion(baseImage) ?? null;
     const line = servingVersion === null ? undefined : servingTensorflow(servingVersion);
     return { baseImage, servingVersion, tensorflow: line === undefined ? null : formatLine(line) };
+}
+
+/** The fix for a Keras file where a SavedModel belongs: load it and export a SavedModel into `target`. */
+function kerasExport(file: string, target: string): string {
+    return `${file} is a Keras file, not a SavedModel, and TF Serving reads only SavedModels: export one into ${target}/ with `
+        + `keras.models.load_model("${file}").export("${target}") (Keras 3), or tf.saved_model.save(tf.keras.models.load_model("${file}"), "${target}") (tf.keras 2).`;
 }
 
 function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSpec[], settings: PreflightSettings): string {

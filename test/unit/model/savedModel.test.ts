@@ -330,6 +330,37 @@ describe("preflight", () => {
             assert.ok(error.message.includes(`one level down in ${path.join(base, "1", "model")}`), error.message);
         });
 
+        it("NO_VERSIONS for a Keras file where the version folders belong, with the export that makes a SavedModel", () => {
+            const base = path.join(tempDir(), "models", "half-plus-two");
+            fs.mkdirSync(base, { recursive: true });
+            fs.writeFileSync(path.join(base, "model.keras"), "PK\x03\x04 a Keras 3 zip");
+            const error = only(preflight(base).errors, "NO_VERSIONS");
+            const keras = path.join(base, "model.keras");
+            assert.ok(error.message.includes(`${keras} is a Keras file, not a SavedModel`), error.message);
+            assert.ok(error.message.includes(`keras.models.load_model("${keras}").export("${path.join(base, "1")}") (Keras 3)`), error.message);
+            assert.ok(error.message.includes(`tf.saved_model.save(tf.keras.models.load_model("${keras}"), "${path.join(base, "1")}") (tf.keras 2)`), error.message);
+            assert.doesNotMatch(error.message, /saved_model\.pb and variables/, "not the generic hint");
+        });
+
+        it("NO_GRAPH_FILE for an .h5 file in a version folder, exporting into that folder", () => {
+            const base = tempDir();
+            const version = path.join(base, "1");
+            fs.mkdirSync(version);
+            fs.writeFileSync(path.join(version, "model.h5"), "\x89HDF\r\n\x1a\n");
+            const error = only(preflight(base).errors, "NO_GRAPH_FILE");
+            assert.ok(error.message.includes(`${path.join(version, "model.h5")} is a Keras file, not a SavedModel`), error.message);
+            assert.ok(error.message.includes(`.export("${version}") (Keras 3)`), error.message);
+        });
+
+        it("BASE_NOT_A_FOLDER for a Keras file passed as the model, with the export and the folder to pass", () => {
+            const dir = tempDir();
+            const file = path.join(dir, "model.keras");
+            fs.writeFileSync(file, "PK\x03\x04");
+            const error = only(preflight(file).errors, "BASE_NOT_A_FOLDER");
+            assert.ok(error.message.includes(`keras.models.load_model("${file}").export("${path.join(dir, "1")}")`), error.message);
+            assert.ok(error.message.includes(`Then pass ${dir} as the model folder`), error.message);
+        });
+
         it("EMPTY_GRAPH for a 0-byte saved_model.pb", () => {
             const base = copyFixture("half_plus_two_cpu");
             fs.writeFileSync(path.join(base, V123, "saved_model.pb"), "");
