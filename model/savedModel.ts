@@ -84,7 +84,8 @@ export interface PreflightOptions {
 export interface PreflightSettings {
     signature(value: string): string;
     tags(value: string): string;
-    baseImage(value: string): string;
+    /** Optional, so that settings written before it still type-check; without it a fix says "base image REF". */
+    baseImage?(value: string): string;
 }
 
 const CLI_SETTINGS: PreflightSettings = { signature: (v) => `--signature ${v}`, tags: (v) => `--tags ${v}`, baseImage: (v) => `--base-image ${v}` };
@@ -437,7 +438,7 @@ function checkExporter(file: string, exported: string | null, server: ServerRepo
         + `that ${server.baseImage} (TF Serving ${server.servingVersion}) runs. TensorFlow promises to load graphs from older releases, not from newer ones: `
         + `an op or attribute added since ${server.tensorflow} fails the load ("Op type not registered" or "NodeDef mentions attr ... not in Op"). `
         + `Export it again with TensorFlow ${server.tensorflow} or older (pip install "tensorflow==${server.tensorflow}.*", then model.export(...) or tf.saved_model.save(...)), `
-        + `or serve it with a TF Serving built on TensorFlow ${graph} or later (${settings.baseImage(`tensorflow/serving:${graph}.0`)}, once that release is published).`, file);
+        + `or serve it with a TF Serving built on TensorFlow ${graph} or later (${(settings.baseImage ?? ((v: string) => `base image ${v}`))(`tensorflow/serving:${graph}.0`)}, once that release is published).`, file);
 }
 
 function serverOf(baseImage: string): ServerReport {

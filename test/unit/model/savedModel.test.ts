@@ -486,7 +486,7 @@ describe("preflight", () => {
         it("names the caller's setting in a fix: a flag for the CLI, the config key for a stack", () => {
             const cli = only(preflight(fixture("half_plus_two_cpu"), { signature: "nope" }).errors, "SIGNATURE_MISSING");
             assert.match(cli.message, /\(--signature classify_x_to_y\)/);
-            const settings = { signature: (v: string) => `tf-serving:models[1].signature: ${v}`, tags: (v: string) => `--saved_model_tags=${v}`, baseImage: (v: string) => v };
+            const settings = { signature: (v: string) => `tf-serving:models[1].signature: ${v}`, tags: (v: string) => `--saved_model_tags=${v}` };
             const stack = only(preflight(fixture("half_plus_two_cpu"), { signature: "nope", settings }).errors, "SIGNATURE_MISSING");
             assert.match(stack.message, /\(tf-serving:models\[1\]\.signature: classify_x_to_y\)/);
             assert.doesNotMatch(stack.message, /--signature/);
@@ -711,6 +711,9 @@ describe("preflight", () => {
             assert.match(warning.message, /^version 123 \(not served\): /);
             assert.ok(warning.message.includes("(tf-serving:models[0].baseImage: tensorflow/serving:2.21.0, once"), warning.message);
             assert.doesNotMatch(warning.message, /--base-image/);
+            const older = { signature: (v: string) => v, tags: (v: string) => v };
+            const fallback = only(preflight(base, { settings: older }).warnings, "NEWER_TENSORFLOW");
+            assert.ok(fallback.message.includes("(base image tensorflow/serving:2.21.0, once"), fallback.message);
         });
 
         it("reads the version from saved_model.pbtxt too", () => {
