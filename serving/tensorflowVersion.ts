@@ -6,7 +6,8 @@
  * forward compatibility is a three-week window at HEAD, not a release). A graph that uses an op or an attribute
  * added after the server's TensorFlow fails the load with "Op type not registered" or "NodeDef mentions attr
  * ... not in Op<...>" (tensorflow/core/framework/node_def_util.cc, ValidateNodeDef). Keras 3 users meet it
- * when they export with the newest TensorFlow before TF Serving has caught up (keras-team/keras#21258).
+ * when they export with the newest TensorFlow before TF Serving has caught up (the report this project's issue 23
+ * cites, keras-team/keras#21258).
  */
 import { TF_SERVING_VERSION } from "./images";
 
