@@ -50,7 +50,7 @@ export function buildContextCommand(exit: (code: number) => void): Command {
             if (flags.label && !flags.version) {
                 throw new UserError("--label needs --version naming the versions to serve (e.g. --version 1 2 --label stable=2)");
             }
-            const report = preflight(baseDir, { signature: flags.signature, versions: flags.version });
+            const report = preflight(baseDir, { signature: flags.signature, versions: flags.version, baseImage });
             if (!report.ok) {
                 console.error(formatReport(report));
                 console.error(`tfs: not staged: fix the model above, then run build-context again (tfs preflight ${baseDir} checks it alone).`);

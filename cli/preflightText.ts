@@ -4,10 +4,17 @@ import type { PreflightReport } from "../model/savedModel";
 
 /** Human-readable text for the CLI: versions, sizes, tags, served signatures, findings, then a one-line verdict. */
 export function formatReport(report: PreflightReport): string {
-    const lines = [`Model ${report.baseDir}`];
+    const { server } = report;
+    const lines = [
+        `Model ${report.baseDir}`,
+        `Server ${server.baseImage}: ${server.tensorflow === null
+            ? "its tag names no TF Serving release, so exporters' TensorFlow versions are not compared"
+            : `TF Serving ${server.servingVersion}, TensorFlow ${server.tensorflow}`}`,
+    ];
     for (const v of report.versions) {
         const tags = v.tags.length > 0 ? `tags ${v.tags.join(",")}` : "no matching tags";
-        lines.push(`  version ${v.version}  ${(v.served ? "served" : "not served").padEnd(10)}  ${v.graphFile ?? "no graph file"}  ${humanBytes(v.sizeBytes)}  ${tags}`);
+        const exporter = v.graphFile === null ? "" : `  exported by TensorFlow ${v.tensorflowVersion ?? "(unrecorded)"}${gitVersion(v.tensorflowGitVersion)}`;
+        lines.push(`  version ${v.version}  ${(v.served ? "served" : "not served").padEnd(10)}  ${v.graphFile ?? "no graph file"}  ${humanBytes(v.sizeBytes)}  ${tags}${exporter}`);
         if (v.served) {
             lines.push(...formatSignatures(v.signatures, report.signature).map((line) => `    ${line}`));
         }
@@ -23,6 +30,11 @@ export function formatReport(report: PreflightReport): string {
         ? `OK: TF Serving would serve version${report.servedVersions.length === 1 ? "" : "s"} ${report.servedVersions.join(", ")} with signature ${report.signature} (${counts}).`
         : `FAILED: TF Serving would not serve this model as asked (${counts}); fix the errors above.`);
     return lines.join("\n");
+}
+
+/** A pip build records "unknown" as its git version: only a real one is worth a column. */
+function gitVersion(git: string | null): string {
+    return git === null || git === "unknown" ? "" : ` (${git})`;
 }
 
 /** `name  method  x: DT_FLOAT[-1,1] -> y: DT_FLOAT[-1,1]`, the checked signature first, TensorFlow's internal ones left out. */

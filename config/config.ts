@@ -61,7 +61,7 @@ export interface ModelSettings {
     /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
     enableWarmup: boolean;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "gpuCount" | "replicas" | "autoscaling" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
+    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
 }
 
 export interface ServiceSettings {

@@ -4,5 +4,5 @@
  * `PreflightReport.versions[].sizeBytes` of the served versions is `ModelServer`'s `model.versionBytes`.
  */
 export { preflight } from "../model/savedModel";
-export type { Finding, PreflightOptions, PreflightReport, VersionReport } from "../model/savedModel";
+export type { Finding, PreflightOptions, PreflightReport, PreflightSettings, ServerReport, VersionReport } from "../model/savedModel";
 export type { SignatureSpec, TensorSpec } from "../contract/signature";

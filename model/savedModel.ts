@@ -5,6 +5,8 @@ import { linkProblemMessage } from "../contract/links";
 import { plural } from "../contract/quantity";
 import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
 import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
+import { defaultBaseImage } from "../serving/images";
+import { baseImageServingVersion, formatLine, isNewerLine, parseTensorflowVersion, servingTensorflow } from "../serving/tensorflowVersion";
 
 /** One numeric version folder, as TF Serving would find it. */
 export interface VersionReport {
@@ -26,6 +28,20 @@ export interface VersionReport {
     hasVariables: boolean;
     /** Tag sets of every MetaGraph in the graph file, in file order. */
     metaGraphTags: string[][];
+    /** The TensorFlow that exported the loaded MetaGraph (`meta_info_def.tensorflow_version`, e.g. "2.14.0"); null if unrecorded or unread. */
+    tensorflowVersion: string | null;
+    /** Its `meta_info_def.tensorflow_git_version` ("unknown" for pip builds, "v1.0.0-rc1-102-g1536a84" for others); null if unrecorded or unread. */
+    tensorflowGitVersion: string | null;
+}
+
+/** The server the model was checked against. */
+export interface ServerReport {
+    /** The base image the server runs from. */
+    baseImage: string;
+    /** The TF Serving release its tag names ("2.20.0"), null when the tag names none (`latest`, a tag of one's own). */
+    servingVersion: string | null;
+    /** The TensorFlow release line that release is built on ("2.20"); null when unknown, and then exporters are not compared. */
+    tensorflow: string | null;
 }
 
 /** One problem: `code` is stable (tests and tools match on it), `message` names the path and the fix. */
@@ -48,6 +64,7 @@ export interface PreflightReport {
     signature: string;
     /** The MetaGraph tag set that was looked for (TF Serving's `--saved_model_tags`). */
     tags: string[];
+    server: ServerReport;
 }
 
 export interface PreflightOptions {
@@ -57,6 +74,8 @@ export interface PreflightOptions {
     versions?: number[];
     /** MetaGraph tag set TF Serving loads (`--saved_model_tags`). Default ["serve"]. */
     tags?: string[];
+    /** The image the server runs from; its tag tells which TensorFlow loads the graphs. Default the pinned release. */
+    baseImage?: string;
     /** How the caller's user asks for a signature or tags, for the fixes messages suggest. Default: `tfs preflight`'s flags. */
     settings?: PreflightSettings;
 }
@@ -65,9 +84,11 @@ export interface PreflightOptions {
 export interface PreflightSettings {
     signature(value: string): string;
     tags(value: string): string;
+    /** Optional, so that settings written before it still type-check; without it a fix says "base image REF". */
+    baseImage?(value: string): string;
 }
 
-const CLI_SETTINGS: PreflightSettings = { signature: (v) => `--signature ${v}`, tags: (v) => `--tags ${v}` };
+const CLI_SETTINGS: PreflightSettings = { signature: (v) => `--signature ${v}`, tags: (v) => `--tags ${v}`, baseImage: (v) => `--base-image ${v}` };
 
 const DEFAULT_TAGS = ["serve"];
 /** In the order TensorFlow's reader tries them: a `.pb` hides a `.pbtxt` beside it. */
@@ -78,6 +99,8 @@ const WARMUP_FILE = path.join("assets.extra", "tf_serving_warmup_requests");
 const INT64_MAX = 9223372036854775807n;
 /** A serialized protobuf message cannot exceed 2 GiB; TensorFlow refuses a larger saved_model.pb. */
 const PROTOBUF_MAX_BYTES = 2 ** 31 - 1;
+/** Keras's own formats (Keras 3's `.keras` zip, HDF5): what `model.save` writes, which TF Serving cannot read. */
+const KERAS_FILE = /\.(keras|h5|hdf5)$/;
 /** A folder name TF Serving's strtoll-style parser would still read as a number ("+5", " 5", "-1"). */
 const LOOSE_NUMBER = /^\s*[+-]?\d+\s*$/;
 const SHARD = /^variables\.data-(\d+)-of-(\d+)$/;
@@ -92,7 +115,7 @@ type Sink = (code: string, message: string, where?: string) => void;
  * Where one version's findings go. `fail` is for what stops TF Serving from loading the version: an error if the
  * version is served, a (marked) warning if it is not. `note` is always a warning.
  */
-interface VersionSinks { fail: Sink; note: Sink; error: Sink; settings: PreflightSettings }
+interface VersionSinks { fail: Sink; note: Sink; error: Sink; settings: PreflightSettings; server: ServerReport }
 
 /**
  * Reads a model base folder the way TF Serving does and reports what it would serve and what would stop it.
@@ -104,6 +127,7 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         ok: false, baseDir: base, versions: [], servedVersion: null, servedVersions: [], errors: [], warnings: [],
         signature: options.signature ?? DEFAULT_SIGNATURE,
         tags: options.tags ?? DEFAULT_TAGS,
+        server: serverOf(options.baseImage ?? defaultBaseImage(false)),
     };
     const error: Sink = (code, message, where) => report.errors.push(finding(code, message, where));
     const warn: Sink = (code, message, where) => report.warnings.push(finding(code, message, where));
@@ -122,7 +146,7 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         for (const entry of versions) {
             const isServed = served.has(entry.version);
             const marked: Sink = (code, message, where) => warn(code, `version ${entry.version} (not served): ${message}`, where);
-            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS };
+            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS, server: report.server };
             const scan = scanTree(path.join(base, entry.name), realBase);
             scans.push(scan);
             report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
@@ -186,7 +210,9 @@ function readBase(base: string, error: Sink): string[] | null {
     if (!stat.isDirectory()) {
         const hint = isGraphFile(path.basename(base))
             ? ` Pass the base folder above the version folder instead: ${path.dirname(path.dirname(base))} if this file sits in a version folder, otherwise move it into a new version folder (${path.join(path.dirname(base), "1")}/).`
-            : "";
+            : KERAS_FILE.test(base)
+                ? ` ${kerasExport(base, path.join(path.dirname(base), "1"))} Then pass ${path.dirname(base)} as the model folder.`
+                : "";
         error("BASE_NOT_A_FOLDER", `${base} is a file, not a folder: pass the model's base folder, the one that holds numbered version folders such as 1/.${hint}`, base);
         return null;
     }
@@ -259,8 +285,12 @@ function explainNoVersions(base: string, names: string[], error: Sink): void {
         ...unversioned.map((name) => `${path.join(base, name)} holds a SavedModel: rename it to a number (${path.join(base, "1")}).`),
     ];
     const found = names.length > 0 ? `found only ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}` : "it is empty";
+    const keras = names.find((name) => KERAS_FILE.test(name) && isFile(path.join(base, name)));
+    const fix = keras !== undefined
+        ? kerasExport(path.join(base, keras), path.join(base, "1"))
+        : `Put the SavedModel in ${path.join(base, "1")}/ (saved_model.pb and variables/).`;
     error("NO_VERSIONS", `No numeric version folder in ${base} (${found}); TF Serving would log "No versions of servable ... found" and wait forever. `
-        + `Put the SavedModel in ${path.join(base, "1")}/ (saved_model.pb and variables/).${hints.length > 0 ? " " + hints.join(" ") : ""}`, base);
+        + `${fix}${hints.length > 0 ? " " + hints.join(" ") : ""}`, base);
 }
 
 function warnAboutOthers(base: string, names: string[], others: string[], warn: Sink): void {
@@ -279,6 +309,7 @@ function readVersion(dir: string, version: bigint, served: boolean, scan: TreeSc
     const { fail, note } = sinks;
     const result: VersionReport = {
         version: Number(version), path: dir, graphFile: null, sizeBytes: scan.sizeBytes, tags: [], signatures: {}, served, hasVariables: false, metaGraphTags: [],
+        tensorflowVersion: null, tensorflowGitVersion: null,
     };
     reportLinks(scan.badLinks, fail, sinks.error);
     for (const where of scan.special) {
@@ -320,9 +351,9 @@ function graphFileHint(dir: string): string {
     if (nested !== undefined) {
         return `the SavedModel is one level down in ${path.join(dir, nested)}: move its contents up into ${dir}/.`;
     }
-    const keras = names.find((name) => /\.(h5|keras)$/.test(name));
+    const keras = names.find((name) => KERAS_FILE.test(name));
     if (keras !== undefined) {
-        return `${keras} is a Keras file, not a SavedModel: export it with model.export("${dir}") (Keras 3) or tf.saved_model.save(model, "${dir}").`;
+        return kerasExport(path.join(dir, keras), dir);
     }
     const otherPb = names.find((name) => name.endsWith(".pb"));
     if (otherPb !== undefined) {
@@ -331,7 +362,7 @@ function graphFileHint(dir: string): string {
     return "copy the complete SavedModel export (saved_model.pb and variables/) into it.";
 }
 
-function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note, settings }: VersionSinks): void {
+function readGraph(file: string, result: VersionReport, report: PreflightReport, { fail, note, settings, server }: VersionSinks): void {
     if ((statOrNull(file)?.size ?? 0) > PROTOBUF_MAX_BYTES) {
         fail("UNDECODABLE_GRAPH", `${file} is larger than 2 GiB, the protobuf size limit, so TensorFlow cannot read it either: keep large constants in variables/ (tf.Variable) rather than in the graph, and export again.`, file);
         return;
@@ -370,6 +401,11 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     }
     const wanted = new Set(report.tags);
     const chosen = metaGraphs.find((graph) => new Set(graph.tags).size === wanted.size && graph.tags.every((tag) => wanted.has(tag)));
+    // One export writes every MetaGraph of a file: without the loaded one, the first tells the exporter as well.
+    const exporter = chosen ?? metaGraphs[0];
+    result.tensorflowVersion = exporter.tensorflowVersion;
+    result.tensorflowGitVersion = exporter.tensorflowGitVersion;
+    checkExporter(file, exporter.tensorflowVersion, server, note, settings);
     if (chosen === undefined) {
         fail("NO_SERVE_TAG", noServeTagMessage(file, report.tags, metaGraphs, settings), file);
         return;
@@ -388,6 +424,33 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
             + "they expose TF1 reference variables directly, so the model relies on deprecated TF1 behaviour and may keep state between requests; "
             + "clients see the value dtype (DT_FLOAT for DT_FLOAT_REF). Re-export with value dtypes unless this is intended.", file);
     }
+}
+
+/** NEWER_TENSORFLOW: a warning, since a graph that uses nothing new still loads; its fix is an older exporter or a newer server. */
+function checkExporter(file: string, exported: string | null, server: ServerReport, note: Sink, settings: PreflightSettings): void {
+    const graphLine = exported === null ? undefined : parseTensorflowVersion(exported);
+    const serverLine = server.servingVersion === null ? undefined : servingTensorflow(server.servingVersion);
+    if (graphLine === undefined || serverLine === undefined || !isNewerLine(graphLine, serverLine)) {
+        return;
+    }
+    const graph = formatLine(graphLine);
+    note("NEWER_TENSORFLOW", `${file} was exported by TensorFlow ${exported} (its meta_info_def.tensorflow_version), newer than the TensorFlow ${server.tensorflow} `
+        + `that ${server.baseImage} (TF Serving ${server.servingVersion}) runs. TensorFlow promises to load graphs from older releases, not from newer ones: `
+        + `an op or attribute added since ${server.tensorflow} fails the load ("Op type not registered" or "NodeDef mentions attr ... not in Op"). `
+        + `Export it again with TensorFlow ${server.tensorflow} or older (pip install "tensorflow==${server.tensorflow}.*", then model.export(...) or tf.saved_model.save(...)), `
+        + `or serve it with a TF Serving built on TensorFlow ${graph} or later (${(settings.baseImage ?? ((v: string) => `base image ${v}`))(`tensorflow/serving:${graph}.0`)}, once that release is published).`, file);
+}
+
+function serverOf(baseImage: string): ServerReport {
+    const servingVersion = baseImageServingVersion(baseImage) ?? null;
+    const line = servingVersion === null ? undefined : servingTensorflow(servingVersion);
+    return { baseImage, servingVersion, tensorflow: line === undefined ? null : formatLine(line) };
+}
+
+/** The fix for a Keras file where a SavedModel belongs: load it and export a SavedModel into `target`. */
+function kerasExport(file: string, target: string): string {
+    return `${file} is a Keras file, not a SavedModel, and TF Serving reads only SavedModels: export one into ${target}/ with `
+        + `keras.models.load_model("${file}").export("${target}") (Keras 3), or tf.saved_model.save(tf.keras.models.load_model("${file}"), "${target}") (tf.keras 2).`;
 }
 
 function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSpec[], settings: PreflightSettings): string {

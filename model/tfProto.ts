@@ -238,8 +238,16 @@ service ModelService {
 }
 `;
 
-/** One MetaGraph of a SavedModel: its tag set and its signatures (names sorted). */
-export interface MetaGraphSpec { tags: string[]; signatures: Record<string, SignatureSpec> }
+/**
+ * One MetaGraph of a SavedModel: its tag set, its signatures (names sorted), and the TensorFlow that exported it
+ * (`meta_info_def.tensorflow_version` and `tensorflow_git_version`, null when the exporter left them empty).
+ */
+export interface MetaGraphSpec {
+    tags: string[];
+    signatures: Record<string, SignatureSpec>;
+    tensorflowVersion: string | null;
+    tensorflowGitVersion: string | null;
+}
 
 const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
 protobuf.parse(WELL_KNOWN_SCHEMA, root, { keepCase: true });
@@ -279,7 +287,8 @@ export function dtypeValue(name: string): number | undefined {
 // Plain-object views of the decoded messages (after toObject with enums and longs as numbers).
 interface RawTensorInfo { dtype?: number; tensor_shape?: { dim?: { size?: number }[]; unknown_rank?: boolean } }
 interface RawSignatureDef { method_name?: string; inputs?: Record<string, RawTensorInfo>; outputs?: Record<string, RawTensorInfo> }
-interface RawMetaGraphDef { meta_info_def?: { tags?: string[] }; signature_def?: Record<string, RawSignatureDef> }
+interface RawMetaInfoDef { tags?: string[]; tensorflow_version?: string; tensorflow_git_version?: string }
+interface RawMetaGraphDef { meta_info_def?: RawMetaInfoDef; signature_def?: Record<string, RawSignatureDef> }
 interface RawSavedModel { meta_graphs?: RawMetaGraphDef[] }
 
 /** Decodes a binary `saved_model.pb`. Throws (with protobufjs's reason) if the bytes are not a SavedModel. */
@@ -308,6 +317,8 @@ function fromMessage(message: protobuf.Message): MetaGraphSpec[] {
     return (raw.meta_graphs ?? []).map((graph) => ({
         tags: graph.meta_info_def?.tags ?? [],
         signatures: mapSorted(graph.signature_def ?? {}, toSignature),
+        tensorflowVersion: graph.meta_info_def?.tensorflow_version || null,
+        tensorflowGitVersion: graph.meta_info_def?.tensorflow_git_version || null,
     }));
 }
 

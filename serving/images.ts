@@ -4,11 +4,13 @@
  */
 
 /**
- * The pinned TensorFlow Serving release: `tensorflow/serving:2.19.1` (CPU) and
- * `tensorflow/serving:2.19.1-gpu` (CUDA) are both published tags. Pinned because `latest` moves;
- * 2.19.1 is the newest release for which the `-gpu` tag exists as well as the CPU one.
+ * The pinned TensorFlow Serving release: `tensorflow/serving:2.20.0` (CPU) and its `-gpu` (CUDA) variant.
+ * Pinned because `latest` moves. 2.20.0 is the newest release (tag 2.20.0, tensorflow/serving#4135; announced in
+ * #4129): no flag was added or removed in `model_servers/main.cc` since 2.19.1, and the metrics and REST routes
+ * are unchanged. Its images moved from Ubuntu 20.04 to 22.04, and the `-gpu` one from CUDA 12.2 and cuDNN 8 to
+ * CUDA 12.5 and cuDNN 9 (`tensorflow_serving/tools/docker/Dockerfile{,.gpu}`).
  */
-export const TF_SERVING_VERSION = "2.19.1";
+export const TF_SERVING_VERSION = "2.20.0";
 
 /** The repository of the official images (amd64 only: there is no arm64 build). */
 export const TF_SERVING_REPOSITORY = "tensorflow/serving";
@@ -62,12 +64,12 @@ const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]
 const MAX_NAME_LENGTH = 255;
 
 /**
- * Checks an image reference such as `tensorflow/serving:2.19.1`, `registry:5000/team/tfs:2.19.1-gpu`
+ * Checks an image reference such as `tensorflow/serving:2.20.0`, `registry:5000/team/tfs:2.20.0-gpu`
  * or `repo@sha256:<64 hex>`. Returns what is wrong with it, or undefined when it is valid.
  * `scratch` (the empty base) is accepted.
  */
 export function imageReferenceProblem(ref: string): string | undefined {
-    const example = `e.g. "${defaultBaseImage(false)}" or "registry.local:5000/team/serving:2.19.1@sha256:<64 hex digits>"`;
+    const example = `e.g. "${defaultBaseImage(false)}" or "registry.local:5000/team/serving:2.20.0@sha256:<64 hex digits>"`;
     if (ref.trim() !== ref || ref === "") {
         return `"${ref}" is not an image reference: it is empty or has surrounding spaces (${example})`;
     }

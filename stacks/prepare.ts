@@ -11,6 +11,7 @@ import { credentialProblems } from "../config/credentials";
 import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
+import { defaultBaseImage } from "../serving/images";
 import { nodeFitProblems, poolNodeOf } from "../config/nodeFit";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
@@ -68,7 +69,12 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
         const report = preflight(settings.path, {
             signature: settings.signature,
             versions: settings.versions,
-            settings: { signature: (v) => `${key("signature")}: ${v}`, tags: (v) => `TF Serving's default --saved_model_tags=${v}` },
+            baseImage: settings.baseImage ?? defaultBaseImage(settings.gpu),
+            settings: {
+                signature: (v) => `${key("signature")}: ${v}`,
+                tags: (v) => `TF Serving's default --saved_model_tags=${v}`,
+                baseImage: (v) => `${key("baseImage")}: ${v}`,
+            },
         });
         warnings.push(...report.warnings.map((w) => `model "${settings.name}": ${w.message}`));
         if (!report.ok) {

@@ -12,6 +12,14 @@ const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-preflight-mistakes-"));
 const M = makeBrokenModels(ROOT, fixtureModelDir("half_plus_two_cpu"));
 const V = "00000123";
 const WRITES_OUTSIDE = [/chmod -R \S*o\+rX? (?!\S*etc-like)/, /cp --remove-destination/];
+/** What `model.save("model.keras")` leaves where a SavedModel belongs: in the base folder, in a version folder, or passed itself. */
+const KERAS_BASE = path.join(ROOT, "keras-base");
+const KERAS_VERSION = path.join(ROOT, "keras-version");
+const KERAS_FILE = path.join(ROOT, "keras-file", "model.keras");
+for (const file of [path.join(KERAS_BASE, "model.keras"), path.join(KERAS_VERSION, "1", "model.h5"), KERAS_FILE]) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "PK\x03\x04");
+}
 
 const mistakes: Mistake[] = [
     { name: "a folder that does not exist", args: [path.join(ROOT, "nope")], mentions: [path.join(ROOT, "nope"), "does not exist"] },
@@ -29,6 +37,10 @@ const mistakes: Mistake[] = [
     { name: "a truncated saved_model.pb", args: [M.truncatedGraph], mentions: [path.join(M.truncatedGraph, V, "saved_model.pb")] },
     { name: "variables without variables.index", args: [M.noIndex], mentions: [path.join(M.noIndex, V, "variables"), "variables.index"] },
     { name: "a missing data shard (1 of 2)", args: [M.missingShard], mentions: [path.join(M.missingShard, V, "variables"), "shard"] },
+    { name: "a Keras file in the base folder instead of a SavedModel", args: [KERAS_BASE], mentions: [path.join(KERAS_BASE, "model.keras"), "Keras file, not a SavedModel", `.export("${path.join(KERAS_BASE, "1")}")`, "tf.saved_model.save("] },
+    { name: "a Keras .h5 file in the version folder", args: [KERAS_VERSION], mentions: [path.join(KERAS_VERSION, "1", "model.h5"), "Keras file, not a SavedModel", `.export("${path.join(KERAS_VERSION, "1")}")`] },
+    { name: "the .keras file itself as the model", args: [KERAS_FILE], mentions: [KERAS_FILE, "Keras file, not a SavedModel", `.export("${path.join(path.dirname(KERAS_FILE), "1")}")`] },
+    { name: "--base-image that is not an image reference", args: [M.good, "--base-image", "tensorflow/Serving:2.20.0"], mentions: ["--base-image", "tensorflow/Serving:2.20.0", "not a valid image name"] },
     { name: "--version 0 (config refuses versions: [0] too)", args: [M.good, "--version", "0"], mentions: ["--version", "\"0\""] },
     { name: "--version past int64", args: [M.good, "--version", "99999999999999999999"], mentions: ["--version", "too large"] },
     { name: "--version abc", args: [M.good, "--version", "abc"], mentions: ["--version", "\"abc\""] },

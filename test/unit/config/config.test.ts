@@ -261,8 +261,8 @@ describe("readConfig", () => {
     });
 
     it("validates a base image override as an image reference", () => {
-        assert.strictEqual(readConfig(cfg({ ...BASE, baseImage: "mirror.example:5000/tensorflow/serving:2.19.1" }), PROJECT, DIR).models[0].baseImage,
-            "mirror.example:5000/tensorflow/serving:2.19.1");
+        assert.strictEqual(readConfig(cfg({ ...BASE, baseImage: "mirror.example:5000/tensorflow/serving:2.20.0" }), PROJECT, DIR).models[0].baseImage,
+            "mirror.example:5000/tensorflow/serving:2.20.0");
         const [issue] = issuesOf({ ...BASE, baseImage: "Tensorflow/Serving:latest!" });
         assert.strictEqual(issue.key, "baseImage");
     });

@@ -7,6 +7,8 @@ import { TensorSpec } from "../../../contract/signature";
 import { formatReport } from "../../../cli/preflightText";
 import { Finding, preflight, PreflightReport } from "../../../model/savedModel";
 import { SAVED_MODELS } from "../../support/fixtures";
+import { withTensorflowVersion } from "../../support/savedModelBytes";
+import { decodeSavedModel } from "../../../model/tfProto";
 
 const FIXTURES = SAVED_MODELS;
 const fixture = (name: string): string => path.join(FIXTURES, name);
@@ -209,6 +211,23 @@ describe("preflight", () => {
             assert.deepStrictEqual(report.versions[0].signatures.serving_default.outputs.y, { dtype: "DT_FLOAT", shape: [-1, 1] });
         });
 
+        it("records the TensorFlow that exported each fixture, none newer than the pinned server's", () => {
+            // The values `strings saved_model.pb` shows in each fixture.
+            const exported: Record<string, [string, string]> = {
+                half_plus_two_cpu: ["1.14.0", "unknown"], half_plus_two_tf2_cpu: ["2.14.0", "unknown"], half_plus_two_gpu: ["1.9.0", "unknown"],
+                half_plus_three: ["1.0.0-rc2", "v1.0.0-rc1-102-g1536a84-dirty"], counter: ["1.5.0-rc1", "unknown"], half_plus_two_2_versions: ["1.1.0-rc2", "unknown"],
+            };
+            for (const [name, [version, git]] of Object.entries(exported)) {
+                const report = preflight(fixture(name), { signature: name === "counter" ? "get_counter" : undefined });
+                for (const v of report.versions) {
+                    assert.strictEqual(v.tensorflowVersion, version, name);
+                    assert.strictEqual(v.tensorflowGitVersion, git, name);
+                }
+                assert.ok(!codes(report.warnings).includes("NEWER_TENSORFLOW"), name);
+                assert.deepStrictEqual(report.server, { baseImage: "tensorflow/serving:2.20.0", servingVersion: "2.20.0", tensorflow: "2.20" });
+            }
+        });
+
         it("reports unknown shapes of half_plus_three as null", () => {
             const report = preflight(fixture("half_plus_three"));
             assert.strictEqual(report.ok, true);
@@ -309,6 +328,37 @@ describe("preflight", () => {
             fs.cpSync(path.join(fixture("half_plus_two_cpu"), V123), path.join(base, "1", "model"), { recursive: true });
             const error = only(preflight(base).errors, "NO_GRAPH_FILE");
             assert.ok(error.message.includes(`one level down in ${path.join(base, "1", "model")}`), error.message);
+        });
+
+        it("NO_VERSIONS for a Keras file where the version folders belong, with the export that makes a SavedModel", () => {
+            const base = path.join(tempDir(), "models", "half-plus-two");
+            fs.mkdirSync(base, { recursive: true });
+            fs.writeFileSync(path.join(base, "model.keras"), "PK\x03\x04 a Keras 3 zip");
+            const error = only(preflight(base).errors, "NO_VERSIONS");
+            const keras = path.join(base, "model.keras");
+            assert.ok(error.message.includes(`${keras} is a Keras file, not a SavedModel`), error.message);
+            assert.ok(error.message.includes(`keras.models.load_model("${keras}").export("${path.join(base, "1")}") (Keras 3)`), error.message);
+            assert.ok(error.message.includes(`tf.saved_model.save(tf.keras.models.load_model("${keras}"), "${path.join(base, "1")}") (tf.keras 2)`), error.message);
+            assert.doesNotMatch(error.message, /saved_model\.pb and variables/, "not the generic hint");
+        });
+
+        it("NO_GRAPH_FILE for an .h5 file in a version folder, exporting into that folder", () => {
+            const base = tempDir();
+            const version = path.join(base, "1");
+            fs.mkdirSync(version);
+            fs.writeFileSync(path.join(version, "model.h5"), "\x89HDF\r\n\x1a\n");
+            const error = only(preflight(base).errors, "NO_GRAPH_FILE");
+            assert.ok(error.message.includes(`${path.join(version, "model.h5")} is a Keras file, not a SavedModel`), error.message);
+            assert.ok(error.message.includes(`.export("${version}") (Keras 3)`), error.message);
+        });
+
+        it("BASE_NOT_A_FOLDER for a Keras file passed as the model, with the export and the folder to pass", () => {
+            const dir = tempDir();
+            const file = path.join(dir, "model.keras");
+            fs.writeFileSync(file, "PK\x03\x04");
+            const error = only(preflight(file).errors, "BASE_NOT_A_FOLDER");
+            assert.ok(error.message.includes(`keras.models.load_model("${file}").export("${path.join(dir, "1")}")`), error.message);
+            assert.ok(error.message.includes(`Then pass ${dir} as the model folder`), error.message);
         });
 
         it("EMPTY_GRAPH for a 0-byte saved_model.pb", () => {
@@ -603,17 +653,95 @@ describe("preflight", () => {
         });
     });
 
+    describe("compares the exporter's TensorFlow with the server's", () => {
+        /** A copy of the TF2 fixture whose graph says TensorFlow `version` exported it (every other byte kept). */
+        function exportedBy(version: string, name = "half_plus_two_tf2_cpu"): string {
+            const base = copyFixture(name);
+            const graph = path.join(base, V123, "saved_model.pb");
+            const original = fs.readFileSync(graph);
+            const rewritten = withTensorflowVersion(original, version);
+            fs.writeFileSync(graph, rewritten);
+            const [before, after] = [decodeSavedModel(original)[0], decodeSavedModel(rewritten)[0]];
+            assert.deepStrictEqual(after.signatures, before.signatures, "only the version changed");
+            assert.strictEqual(after.tensorflowVersion, version);
+            return base;
+        }
+
+        it("NEWER_TENSORFLOW (a warning) for a graph from a newer release line than the pinned TF Serving's", () => {
+            const base = exportedBy("2.21.0");
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true, "a graph that uses no new op still loads");
+            assert.strictEqual(report.versions[0].tensorflowVersion, "2.21.0");
+            const warning = only(report.warnings, "NEWER_TENSORFLOW");
+            const graph = path.join(base, V123, "saved_model.pb");
+            assert.strictEqual(warning.path, graph);
+            for (const part of [`${graph} was exported by TensorFlow 2.21.0`, "newer than the TensorFlow 2.20 that tensorflow/serving:2.20.0 (TF Serving 2.20.0) runs",
+                "Op type not registered", 'pip install "tensorflow==2.20.*"', "--base-image tensorflow/serving:2.21.0"]) {
+                assert.ok(warning.message.includes(part), `${part}\n${warning.message}`);
+            }
+        });
+
+        it("compares release lines: a patch, an older line or a TF1 export is not newer; a release candidate or a nightly of the next is", () => {
+            for (const version of ["2.20.1", "2.19.1", "1.15.5"]) {
+                assert.ok(!codes(preflight(exportedBy(version)).warnings).includes("NEWER_TENSORFLOW"), version);
+            }
+            for (const version of ["2.21.0-rc1", "2.21.0-dev20260105", "3.0.0"]) {
+                only(preflight(exportedBy(version)).warnings, "NEWER_TENSORFLOW");
+            }
+        });
+
+        it("checks against the base image's own release, and skips a tag that names none", () => {
+            const base = exportedBy("2.21.0");
+            const newer = preflight(base, { baseImage: "registry.example:5000/serving:2.21.0-gpu" });
+            assert.deepStrictEqual(newer.server, { baseImage: "registry.example:5000/serving:2.21.0-gpu", servingVersion: "2.21.0", tensorflow: "2.21" });
+            assert.deepStrictEqual(newer.warnings, []);
+            const older = only(preflight(base, { baseImage: "tensorflow/serving:2.19.1" }).warnings, "NEWER_TENSORFLOW");
+            assert.ok(older.message.includes("newer than the TensorFlow 2.19 that tensorflow/serving:2.19.1"), older.message);
+            const unknown = preflight(base, { baseImage: "mirror.example/serving:prod" });
+            assert.deepStrictEqual(unknown.server, { baseImage: "mirror.example/serving:prod", servingVersion: null, tensorflow: null });
+            assert.deepStrictEqual(unknown.warnings, []);
+        });
+
+        it("names the stack's baseImage key in the fix, and marks a version that is not served", () => {
+            const base = exportedBy("2.21.0", "half_plus_two_2_versions");
+            fs.cpSync(path.join(fixture("half_plus_two_2_versions"), "00000124"), path.join(base, "00000124"), { recursive: true });
+            const settings = { signature: (v: string) => v, tags: (v: string) => v, baseImage: (v: string) => `tf-serving:models[0].baseImage: ${v}` };
+            const report = preflight(base, { settings });
+            const warning = only(report.warnings, "NEWER_TENSORFLOW");
+            assert.match(warning.message, /^version 123 \(not served\): /);
+            assert.ok(warning.message.includes("(tf-serving:models[0].baseImage: tensorflow/serving:2.21.0, once"), warning.message);
+            assert.doesNotMatch(warning.message, /--base-image/);
+            const older = { signature: (v: string) => v, tags: (v: string) => v };
+            const fallback = only(preflight(base, { settings: older }).warnings, "NEWER_TENSORFLOW");
+            assert.ok(fallback.message.includes("(base image tensorflow/serving:2.21.0, once"), fallback.message);
+        });
+
+        it("reads the version from saved_model.pbtxt too", () => {
+            const base = textModel(pbtxt(["serve"]).replace('tensorflow_version: "2.14.0"', 'tensorflow_version: "2.99.0"'));
+            const report = preflight(base, { signature: "serving_default" });
+            assert.strictEqual(report.versions[0].tensorflowVersion, "2.99.0");
+            only(report.warnings, "NEWER_TENSORFLOW");
+        });
+    });
+
     describe("formatReport", () => {
         it("lists versions, served signatures, findings and a verdict", () => {
             const text = formatReport(preflight(fixture("half_plus_two_2_versions")));
             const lines = text.split("\n");
             assert.strictEqual(lines[0], `Model ${fixture("half_plus_two_2_versions")}`);
-            assert.match(lines[1], /^ {2}version 123 {2}not served {2}saved_model\.pb {2}9\.9 KiB {2}tags serve$/);
-            assert.match(lines[2], /^ {2}version 124 {2}served {6}saved_model\.pb/);
-            assert.match(lines[3], /^ {4}serving_default +predict +x: DT_FLOAT\[-1,1\] -> y: DT_FLOAT\[-1,1\]$/);
+            assert.strictEqual(lines[1], "Server tensorflow/serving:2.20.0: TF Serving 2.20.0, TensorFlow 2.20");
+            assert.match(lines[2], /^ {2}version 123 {2}not served {2}saved_model\.pb {2}9\.9 KiB {2}tags serve {2}exported by TensorFlow 1\.1\.0-rc2$/);
+            assert.match(lines[3], /^ {2}version 124 {2}served {6}saved_model\.pb/);
+            assert.match(lines[4], /^ {4}serving_default +predict +x: DT_FLOAT\[-1,1\] -> y: DT_FLOAT\[-1,1\]$/);
             assert.ok(lines.some((line) => /classify_x_to_y +classify +inputs: DT_STRING\[unknown rank\] -> scores: DT_FLOAT\[-1,1\]/.test(line)));
             assert.ok(lines.some((line) => line.startsWith("warning VERSIONS_NOT_SERVED: ")));
             assert.strictEqual(lines[lines.length - 1], "OK: TF Serving would serve version 124 with signature serving_default (0 errors, 1 warning).");
+        });
+
+        it("shows a git version TensorFlow recorded, and says when the server's TensorFlow cannot be told", () => {
+            const lines = formatReport(preflight(fixture("half_plus_three"), { baseImage: "mirror.example/serving:prod" })).split("\n");
+            assert.strictEqual(lines[1], "Server mirror.example/serving:prod: its tag names no TF Serving release, so exporters' TensorFlow versions are not compared");
+            assert.match(lines[2], /exported by TensorFlow 1\.0\.0-rc2 \(v1\.0\.0-rc1-102-g1536a84-dirty\)$/);
         });
 
         it("ends with a failure verdict and the errors for a broken model", () => {

@@ -19,7 +19,7 @@ describe("tfProto", () => {
         const tensorInfo = message((w) => { stringField(w, 1, "images:0"); varintField(w, 2, 4); bytesField(w, 3, shape); });
         const mapEntry = (key: string, value: Uint8Array): Uint8Array => message((w) => { stringField(w, 1, key); bytesField(w, 2, value); });
         const signature = message((w) => { bytesField(w, 1, mapEntry("images", tensorInfo)); stringField(w, 3, "tensorflow/serving/predict"); });
-        const metaInfo = message((w) => { stringField(w, 4, "serve"); stringField(w, 5, "2.16.1"); });
+        const metaInfo = message((w) => { stringField(w, 4, "serve"); stringField(w, 5, "2.16.1"); stringField(w, 6, "v2.16.0-rc0-18-g5bc9d26649c"); });
         // 4 MiB that are not a GraphDef (0xff never starts a valid tag): decoding it would throw.
         const graphDef = new Uint8Array(4 * 1024 * 1024).fill(0xff);
         const metaGraph = message((w) => { bytesField(w, 1, metaInfo); bytesField(w, 2, graphDef); bytesField(w, 5, mapEntry("serving_default", signature)); });
@@ -34,6 +34,8 @@ describe("tfProto", () => {
                     outputs: {},
                 },
             },
+            tensorflowVersion: "2.16.1",
+            tensorflowGitVersion: "v2.16.0-rc0-18-g5bc9d26649c",
         }]);
     });
 

@@ -1,4 +1,6 @@
 import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
 import { defaultBaseImage, imageReferenceProblem, TF_SERVING_VERSION } from "../../../serving/images";
 
 describe("serving/images", () => {
@@ -8,6 +10,12 @@ describe("serving/images", () => {
             assert.strictEqual(defaultBaseImage(false), `tensorflow/serving:${TF_SERVING_VERSION}`);
             assert.strictEqual(defaultBaseImage(true), `tensorflow/serving:${TF_SERVING_VERSION}-gpu`);
         });
+
+        it("is the release the e2e stand-in server says it is (tensorflow_model_server --version)", () => {
+            const main = fs.readFileSync(path.resolve(__dirname, "../../../tools/e2e-env/go/tfserving-standin/main.go"), "utf8");
+            const declared = /^const standinVersion = "([^"]+)"$/m.exec(main)?.[1];
+            assert.strictEqual(declared, `${TF_SERVING_VERSION}-standin`);
+        });
     });
 
     describe("imageReferenceProblem", () => {
@@ -15,14 +23,14 @@ describe("serving/images", () => {
 
         it("accepts names with registries, ports, nested paths, tags and digests", () => {
             for (const ref of [
-                "tensorflow/serving:2.19.1",
+                "tensorflow/serving:2.20.0",
                 defaultBaseImage(true),
                 "scratch",
-                "registry.example:5000/team/serving:2.19.1",
+                "registry.example:5000/team/serving:2.20.0",
                 "127.0.0.1:5001/half-plus-two",
                 "localhost/my_org/tf-serving__custom:v1.2_rc-3",
                 `tensorflow/serving@${digest}`,
-                `registry.example/team/serving:2.19.1@${digest}`,
+                `registry.example/team/serving:2.20.0@${digest}`,
                 "[::1]:5000/serving:1",
             ]) {
                 assert.strictEqual(imageReferenceProblem(ref), undefined, ref);
@@ -33,7 +41,7 @@ describe("serving/images", () => {
             const cases: [string, RegExp][] = [
                 ["", /empty/],
                 [" tensorflow/serving", /surrounding spaces/],
-                ["tensorflow/Serving:2.19.1", /not a valid image name/],
+                ["tensorflow/Serving:2.20.0", /not a valid image name/],
                 ["tensorflow//serving", /not a valid image name/],
                 ["tensorflow/serving-:1", /not a valid image name/],
                 ["tensorflow/serving:", /invalid tag ""/],

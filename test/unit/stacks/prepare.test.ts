@@ -1,7 +1,11 @@
 import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import { readConfig } from "../../../config/config";
 import { prepareModels } from "../../../stacks/prepare";
+import { fixtureModelDir } from "../../support/fixtures";
+import { withTensorflowVersion } from "../../support/savedModelBytes";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const PROJECT = "tf-serving";
@@ -28,6 +32,25 @@ describe("prepareModels", () => {
         for (const values of [{ replicas: "2", gke: gke(2) }, { replicas: "1", gke: gke(2) }]) {
             const { warnings } = prepared({ cloud: "gcp", gpu: "true", ...values });
             assert.deepStrictEqual(warnings.filter((w) => /outage/.test(w)), [], JSON.stringify(values));
+        }
+    });
+
+    it("warns about a model exported by a newer TensorFlow than its base image runs, naming the baseImage key", () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-prepare-"));
+        try {
+            const base = path.join(dir, "model");
+            fs.cpSync(fixtureModelDir("half_plus_two_tf2_cpu"), base, { recursive: true });
+            const graph = path.join(base, "00000123", "saved_model.pb");
+            fs.chmodSync(graph, 0o644);
+            fs.writeFileSync(graph, withTensorflowVersion(fs.readFileSync(graph), "2.21.0"));
+            const pinned = prepared({ modelPath: base }).warnings.filter((w) => /NEWER|newer than the TensorFlow/.test(w));
+            assert.strictEqual(pinned.length, 1, JSON.stringify(pinned));
+            assert.match(pinned[0], /^model "model": .* newer than the TensorFlow 2\.20 that tensorflow\/serving:2\.20\.0 \(TF Serving 2\.20\.0\) runs/);
+            assert.ok(pinned[0].includes("(tf-serving:baseImage: tensorflow/serving:2.21.0, once that release is published)"), pinned[0]);
+            const newer = prepared({ modelPath: base, baseImage: "tensorflow/serving:2.21.0" }).warnings;
+            assert.deepStrictEqual(newer.filter((w) => /newer than the TensorFlow/.test(w)), []);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
         }
     });
 });

@@ -86,8 +86,8 @@ func TestRegistryHas(t *testing.T) {
 }
 
 func TestTFServingVersion(t *testing.T) {
-	v, err := TFServingVersion([]byte("// x\nexport const TF_SERVING_VERSION = \"2.19.1\";\nexport const Y = 1;\n"))
-	if err != nil || v != "2.19.1" {
+	v, err := TFServingVersion([]byte("// x\nexport const TF_SERVING_VERSION = \"2.20.0\";\nexport const Y = 1;\n"))
+	if err != nil || v != "2.20.0" {
 		t.Fatalf("%q %v", v, err)
 	}
 	if _, err := TFServingVersion([]byte("const TF_SERVING_VERSION = 1")); err == nil {
