@@ -11,7 +11,7 @@ import { credentialProblems } from "../config/credentials";
 import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
-import { nodeFitProblems, poolNodeOf } from "../config/nodeFit";
+import { nodeFitProblems, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
@@ -112,5 +112,6 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
     if (problems.length > 0) {
         throw new PreparationError(problems);
     }
+    warnings.push(...uncheckedNodeWarnings(config, project));
     return { models, warnings };
 }
