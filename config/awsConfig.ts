@@ -5,7 +5,7 @@
  */
 import { EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
 import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
-import { isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
+import { instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
 import { eksKubernetesVersionProblem } from "../components/eks/kubernetesVersions";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
@@ -30,7 +30,7 @@ const GROUP_KEYS = ["instanceType", "desiredNodes", "minNodes", "maxNodes", "dis
 
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$/;
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
-const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+(-[a-z0-9]+)?$/;
 const SUBNET_ID = /^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/;
 const IAM_PRINCIPAL = /^arn:aws[a-z-]*:iam::[0-9]{12}:(role|user)\/[\w+=,.@/-]+$/;
 const STS_SESSION = /^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role\/([^/]+)\/.+$/;
@@ -187,6 +187,8 @@ function readInstanceType(r: ConfigReader, fallback: string): string {
         r.fail("instanceType", "must be an EC2 instance type such as \"m6i.xlarge\"");
     } else if (isArm64InstanceType(instanceType)) {
         r.fail("instanceType", `${NO_ARM64} such as "m6i.xlarge" (CPU) or "g5.xlarge" (GPU)`);
+    } else if (instanceSizeProblem(instanceType) !== undefined) {
+        r.fail("instanceType", instanceSizeProblem(instanceType) ?? "");
     }
     return instanceType;
 }

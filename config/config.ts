@@ -7,9 +7,10 @@
  */
 import * as path from "path";
 import { cidrProblem } from "../contract/cidr";
+import { closest } from "../contract/spelling";
 import { REPOSITORY_PATH } from "../contract/registry";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
-import { ConfigError, ConfigIssue, ConfigReader } from "./configReader";
+import { ConfigError, ConfigIssue, ConfigReader, misplacedKeyIssues } from "./configReader";
 import type { AwsConfig } from "./awsConfig";
 import type { GcpConfig } from "./gcpConfig";
 import { managedFlags } from "../serving/flags";
@@ -19,9 +20,11 @@ import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/
 import { RolloutStrategy } from "../serving/rollout";
 import type { GatewayPlatform } from "../serving/gateway";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
+import { awsPartition } from "../components/eks/partition";
 import { GpuPool, planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
-import { COLLECTORS, Collector } from "../observability/collectors";
+import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
+import { labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -185,7 +188,7 @@ export const GKE_DEFAULT_GATEWAY_CLASS = "gke-l7-global-external-managed";
 export const EKS_DEFAULT_GATEWAY_CLASS = "tf-serving-alb";
 
 /** `arn:PARTITION:acm:REGION:ACCOUNT:certificate/UUID`. */
-const ACM_CERTIFICATE_ARN = /^arn:aws(?:-cn|-us-gov|-iso[a-z]?)?:acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ACM_CERTIFICATE_ARN = /^arn:(aws(?:-cn|-us-gov|-iso(?:-[a-z])?)?):acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A Certificate Manager resource id: lowercase letter first, then letters, digits, '-' (at most 63). */
@@ -222,6 +225,11 @@ function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSett
     const certificateArn = platform === "eks" ? g.string("certificateArn") : undefined;
     if (className !== "" && (!OBJECT_NAME.test(className) || className.length > 253)) {
         g.fail("className", `must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. "${{ generic: "traefik", gke: GKE_DEFAULT_GATEWAY_CLASS, eks: EKS_DEFAULT_GATEWAY_CLASS }[platform]}"`);
+    } else {
+        const problem = gatewayClassProblem(platform, className);
+        if (problem !== undefined) {
+            g.fail("className", problem);
+        }
     }
     if (platform === "eks" && tlsSecretName !== undefined) {
         g.fail("tlsSecretName", "the AWS Load Balancer Controller takes no certificate from a Secret (a listener's certificateRefs): import it into ACM (`aws acm import-certificate`) and name it in gateway.certificateArn");
@@ -246,7 +254,8 @@ function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSett
     }
     service.gateway = {
         className, tlsSecretName, certificateMap, platform,
-        ...(platform === "eks" ? { certificateArn, createClass: !g.has("className") } : {}),
+        // The stack's cluster has no GatewayClass but the one it creates, under whatever name is configured.
+        ...(platform === "eks" ? { certificateArn, createClass: true } : {}),
     };
     if (service.type !== "ClusterIP") {
         r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
@@ -261,9 +270,48 @@ function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSett
     }
 }
 
+/**
+ * The GatewayClasses of the GKE Gateway controller a single cluster serves (GKE's "GatewayClass
+ * capabilities" page): the global external Application Load Balancer, managed and classic.
+ */
+const GKE_SINGLE_CLUSTER_CLASSES = [GKE_DEFAULT_GATEWAY_CLASS, "gke-l7-gxlb"];
+/** GKE classes whose load balancer needs a proxy-only subnet in the region (purpose REGIONAL_MANAGED_PROXY), which this stack does not create. */
+const GKE_REGIONAL_CLASSES = ["gke-l7-regional-external-managed", "gke-l7-rilb"];
+
+/**
+ * Why `className` cannot serve a Gateway on the cluster the stack makes, or undefined. On GKE only the
+ * GKE controller runs: its regional classes need a proxy-only subnet, its `-mc` classes a fleet. On
+ * EKS the stack creates the one class (of the AWS Load Balancer Controller), named `className`, so
+ * only another cloud's class is wrong.
+ */
+function gatewayClassProblem(platform: GatewayPlatform, className: string): string | undefined {
+    if (platform === "gke") {
+        if (GKE_REGIONAL_CLASSES.includes(className)) {
+            return `needs a proxy-only subnet (purpose REGIONAL_MANAGED_PROXY) in the region, which this stack does not create: use "${GKE_DEFAULT_GATEWAY_CLASS}" (global, needs none), or remove the key`;
+        }
+        if (!GKE_SINGLE_CLUSTER_CLASSES.includes(className)) {
+            const near = closest(className, [...GKE_SINGLE_CLUSTER_CLASSES, ...GKE_REGIONAL_CLASSES], 3);
+            return `is not a GatewayClass of the GKE Gateway controller for one cluster, the only Gateway controller on the cluster this stack creates${near ? ` (did you mean "${near}"?)` : ""}: ` +
+                `use ${GKE_SINGLE_CLUSTER_CLASSES.map((c) => `"${c}"`).join(" or ")}, or remove the key for "${GKE_DEFAULT_GATEWAY_CLASS}"`;
+        }
+    }
+    if (platform === "eks" && className.startsWith("gke-")) {
+        return `is a class of GKE's Gateway controller, which does not run on EKS: the stack creates a GatewayClass of the AWS Load Balancer Controller under this key's name; remove the key for "${EKS_DEFAULT_GATEWAY_CLASS}", or name it something else`;
+    }
+    return undefined;
+}
+
 /** The certificate's region: an ALB takes ACM certificates from its own region only. */
 function certificateRegionIssue(certificateArn: string | undefined, region: string): ConfigIssue | undefined {
-    const certificateRegion = certificateArn === undefined ? undefined : ACM_CERTIFICATE_ARN.exec(certificateArn)?.[1];
+    const match = certificateArn === undefined ? null : ACM_CERTIFICATE_ARN.exec(certificateArn);
+    const [partition, certificateRegion] = match === null ? [undefined, undefined] : [match[1], match[2]];
+    if (partition !== undefined && certificateRegion !== undefined && awsPartition(certificateRegion) !== partition) {
+        return {
+            key: "gateway.certificateArn", value: certificateArn,
+            expected: `names region ${certificateRegion}, which is in partition ${awsPartition(certificateRegion)}, not ${partition}, so no such certificate exists: ` +
+                `copy the ARN as \`aws acm list-certificates --region ${region || certificateRegion}\` prints it (arn:${awsPartition(region || certificateRegion)}:acm:...)`,
+        };
+    }
     if (certificateRegion === undefined || region === "" || certificateRegion === region) {
         return undefined;
     }
@@ -279,6 +327,7 @@ function certificateRegionIssue(certificateArn: string | undefined, region: stri
  */
 export function readConfig(all: Record<string, string>, project: string, projectDir: string): ServingConfig {
     const r = ConfigReader.fromPulumi(all, project);
+    r.issues.push(...misplacedKeyIssues(all, project, TOP_KEYS));
     r.rejectUnknown(TOP_KEYS);
     const cloud = r.oneOf("cloud", CLOUDS, "local");
 
@@ -512,27 +561,83 @@ const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number
 };
 
 function readMonitoring(top: ConfigReader, cloud: Cloud): MonitoringSettings {
-    const r = top.nested("monitoring");
-    r?.rejectUnknown(["collector", "labels", ...Object.keys(THRESHOLD_BOUNDS)]);
     // The GKE clusters this program creates get managed collection; elsewhere nothing is assumed installed.
-    const collector = r?.oneOf("collector", COLLECTORS, cloud === "gcp" ? "gke" : "annotations") ?? (cloud === "gcp" ? "gke" : "annotations");
+    const fallback: Collector = cloud === "gcp" ? "gke" : "annotations";
+    const r = top.nested("monitoring");
+    if (r === undefined) {
+        return { collector: fallback, thresholds: { ...DEFAULT_THRESHOLDS }, labels: {} };
+    }
+    r.rejectUnknown(["collector", "labels", ...Object.keys(THRESHOLD_BOUNDS)]);
+    const choices = COLLECTORS.map((c) => `"${c}"`).join(", ");
+    if (r.isEmptyString("collector")) {
+        // Unlike Pulumi.yaml's "" (no default), an empty string inside the object is written by the user: it would silently mean the default.
+        r.fail("collector", `is empty: name one of ${choices}, or remove the key for the default ("${fallback}" on cloud ${cloud})`);
+    }
+    let collector = r.oneOf("collector", COLLECTORS, fallback);
+    if (collector === "gke" && cloud === "aws") {
+        r.fail("collector", "is Google Cloud Managed Service for Prometheus, which runs on GKE only: on cloud aws choose \"prometheus-operator\" (a Prometheus Operator in the cluster), \"annotations\" or \"none\"");
+        collector = fallback;
+    }
     const thresholds = Object.fromEntries(Object.entries(THRESHOLD_BOUNDS).map(([key, bounds]) =>
-        [key, r?.int(key, DEFAULT_THRESHOLDS[key as keyof AlertThresholds], bounds) ?? DEFAULT_THRESHOLDS[key as keyof AlertThresholds]])) as unknown as AlertThresholds;
-    return { collector, thresholds, labels: r?.stringMap("labels") ?? {} };
+        [key, r.int(key, DEFAULT_THRESHOLDS[key as keyof AlertThresholds], bounds)])) as unknown as AlertThresholds;
+    if (collector === "none") {
+        for (const key of Object.keys(THRESHOLD_BOUNDS).filter((k) => r.has(k))) {
+            r.fail(key, "does nothing with monitoring.collector \"none\" (no alert rules are created): remove it, or choose a collector that evaluates the rules");
+        }
+    }
+    const labels = readMonitoringLabels(r, collector);
+    return { collector, thresholds, labels };
+}
+
+/**
+ * `monitoring.labels`: valid Kubernetes labels that leave the model-server labels alone (the scrape
+ * objects select the pods on them, and `tfs doctor` and the policy pack find the objects by them).
+ * Only the `gke` and `prometheus-operator` objects carry them.
+ */
+function readMonitoringLabels(r: ConfigReader, collector: Collector): Record<string, string> {
+    const labels = r.stringMap("labels") ?? {};
+    if (Object.keys(labels).length > 0 && (collector === "annotations" || collector === "none")) {
+        r.fail("labels", `do nothing with monitoring.collector "${collector}": only the gke and prometheus-operator collectors' scrape and rule objects carry them ` +
+            `(${collector === "none" ? "none creates no object" : "annotations creates only a rules ConfigMap, labelled " + RULES_CONFIGMAP_LABEL}); remove them, or choose that collector`);
+        return {};
+    }
+    const own = Object.keys(modelServerLabels("model"));
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(labels)) {
+        const problem = own.includes(key)
+            ? `is a label this program sets on every model-server object (${own.join(", ")}): the scrape objects, \`tfs doctor\` and the policy pack select on it; choose another key`
+            : labelKeyProblem(key);
+        const valueProblem = problem === undefined ? labelValueProblem(value) : undefined;
+        if (problem !== undefined) {
+            r.issues.push({ key: r.key(`labels.${key}`), value: key, expected: problem });
+        } else if (valueProblem !== undefined) {
+            r.issues.push({ key: r.key(`labels.${key}`), value, expected: valueProblem });
+        } else {
+            out[key] = value;
+        }
+    }
+    return out;
 }
 
 function readLocal(r: ConfigReader, projectDir: string): LocalSettings {
     const reg = r.nested("registry");
     reg?.rejectUnknown(["server", "repositoryPrefix", "username", "password"]);
     const server = reg?.string("server") ?? "localhost:5001";
-    if (!/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/.test(server)) {
+    const port = /^[a-zA-Z0-9.-]+(?::([0-9]{1,5}))?$/.exec(server);
+    if (port === null) {
         (reg ?? r).fail(reg ? "server" : "registry", "must be a registry host[:port] such as \"localhost:5001\" (no scheme, no path)", server);
+    } else if (port[1] !== undefined && (Number(port[1]) < 1 || Number(port[1]) > 65535)) {
+        (reg ?? r).fail(reg ? "server" : "registry", `has port ${port[1]}, but a TCP port is 1 to 65535: the registry's port, e.g. "localhost:5001"`, server);
     }
     const prefix = reg?.string("repositoryPrefix") ?? "tf-serving";
     if (!REPOSITORY_PATH.test(prefix)) {
         reg?.fail("repositoryPrefix", "must be a lowercase repository path such as \"tf-serving\" or \"team/models\"");
     }
     const username = reg?.string("username");
+    if (username?.includes(":")) {
+        // Basic authentication sends "user:password": the first ':' ends the user name (RFC 7617, section 2).
+        reg?.fail("username", "contains ':', which HTTP Basic authentication (the registry login and the pods' dockerconfigjson `auth`) takes as the end of the user name: use the registry account's name without ':'");
+    }
     const password = reg?.string("password");
     if ((username === undefined) !== (password === undefined)) {
         reg?.fail(username === undefined ? "username" : "password", "registry.username and registry.password go together (set the password with --secret)", undefined);

@@ -15,6 +15,8 @@ export interface ConfigIssue {
     value: unknown;
     /** What is valid, and how to fix it. */
     expected: string;
+    /** The key exactly as written when it is not in the project's namespace (`tf_serving:replicas`, a bare `replicas`). */
+    qualifiedKey?: string;
 }
 
 /** All configuration problems of a stack, raised together before anything is registered. */
@@ -26,6 +28,10 @@ export class ConfigError extends Error {
 
     private static describe(issues: ConfigIssue[], project: string): string {
         const lines = issues.map((i) => {
+            if (i.qualifiedKey !== undefined) {
+                // Its value is not shown: a key in the wrong place may be a secret that nothing treats as one.
+                return `  - ${i.qualifiedKey}: ${i.expected}`;
+            }
             const shown = i.value === undefined ? "is not set" : `= ${JSON.stringify(i.value)}`;
             return `  - ${project}:${i.key} ${shown}: ${i.expected}`;
         });
@@ -39,7 +45,38 @@ import { editDistance } from "../contract/spelling";
 
 type Raw = Record<string, unknown>;
 
+/** Lowercase letters and digits only: `tf_serving`, `tfserving` and `TF-Serving` all read `tfserving`. */
+const squashed = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
+/**
+ * Keys of `all` written for this project but outside its namespace, which `fromPulumi` (like
+ * `pulumi.Config`) never reads: a bare key (no namespace at all), or a namespace that is the project's
+ * name misspelt (`tf_serving:replicas`, `tfserving:replicas`). Other namespaces belong to other
+ * packages (`aws:region`, `gcp:project`, `kubernetes:context`, `pulumi:template`) and pass. Pulumi's
+ * config keys are `NAMESPACE:NAME` (`ParseKey` in pulumi/pulumi sdk/go/common/resource/config/key.go);
+ * `pulumi config set KEY` run in the project writes a bare KEY as `PROJECT:KEY`.
+ */
+export function misplacedKeyIssues(all: Record<string, string>, project: string, known: readonly string[]): ConfigIssue[] {
+    const issues: ConfigIssue[] = [];
+    for (const written of Object.keys(all)) {
+        const colon = written.indexOf(":");
+        const namespace = colon < 0 ? undefined : written.slice(0, colon);
+        const name = colon < 0 ? written : written.slice(colon + 1);
+        if (namespace === project) {
+            continue;
+        }
+        if (namespace !== undefined && squashed(namespace) !== squashed(project) && editDistance(namespace, project) > 2) {
+            continue;
+        }
+        const topKey = name.split(/[.[]/)[0];
+        const meant = known.includes(topKey) ? `did you mean '${project}:${name}'? ` : `did you mean '${project}:${name}' (not a key of this project either: known keys are ${known.join(", ")})? `;
+        const why = namespace === undefined
+            ? "has no namespace: Pulumi's config keys are NAMESPACE:NAME, and `pulumi config set` run in this project writes this project's keys as "
+            : `is in namespace "${namespace}", which is not this project's ("${project}"), so nothing reads it: this project's keys are `;
+        issues.push({ key: name, qualifiedKey: written, value: undefined, expected: `${why}${project}:KEY. ${meant}`.trimEnd() });
+    }
+    return issues;
+}
 
 export class ConfigReader {
     /**
@@ -73,6 +110,11 @@ export class ConfigReader {
     has(name: string): boolean {
         const v = this.raw[name];
         return v !== undefined && v !== null && v !== "";
+    }
+
+    /** True when the key is present as an empty string, which `has` counts as unset. */
+    isEmptyString(name: string): boolean {
+        return this.raw[name] === "";
     }
 
     /** Records a problem with `name` (for cross-field checks done by callers). */

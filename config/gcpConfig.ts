@@ -4,11 +4,12 @@
  * is checked here, before anything is registered; README "GKE" lists the keys.
  */
 import { GKE_RELEASE_CHANNELS, GkeClusterArgs } from "../components/gke/cluster";
-import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../components/gke/machines";
+import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType, machineTypeProblem } from "../components/gke/machines";
 import { GKE_BOOT_DISK_TYPES, GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
 import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "../components/registry/artifactRegistry";
 import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigReader } from "./configReader";
+import { ipv4BlocksOverlap } from "../contract/cidr";
 
 export interface GcpConfig extends GkeClusterArgs {
     /** Where the model images go. */
@@ -60,9 +61,24 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
     }
 
     const gpuPool = readGpuPool(r);
+    if (zones !== undefined && r.listLength("zones") === 0) {
+        // An empty list says nothing the provider keeps (an empty nodeLocations is as if unset): GKE would pick the
+        // zones, silently, and a GPU pool would skip the check that its zones have the accelerator.
+        r.fail("zones", `is empty, which leaves the zones to GKE as if the key were unset: list zones of ${region || "the region"} ` +
+            `(e.g. [${region || "us-central1"}-a])` + (gpuPool ? ` that have ${gpuPool.acceleratorType}, which gke.gpuPool needs` : ", or remove the key"));
+    }
     if (gpuPool && zones === undefined) {
         r.fail("zones", `required with gke.gpuPool: GPUs are zonal and not every zone of ${region || "the region"} has ${gpuPool.acceleratorType}; ` +
             `list zones that do (\`gcloud compute accelerator-types list --filter=name=${gpuPool.acceleratorType}\`), e.g. [${region || "us-central1"}-a]`, undefined);
+    }
+
+    const subnetCidr = readIpv4Block(r, "subnetCidr", "10.0.0.0/20", 8, 29);
+    const masterCidr = readIpv4Block(r, "masterCidr", "172.16.0.0/28", 28, 28);
+    // The control plane's range is peered into the cluster's network, whose ranges must not overlap it (the provider's
+    // master_ipv4_cidr_block: "must not overlap with any other ranges in use within the cluster's network").
+    if (privateNodes && ipv4BlocksOverlap(subnetCidr, masterCidr)) {
+        r.fail("masterCidr", `overlaps gke.subnetCidr (${subnetCidr}), and GKE refuses a control plane range that overlaps a range of the cluster's network: ` +
+            "choose a /28 outside it, e.g. \"172.16.0.0/28\" (the default)");
     }
 
     return {
@@ -73,8 +89,8 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
         releaseChannel: r.oneOf("releaseChannel", GKE_RELEASE_CHANNELS, "REGULAR"),
         deletionProtection: r.bool("deletionProtection", true),
         privateNodes,
-        subnetCidr: readIpv4Block(r, "subnetCidr", "10.0.0.0/20", 8, 29),
-        masterCidr: readIpv4Block(r, "masterCidr", "172.16.0.0/28", 28, 28),
+        subnetCidr,
+        masterCidr,
         apiAccessCidrs,
         cpuPool: readCpuPool(section(r, "cpuPool")),
         gpuPool,
@@ -91,6 +107,11 @@ function readMachineType(r: ConfigReader, fallback: string | undefined): string 
         r.fail("machineType", "must be a Compute Engine machine type such as \"e2-standard-4\"");
     } else if (isArmMachineType(machineType)) {
         r.fail("machineType", `${NO_ARM64} such as "e2-standard-4"`);
+    } else {
+        const problem = machineTypeProblem(machineType);
+        if (problem !== undefined) {
+            r.fail("machineType", problem);
+        }
     }
     return machineType;
 }

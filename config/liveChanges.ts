@@ -5,7 +5,7 @@
  * Pure: the stack reads the record back (`stacks/deployedState.ts`) and hands it here; README
  * "Changing a running stack" has the table of every key.
  */
-import { parseIpv4Cidr } from "../contract/cidr";
+import { formatIpv4Cidr, parseIpv4Cidr } from "../contract/cidr";
 import type { SubnetScheme } from "../components/eks/vpc";
 import type { AwsConfig } from "./awsConfig";
 import type { EndpointKind } from "./config";
@@ -180,24 +180,45 @@ function gkeChanges(from: GkeDeployed, to: GkeDeployed, out: LiveChanges): void 
     const renamed = from.clusterName !== to.clusterName;
     if (renamed) {
         clusterRename(out, "gke", from, to.clusterName);
+        // The new cluster is created in the stack's one network while the old one still runs there, and GKE
+        // refuses a control plane range that overlaps another range of the network (two /28s overlap only when equal).
+        if (from.privateNodes && to.privateNodes && from.masterCidr === to.masterCidr && to.masterCidr !== undefined) {
+            refuse(out, "gke.masterCidr", from.masterCidr, to.masterCidr,
+                `unchanged, but the new cluster "${to.clusterName}" is created beside "${from.clusterName}" in the same network before the old one is deleted, ` +
+                "and GKE refuses a control plane range that overlaps one already in the network",
+                `Give gke.masterCidr another /28 in the same change, e.g. "${nextBlock(to.masterCidr)}", outside gke.subnetCidr`);
+        }
+        return;
     }
-    // GKE fixes these at creation: a change replaces the cluster, and with the name kept the provider
-    // deletes it before creating the new one (deletion protection fails that; without it, an outage).
+    // With the name kept, a replaced cluster is deleted before its successor is created (an outage, refused
+    // outright while deletion protection is on). terraform-provider-google (google/services/container/
+    // resource_container_cluster.go) updates private_cluster_config.enable_private_nodes in place
+    // (DesiredDefaultEnablePrivateNodes) but marks master_ipv4_cidr_block ForceNew.
     const wayOut = "Give gke.clusterName a new name in the same change (the new cluster is created beside the old one, which is deleted last: "
         + "set gke.deletionProtection: false and run `pulumi up` once first), or `pulumi destroy` and deploy again";
-    const why = "GKE fixes it when it creates the cluster, so the cluster would be replaced, the old one deleted first under the same name (an outage, refused outright while deletion protection is on)";
-    if (!renamed) {
-        if (from.privateNodes !== to.privateNodes) {
-            refuse(out, "gke.privateNodes", from.privateNodes, to.privateNodes, why, wayOut);
-        } else if (to.privateNodes && from.masterCidr !== to.masterCidr) {
-            refuse(out, "gke.masterCidr", from.masterCidr, to.masterCidr, why, wayOut);
-        }
-        if (from.subnetCidr !== to.subnetCidr && !expands(from.subnetCidr, to.subnetCidr)) {
-            refuse(out, "gke.subnetCidr", from.subnetCidr, to.subnetCidr,
-                `only an expansion of the node range (a larger block containing ${from.subnetCidr}) is applied in place; any other range replaces the subnetwork and so the cluster, ${why.slice(why.indexOf("the old one"))}`,
-                wayOut.replace("in the same change", "and a range that does not overlap the old one in the same change"));
-        }
+    const replaced = "so the cluster would be replaced, the old one deleted first under the same name (an outage, refused outright while deletion protection is on)";
+    if (!from.privateNodes && to.privateNodes) {
+        refuse(out, "gke.privateNodes", from.privateNodes, to.privateNodes,
+            `the provider turns private nodes on in place, but with them this program sends the control plane range gke.masterCidr (${to.masterCidr}), ` +
+            `which GKE sets only when it creates a cluster (the provider's master_ipv4_cidr_block forces a new one), ${replaced}`, wayOut);
+    } else if (from.privateNodes && !to.privateNodes) {
+        out.warnings.push("gke.privateNodes: true -> false is applied in place (the provider updates enable_private_nodes), and the stack deletes the Cloud NAT " +
+            "it made for private nodes: nodes that still have only private addresses lose internet egress (images pulled from outside Google) until GKE recreates them");
+    } else if (to.privateNodes && from.masterCidr !== to.masterCidr) {
+        refuse(out, "gke.masterCidr", from.masterCidr, to.masterCidr,
+            `GKE sets the control plane range only when it creates a cluster (the provider's master_ipv4_cidr_block forces a new one), ${replaced}`, wayOut);
     }
+    if (from.subnetCidr !== to.subnetCidr && !expands(from.subnetCidr, to.subnetCidr)) {
+        refuse(out, "gke.subnetCidr", from.subnetCidr, to.subnetCidr,
+            `only an expansion of the node range (a larger block containing ${from.subnetCidr}) is applied in place; any other range replaces the subnetwork and so the cluster, ${replaced.replace("so the cluster would be replaced, ", "")}`,
+            wayOut.replace("in the same change", "and a range that does not overlap the old one in the same change"));
+    }
+}
+
+/** The block of the same size right after `cidr` (`172.16.0.0/28` -> `172.16.0.16/28`). */
+function nextBlock(cidr: string): string {
+    const block = parseIpv4Cidr(cidr);
+    return block === undefined ? cidr : formatIpv4Cidr((block.base + 2 ** (32 - block.prefix)) % 2 ** 32, block.prefix);
 }
 
 /** True when `to` is a larger block that contains `from` (GCP widens a subnetwork in place). */
@@ -216,6 +237,15 @@ function minorVersion(version: string | undefined): [number, number] | undefined
     const m = /^([0-9]+)\.([0-9]+)/.exec(version ?? "");
     return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
+
+/**
+ * What a change of the nodes' subnets costs. A managed node group's subnets are fixed at creation
+ * (`subnet_ids` is ForceNew in terraform-provider-aws internal/service/eks/node_group.go), and the
+ * groups are auto-named, so each is replaced new before old.
+ */
+const NODE_GROUPS_REPLACED = "replaces both node groups (their subnets change, and a node group's subnets force a new group): the new groups start beside the old ones, " +
+    "then the old ones are drained and deleted, so every model pod is rescheduled once (the PodDisruptionBudget keeps the rollout's pace), and for a while " +
+    "the account runs both generations of nodes: the instance quota (for the GPU node group, GPU quota) must cover twice eks.*NodeGroup.desiredNodes";
 
 function eksChanges(from: EksDeployed, to: EksDeployed, out: LiveChanges): void {
     const [fromEndpoint, toEndpoint] = [from.endpoint ?? "loadBalancer", to.endpoint ?? "loadBalancer"];
@@ -276,6 +306,11 @@ function eksChanges(from: EksDeployed, to: EksDeployed, out: LiveChanges): void 
             refuse(out, "eks.zones", a.zones, b.zones,
                 "this VPC was carved by an earlier version for its zone count, so another zone would move every subnet",
                 `Keep ${JSON.stringify(a.zones)}; more zones need a new VPC (a new stack)`);
+        } else if (b.zones.length > a.zones.length) {
+            out.warnings.push(`eks.zones: appending ${b.zones.slice(a.zones.length).join(", ")} ${NODE_GROUPS_REPLACED}`);
         }
+    }
+    if (a.kind === "existing" && b.kind === "existing" && JSON.stringify(a.privateSubnetIds) !== JSON.stringify(b.privateSubnetIds)) {
+        out.warnings.push(`eks.privateSubnetIds: ${JSON.stringify(a.privateSubnetIds)} -> ${JSON.stringify(b.privateSubnetIds)} ${NODE_GROUPS_REPLACED}`);
     }
 }

@@ -64,10 +64,17 @@ export function gkeReservedMemoryBytes(memoryBytes: number): number {
     return reserved;
 }
 
+/**
+ * What GKE reserves on a shared-core E2 node (e2-micro, e2-small, e2-medium) instead of the per-core
+ * table: 1060 millicores of the 2 vCPUs the node reports, leaving pods 940m (GKE's "Plan GKE Standard
+ * node sizes", node allocatable resources).
+ */
+const GKE_SHARED_CORE_RESERVED_CPU_MILLIS = 1060;
+
 export function gkeAllocatable(shape: MachineShape): NodeAllocatable {
     const capacityBytes = shape.memoryGib * GI;
     return {
-        cpuMillis: shape.vcpus * 1000 - reservedCpuMillis(shape.vcpus),
+        cpuMillis: shape.vcpus * 1000 - (shape.sharedCore ? GKE_SHARED_CORE_RESERVED_CPU_MILLIS : reservedCpuMillis(shape.vcpus)),
         memoryBytes: capacityBytes - gkeReservedMemoryBytes(capacityBytes) - EVICTION_BYTES,
         vcpus: shape.vcpus,
         capacityBytes,
@@ -119,6 +126,33 @@ export function poolNodeOf(config: ServingConfig, gpu: boolean): PoolNode | unde
         };
     }
     return undefined;
+}
+
+/**
+ * A warning for each pool the stack creates for models whose machine type this program cannot size
+ * (a series newer than its catalog, an instance family it does not list): their node fit is not
+ * checked, and the preview says so rather than passing in silence.
+ */
+export function uncheckedNodeWarnings(config: ServingConfig, project: string): string[] {
+    const used = (gpu: boolean) => config.models.some((m) => m.gpu === gpu);
+    const pools: { key: string; type: string; command: string }[] = [];
+    if (config.cloud === "gcp") {
+        const describe = (t: string) => `\`gcloud compute machine-types describe ${t} --zone ZONE\``;
+        for (const [gpu, pool] of [[false, config.gke.cpuPool], [true, config.gke.gpuPool]] as const) {
+            if (pool !== undefined && used(gpu) && machineShape(pool.machineType) === undefined) {
+                pools.push({ key: `gke.${gpu ? "gpuPool" : "cpuPool"}.machineType`, type: pool.machineType, command: describe(pool.machineType) });
+            }
+        }
+    } else if (config.cloud === "aws") {
+        const describe = (t: string) => `\`aws ec2 describe-instance-types --instance-types ${t}\``;
+        for (const [gpu, group] of [[false, config.eks.cpuNodeGroup], [true, config.eks.gpuNodeGroup]] as const) {
+            if (group !== undefined && used(gpu) && instanceShape(group.instanceType) === undefined) {
+                pools.push({ key: `eks.${gpu ? "gpuNodeGroup" : "cpuNodeGroup"}.instanceType`, type: group.instanceType, command: describe(group.instanceType) });
+            }
+        }
+    }
+    return pools.map((p) => `${project}:${p.key} = ${p.type}: this program does not know its vCPUs and memory, so whether a model pod fits on one node `
+        + `was not checked (README, Node size): compare the pods' cpu and memoryRequest with what ${p.command} reports, less the kubelet's reservation`);
 }
 
 /** One pod's requests, with the config keys that set them. */

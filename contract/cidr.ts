@@ -110,3 +110,14 @@ function formatIpv6(value: bigint): string {
     }
     return `${hex.slice(0, best.start).join(":")}::${hex.slice(best.start + best.length).join(":")}`;
 }
+
+/** True when the two IPv4 CIDRs share an address (one contains the other: CIDR blocks never partly overlap). */
+export function ipv4BlocksOverlap(a: string, b: string): boolean {
+    const x = parseIpv4Cidr(a);
+    const y = parseIpv4Cidr(b);
+    if (x === undefined || y === undefined) {
+        return false;
+    }
+    const size = 2 ** (32 - Math.min(x.prefix, y.prefix));
+    return Math.floor(x.base / size) === Math.floor(y.base / size);
+}

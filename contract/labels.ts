@@ -46,3 +46,30 @@ export const MEMORY_PEAK_ANNOTATION = "tf-serving.dev/memory-peak-bytes";
 
 /** Set to "true" on a LoadBalancer Service to open it to every address on purpose; the policy pack reads it. */
 export const PUBLIC_ANNOTATION = "tf-serving.dev/public";
+
+/** A label name or a key's name part: at most 63 of letters, digits, '-', '_' and '.', alphanumeric at both ends. */
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+/** A key's prefix: a DNS subdomain (lowercase labels joined by '.'), at most 253 characters. */
+const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Why the API server would refuse `key` as a label key, or undefined: `[prefix/]name` as
+ * k8s.io/apimachinery's `validation.IsQualifiedName` checks it.
+ */
+export function labelKeyProblem(key: string): string | undefined {
+    const slash = key.lastIndexOf("/");
+    const [prefix, name] = slash < 0 ? [undefined, key] : [key.slice(0, slash), key.slice(slash + 1)];
+    if (prefix !== undefined && (prefix.length > 253 || !LABEL_PREFIX.test(prefix))) {
+        return "is not a Kubernetes label key: its prefix (before '/') must be a DNS subdomain such as \"example.com\"";
+    }
+    if (!LABEL_NAME.test(name)) {
+        return "is not a Kubernetes label key: `[prefix/]name`, the name at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit (e.g. \"release\")";
+    }
+    return undefined;
+}
+
+/** Why the API server would refuse `value` as a label value (`validation.IsValidLabelValue`), or undefined. */
+export function labelValueProblem(value: string): string | undefined {
+    return value === "" || LABEL_NAME.test(value) ? undefined
+        : "is not a Kubernetes label value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit, or empty";
+}

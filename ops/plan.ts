@@ -77,7 +77,8 @@ export function stackConfig(projectDir: string, stack: string): { project: strin
         throw new PlanError(`${stackFile} is not a stack file: it must be a YAML mapping with a "config:" mapping of key: value lines (e.g. "config:\n  ${project}:replicas: 2")`);
     }
     for (const [key, value] of Object.entries((parsed as { config?: Record<string, unknown> } | null)?.config ?? {})) {
-        config[key.includes(":") ? key : `${project}:${key}`] = text(withoutCiphertext(value));
+        // As written: the engine takes no bare key from a stack file (it is Pulumi.yaml's shorthand only), and the program names it.
+        config[key] = text(withoutCiphertext(value));
     }
     return { project, config };
 }

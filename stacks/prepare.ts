@@ -12,7 +12,7 @@ import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
-import { nodeFitProblems, poolNodeOf } from "../config/nodeFit";
+import { nodeFitProblems, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
@@ -118,5 +118,6 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
     if (problems.length > 0) {
         throw new PreparationError(problems);
     }
+    warnings.push(...uncheckedNodeWarnings(config, project));
     return { models, warnings };
 }

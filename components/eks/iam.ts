@@ -15,13 +15,7 @@ export const EKS_CLUSTER_POLICIES = ["AmazonEKSClusterPolicy"] as const;
  */
 export const EKS_NODE_POLICIES = ["AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryPullOnly"] as const;
 
-/** The ARN partition of a region (`aws`, `aws-us-gov`, `aws-cn`). */
-export function awsPartition(region: string): string {
-    if (region.startsWith("us-gov-")) {
-        return "aws-us-gov";
-    }
-    return region.startsWith("cn-") ? "aws-cn" : "aws";
-}
+export { awsPartition } from "./partition";
 
 export function managedPolicyArn(partition: string, policy: string): string {
     return `arn:${partition}:iam::aws:policy/${policy}`;

@@ -3,6 +3,8 @@
  * arm64 image), and GPU serving needs an NVIDIA GPU type that the `AL2023_x86_64_NVIDIA` AMI supports.
  */
 
+import { closest } from "../../contract/spelling";
+
 /** The family of an instance type: `g5` for `g5.xlarge`, `p6-b200` for `p6-b200.48xlarge`. */
 export function instanceFamily(instanceType: string): string {
     return instanceType.split(".")[0];
@@ -110,4 +112,20 @@ export function instanceShape(instanceType: string): InstanceShape | undefined {
     const vcpus = size === "large" ? 2 : m ? 4 * Number(m[1] || 1) : undefined;
     const maxPods = family in GPU_MAX_PODS ? GPU_MAX_PODS[family][size] : NITRO_MAX_PODS[size];
     return perVcpu === undefined || vcpus === undefined || maxPods === undefined ? undefined : { vcpus, memoryGib: vcpus * perVcpu, maxPods };
+}
+
+/** EC2's size names: `nano` to `large`, `xlarge`, `Nxlarge`, `metal` and `metal-Nxl` (e.g. `metal-24xl`). */
+const SIZE = /^(nano|micro|small|medium|large|xlarge|[1-9][0-9]*xlarge|metal|metal-[1-9][0-9]*xl)$/;
+
+/**
+ * Why `instanceType` (`FAMILY.SIZE`) cannot be an EC2 instance type because of its size, or undefined.
+ * Families come and go too often to list; sizes follow one pattern, so a misspelt size is a typo.
+ */
+export function instanceSizeProblem(instanceType: string): string | undefined {
+    const [family, size] = instanceType.split(".");
+    if (size === undefined || SIZE.test(size)) {
+        return undefined;
+    }
+    const near = closest(size, ["nano", "micro", "small", "medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge", "metal"], 2);
+    return `has no EC2 size "${size}" (sizes are nano, micro, small, medium, large, xlarge, 2xlarge, ... metal)${near ? `: did you mean "${family}.${near}"?` : ""}`;
 }

@@ -1,7 +1,10 @@
 /**
- * Which Compute Engine machine types go with which NVIDIA accelerators on GKE, and which machine
- * types cannot run TF Serving at all (Arm: TF Serving publishes amd64 images only).
+ * Which Compute Engine machine types go with which NVIDIA accelerators on GKE, which machine
+ * types cannot run TF Serving at all (Arm: TF Serving publishes amd64 images only), and the shape
+ * (vCPUs, memory) of every type the catalog (`machineCatalog.ts`) or a custom type's name states.
  */
+import { closest } from "../../contract/spelling";
+import { PREDEFINED_NAMED, PREDEFINED_SERIES, SHARED_CORE } from "./machineCatalog";
 
 interface AcceleratorSpec {
     /** Machine family the accelerator attaches to (`n1`, `g2`, `a2`, `a3`). */
@@ -113,45 +116,77 @@ export function defaultGpuMachineType(acceleratorType: string, count: number): s
 export interface MachineShape {
     vcpus: number;
     memoryGib: number;
+    /** A shared-core E2 type: a fraction of a core that bursts, which GKE reserves CPU for by its own rule. */
+    sharedCore?: true;
+}
+
+/** Every predefined type of the catalog, by name. */
+const PREDEFINED: ReadonlyMap<string, MachineShape> = new Map([
+    ...Object.entries(PREDEFINED_SERIES).flatMap(([template, shapes]) => shapes.split(" ").map((pair): [string, MachineShape] => {
+        const [vcpus, gb] = pair.split(":").map(Number);
+        return [template.replace("-N", `-${vcpus}`), { vcpus, memoryGib: gb }];
+    })),
+    ...Object.entries(PREDEFINED_NAMED).map(([name, [vcpus, gb]]): [string, MachineShape] => [name, { vcpus, memoryGib: gb }]),
+]);
+
+/** The series of the catalog (`e2`, `n2`, `c4`, ...): a type of one of them that the catalog lacks is no type at all. */
+const SERIES = new Set([...PREDEFINED.keys(), ...Object.keys(SHARED_CORE)].map(machineFamily));
+
+/** The shared-core E2 sizes a custom E2 type may take instead of a vCPU count (`e2-custom-medium-4096`): their vCPUs as the node reports them. */
+const E2_SHARED_CUSTOM: Record<string, number> = { micro: 2, small: 2, medium: 2 };
+
+/**
+ * A custom type's shape: `SERIES-custom-VCPUS-MEMORY_MB` (N1's are `custom-VCPUS-MEMORY_MB`, without
+ * the series), `-ext` for extended memory, and E2's shared-core `e2-custom-micro|small|medium-MEMORY_MB`.
+ * Undefined for anything else. Which series take custom shapes, and which sizes, GKE checks itself.
+ */
+export function customMachineShape(machineType: string): MachineShape | undefined {
+    const m = /^(?:([a-z0-9]+)-)?custom-([0-9]+|micro|small|medium)-([0-9]+)(-ext)?$/.exec(machineType);
+    if (m === null || (m[1] !== undefined && !SERIES.has(m[1]))) {
+        return undefined;
+    }
+    const memoryGib = Number(m[3]) / 1024;
+    if (m[2] in E2_SHARED_CUSTOM) {
+        return m[1] === "e2" && m[4] === undefined ? { vcpus: E2_SHARED_CUSTOM[m[2]], memoryGib, sharedCore: true } : undefined;
+    }
+    const vcpus = Number(m[2]);
+    return vcpus >= 1 && memoryGib > 0 ? { vcpus, memoryGib } : undefined;
 }
 
 /**
- * Memory per vCPU of the predefined `FAMILY-CLASS-N` machine types (N vCPUs), in GiB. Shared-core
- * types (`e2-medium`, `e2-small`, `e2-micro`) and custom types are not here.
+ * vCPUs and memory of a machine type: predefined (the catalog), shared-core E2 or custom; undefined
+ * for a type this program cannot size (a series newer than the catalog, `f1-micro` and `g1-small`).
  */
-const GIB_PER_VCPU: Record<string, Record<string, number>> = {
-    e2: { standard: 4, highmem: 8, highcpu: 1 },
-    n1: { standard: 3.75, highmem: 6.5, highcpu: 0.9 },
-    n2: { standard: 4, highmem: 8, highcpu: 1 },
-    n2d: { standard: 4, highmem: 8, highcpu: 1 },
-    n4: { standard: 4, highmem: 8, highcpu: 2 },
-    c2: { standard: 4 },
-    c2d: { standard: 4, highmem: 8, highcpu: 2 },
-    c3: { standard: 4, highmem: 8, highcpu: 2 },
-    c3d: { standard: 4, highmem: 8, highcpu: 2 },
-    c4: { standard: 3.75, highmem: 7.75, highcpu: 2 },
-    t2d: { standard: 4 },
-    g2: { standard: 4 },
-};
-
-/** The accelerator-optimized types whose shape follows no per-vCPU rule. */
-const GPU_MACHINE_SHAPES: Record<string, MachineShape> = {
-    "a2-highgpu-1g": { vcpus: 12, memoryGib: 85 }, "a2-highgpu-2g": { vcpus: 24, memoryGib: 170 },
-    "a2-highgpu-4g": { vcpus: 48, memoryGib: 340 }, "a2-highgpu-8g": { vcpus: 96, memoryGib: 680 },
-    "a2-megagpu-16g": { vcpus: 96, memoryGib: 1360 },
-    "a2-ultragpu-1g": { vcpus: 12, memoryGib: 170 }, "a2-ultragpu-2g": { vcpus: 24, memoryGib: 340 },
-    "a2-ultragpu-4g": { vcpus: 48, memoryGib: 680 }, "a2-ultragpu-8g": { vcpus: 96, memoryGib: 1360 },
-    "a3-highgpu-1g": { vcpus: 26, memoryGib: 234 }, "a3-highgpu-2g": { vcpus: 52, memoryGib: 468 },
-    "a3-highgpu-4g": { vcpus: 104, memoryGib: 936 }, "a3-highgpu-8g": { vcpus: 208, memoryGib: 1872 },
-    "a3-megagpu-8g": { vcpus: 208, memoryGib: 1872 }, "a3-ultragpu-8g": { vcpus: 224, memoryGib: 2952 },
-};
-
-/** vCPUs and memory of a machine type, or undefined for one this table does not know (custom, shared-core, other series). */
 export function machineShape(machineType: string): MachineShape | undefined {
-    if (machineType in GPU_MACHINE_SHAPES) {
-        return GPU_MACHINE_SHAPES[machineType];
+    const predefined = PREDEFINED.get(machineType);
+    if (predefined !== undefined) {
+        return predefined;
     }
-    const m = /^([a-z0-9]+)-([a-z]+)-([0-9]+)$/.exec(machineType);
-    const perVcpu = m ? GIB_PER_VCPU[m[1]]?.[m[2]] : undefined;
-    return m && perVcpu !== undefined ? { vcpus: Number(m[3]), memoryGib: Number(m[3]) * perVcpu } : undefined;
+    if (machineType.startsWith("e2-") && machineType in SHARED_CORE) {
+        const [vcpus, gb] = SHARED_CORE[machineType];
+        return { vcpus, memoryGib: gb, sharedCore: true };
+    }
+    return customMachineShape(machineType);
+}
+
+/**
+ * Why `machineType` is not a machine type, or undefined when it is one or may be (a series the
+ * catalog does not know: `machineShape` is then undefined and the node fit says it could not check).
+ * A name of a known series that the catalog lacks is a typo or a size the series does not come in.
+ */
+export function machineTypeProblem(machineType: string): string | undefined {
+    if (machineType in SHARED_CORE || PREDEFINED.has(machineType) || customMachineShape(machineType) !== undefined) {
+        return undefined;
+    }
+    const custom = machineType.startsWith("custom-") || machineType.includes("-custom-");
+    const series = custom ? undefined : machineFamily(machineType);
+    const seriesOfCustom = machineType.includes("-custom-") ? machineFamily(machineType) : "n1";
+    if ((series !== undefined && !SERIES.has(series)) || (custom && !SERIES.has(seriesOfCustom))) {
+        return undefined;
+    }
+    const near = closest(machineType, [...PREDEFINED.keys(), ...Object.keys(SHARED_CORE)].filter((t) => series === undefined || machineFamily(t) === series), 3);
+    const what = series === undefined
+        ? "is not a custom machine type: `SERIES-custom-VCPUS-MEMORY_MB` (e.g. \"n2-custom-4-16384\"; N1: \"custom-4-16384\"; shared-core E2: \"e2-custom-medium-4096\"), `-ext` for extended memory"
+        : `is not a machine type of the ${series.toUpperCase()} series`;
+    return `${what}${near ? `: did you mean "${near}"?` : ""} (\`gcloud compute machine-types list --filter="name~^${series ?? "n2"}-"\` lists them)`;
 }

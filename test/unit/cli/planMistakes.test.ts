@@ -40,6 +40,11 @@ const awsGateway = (...lines: string[]): string =>
 const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
 const gcp = (...gke: string[]): string =>
     local("tf-serving:cloud: gcp", "tf-serving:gke:", "  project: my-project", "  region: us-central1", ...gke.map((l) => `  ${l}`));
+/** The GCP stack with `top` lines (YAML under `config:`) beside its `gke` section. */
+const gcpWith = (top: string[], ...gke: string[]): string => [gcp(...gke).trimEnd(), ...top.map((l) => `  ${l}`), ""].join("\n");
+/** The GCP stack with `endpoint: gateway` open to all, and `lines` (YAML under `tf-serving:gateway:`). */
+const gcpGateway = (...lines: string[]): string =>
+    gcpWith(["tf-serving:endpoint: gateway", "tf-serving:publicEndpoint: true", "tf-serving:gateway:", ...lines.map((l) => `  ${l}`)]);
 
 const cases: PlanMistake[] = [
     { name: "replicas: 0", stack: local("tf-serving:replicas: 0"), mentions: ["tf-serving:replicas", "\"0\""] },
@@ -94,6 +99,26 @@ const cases: PlanMistake[] = [
     { name: "gke.masterCidr with host bits", stack: gcp("privateNodes: true", "masterCidr: 172.16.0.5/28"), mentions: ["tf-serving:gke.masterCidr", "172.16.0.0/28"] },
     { name: "gke.apiAccessCidrs with host bits", stack: gcp("apiAccessCidrs: [198.51.100.9/24]"), mentions: ["tf-serving:gke.apiAccessCidrs[0]", "198.51.100.0/24"] },
     { name: "gke section on a local stack", stack: local("tf-serving:gke: { project: p }"), mentions: ["tf-serving:gke"] },
+    { name: "a key in another namespace (tf_serving:replicas)", stack: local("tf_serving:replicas: 3"), mentions: ["tf_serving:replicas", "tf-serving:replicas"] },
+    { name: "a key in a misspelt namespace (tfserving:replicas)", stack: local("tfserving:replicas: 3"), mentions: ["tfserving:replicas", "tf-serving:replicas"] },
+    { name: "a key with no namespace (replicas)", stack: local("replicas: 3"), mentions: ["replicas", "no namespace", "tf-serving:replicas"] },
+    { name: "other packages' keys are not flagged", stack: local("aws:region: us-west-2", "kubernetes:context: kind", "tf-serving:replicas: 0"), mentions: ["tf-serving:replicas"], forbid: [/aws:region/, /kubernetes:context/] },
+    { name: "monitoring.collector: \"\" (would silently mean the default)", stack: local("tf-serving:monitoring: { collector: \"\" }"), mentions: ["tf-serving:monitoring.collector", "is empty"] },
+    { name: "monitoring.collector: gke on aws", stack: [aws().trimEnd(), "  tf-serving:monitoring: { collector: gke }", ""].join("\n"), mentions: ["tf-serving:monitoring.collector", "GKE only"] },
+    { name: "monitoring thresholds with collector none", stack: local("tf-serving:monitoring: { collector: none, p99LatencyMs: 250 }"), mentions: ["tf-serving:monitoring.p99LatencyMs", "\"none\""] },
+    { name: "monitoring.labels with the annotations collector", stack: local("tf-serving:monitoring: { labels: { release: kps } }"), mentions: ["tf-serving:monitoring.labels", "annotations"] },
+    { name: "monitoring.labels: a value that is no Kubernetes label", stack: local("tf-serving:monitoring: { collector: prometheus-operator, labels: { release: \"kube prometheus\" } }"), mentions: ["tf-serving:monitoring.labels.release", "kube prometheus"] },
+    { name: "monitoring.labels replacing the model-server app.kubernetes.io/name", stack: local("tf-serving:monitoring: { collector: prometheus-operator, labels: { app.kubernetes.io/name: mine } }"), mentions: ["tf-serving:monitoring.labels.app.kubernetes.io/name"] },
+    { name: "registry.server with a port past 65535", stack: local("tf-serving:registry: { server: \"localhost:70000\" }"), mentions: ["tf-serving:registry.server", "65535"] },
+    { name: "registry.username with a ':'", stack: local("tf-serving:registry: { server: \"localhost:5001\", username: \"me:team\", password: p }"), mentions: ["tf-serving:registry.username", "':'"] },
+    { name: "gke.zones: [] with a GPU pool", stack: gcp("zones: []", "gpuPool: { acceleratorType: nvidia-tesla-t4 }"), mentions: ["tf-serving:gke.zones", "is empty"] },
+    { name: "gke.masterCidr inside gke.subnetCidr", stack: gcp("privateNodes: true", "subnetCidr: 172.16.0.0/20", "masterCidr: 172.16.0.16/28"), mentions: ["tf-serving:gke.masterCidr", "overlaps gke.subnetCidr"] },
+    { name: "gateway.className: a GKE class on aws", stack: awsGateway(`certificateArn: ${CERT}`, "className: gke-l7-global-external-managed"), mentions: ["tf-serving:gateway.className", "EKS"] },
+    { name: "gateway.className: a GKE regional class without a proxy-only subnet", stack: gcpGateway("certificateMap: tfs", "className: gke-l7-regional-external-managed"), mentions: ["tf-serving:gateway.className", "proxy-only subnet"] },
+    { name: "gateway.className on gcp: no controller of the cluster serves it", stack: gcpGateway("certificateMap: tfs", "className: traefik"), mentions: ["tf-serving:gateway.className", "traefik"] },
+    { name: "gateway.certificateArn: a region outside the ARN's partition", stack: awsGateway(`certificateArn: ${CERT.replace("arn:aws:", "arn:aws-cn:")}`), mentions: ["tf-serving:gateway.certificateArn", "aws-cn"] },
+    { name: "gke.cpuPool.machineType: a misspelt machine type", stack: gcp("cpuPool: { machineType: e2-standrad-4 }"), mentions: ["tf-serving:gke.cpuPool.machineType", "e2-standrad-4", "e2-standard-4"] },
+    { name: "eks.cpuNodeGroup.instanceType: a misspelt size", stack: aws("cpuNodeGroup: { instanceType: m6i.xlarg }"), mentions: ["tf-serving:eks.cpuNodeGroup.instanceType", "m6i.xlarge"] },
     { name: "a stack file that is a list", stackName: "list", stack: "- tf-serving:modelPath: models/good\n", mentions: ["Pulumi.list.yaml", "config"] },
 ];
 

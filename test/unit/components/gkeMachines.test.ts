@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { bootsOnlyFromHyperdisk, builtInGpus, checkGpuMachine, defaultGpuMachineType, isArmMachineType } from "../../../components/gke/machines";
+import { bootsOnlyFromHyperdisk, builtInGpus, checkGpuMachine, defaultGpuMachineType, isArmMachineType, machineTypeProblem } from "../../../components/gke/machines";
 
 describe("GKE machine types", () => {
     it("recognises Arm machine families", () => {
@@ -9,6 +9,18 @@ describe("GKE machine types", () => {
         for (const x86 of ["e2-standard-4", "n2-standard-8", "g2-standard-8", "a2-highgpu-1g", "n1-standard-8", "c3-standard-4", "t2d-standard-4"]) {
             assert.ok(!isArmMachineType(x86), x86);
         }
+    });
+
+    it("tells a machine type from a typo: a name of a known series that Compute Engine does not list gets a did-you-mean", () => {
+        for (const ok of ["e2-standard-4", "c4-standard-2", "c4-highmem-8-lssd", "e2-medium", "n2-custom-4-16384", "custom-4-16384", "e2-custom-small-2048", "a3-megagpu-8g"]) {
+            assert.strictEqual(machineTypeProblem(ok), undefined, ok);
+        }
+        assert.match(machineTypeProblem("e2-standrad-4") ?? "", /^is not a machine type of the E2 series: did you mean "e2-standard-4"\?/);
+        assert.match(machineTypeProblem("e2-standard-6") ?? "", /^is not a machine type of the E2 series: did you mean "e2-standard-[0-9]+"\?/);
+        assert.match(machineTypeProblem("n2-highmem-128x") ?? "", /did you mean "n2-highmem-128"/);
+        assert.match(machineTypeProblem("n2-custom-4") ?? "", /^is not a custom machine type: `SERIES-custom-VCPUS-MEMORY_MB`/);
+        // A series newer than the catalog is not refused: the node fit says it could not check it.
+        assert.strictEqual(machineTypeProblem("z9-standard-8"), undefined);
     });
 
     it("knows the series that boot only from Hyperdisk", () => {

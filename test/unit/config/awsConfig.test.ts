@@ -58,6 +58,9 @@ describe("eks config", () => {
         assert.match(issueFor(read({ ...BASE, gpuNodeGroup: { instanceType: "g4ad.xlarge" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /NVIDIA GPU instance type/);
         assert.match(issueFor(read({ ...BASE, gpuNodeGroup: { instanceType: "m6i.xlarge" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /NVIDIA GPU instance type/);
         assert.match(issueFor(read({ ...BASE, cpuNodeGroup: { instanceType: "g5.xlarge" } }).issues, "eks.cpuNodeGroup.instanceType").expected, /gpuNodeGroup/);
+        assert.match(issueFor(read({ ...BASE, cpuNodeGroup: { instanceType: "m6i.xlarg" } }).issues, "eks.cpuNodeGroup.instanceType").expected, /has no EC2 size "xlarg".*did you mean "m6i\.xlarge"\?/);
+        assert.match(issueFor(read({ ...BASE, gpuNodeGroup: { instanceType: "g5.2xlarg" } }).issues, "eks.gpuNodeGroup.instanceType").expected, /did you mean "g5\.2xlarge"/);
+        assert.deepStrictEqual(read({ ...BASE, cpuNodeGroup: { instanceType: "m7i.metal-24xl" } }).issues, []);
         const ok = read({ ...BASE, gpuNodeGroup: { instanceType: "g5.2xlarge", desiredNodes: 2, maxNodes: 3 } });
         assert.deepStrictEqual(ok.issues, []);
         assert.deepStrictEqual(ok.config.gpuNodeGroup, { instanceType: "g5.2xlarge", desiredNodes: 2, minNodes: 0, maxNodes: 3, diskSizeGb: 100, capacityType: "ON_DEMAND" });

@@ -123,14 +123,17 @@ describe("readConfig", () => {
     const EKS = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"] };
     const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
 
-    it("endpoint gateway on aws: the stack's ALB GatewayClass unless one is named, the ACM certificate, source ranges instead of publicEndpoint", () => {
+    it("endpoint gateway on aws: the stack's ALB GatewayClass (under the name configured), the ACM certificate, source ranges instead of publicEndpoint", () => {
         const aws = (values: Record<string, unknown>) => readConfig(cfg({ modelPath: "models/half_plus_two", cloud: "aws", eks: EKS, endpoint: "gateway", ...values }), PROJECT, DIR);
         const c = aws({ gateway: { certificateArn: CERT }, loadBalancerSourceRanges: ["203.0.113.0/24"] });
         assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway],
             ["gateway", "ClusterIP", { className: "tf-serving-alb", tlsSecretName: undefined, certificateMap: undefined, certificateArn: CERT, platform: "eks", createClass: true }]);
         assert.deepStrictEqual(c.service.sourceRanges, ["203.0.113.0/24"]);
         const named = aws({ gateway: { className: "shared-alb", certificateArn: CERT }, publicEndpoint: "true" });
-        assert.deepStrictEqual([named.service.gateway?.className, named.service.gateway?.createClass, named.service.publicEndpoint], ["shared-alb", false, true]);
+        // The cluster is the stack's own: no other GatewayClass exists in it, so a named one is still the stack's to create.
+        assert.deepStrictEqual([named.service.gateway?.className, named.service.gateway?.createClass, named.service.publicEndpoint], ["shared-alb", true, true]);
+        const gke = issuesOf({ modelPath: "m", cloud: "aws", eks: EKS, endpoint: "gateway", publicEndpoint: "true", gateway: { className: "gke-l7-global-external-managed", certificateArn: CERT } });
+        assert.match(gke.map((i) => `${i.key}: ${i.expected}`).join("\n"), /^gateway\.className: is a class of GKE's Gateway controller, which does not run on EKS/m);
     });
 
     it("endpoint gateway on aws: refuses plaintext, a Secret, a bad or foreign-region ARN, and an open ALB not said to be", () => {
@@ -142,6 +145,7 @@ describe("readConfig", () => {
         assert.match(keys({ gateway: { certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/not-an-id" } }), /^gateway\.certificateArn: must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate\/ID/m);
         assert.match(keys({ gateway: { certificateArn: "arn:aws:iam::123456789012:server-certificate/x" } }), /^gateway\.certificateArn: must be an ACM certificate ARN/m);
         assert.match(keys({ gateway: { certificateArn: CERT.replace("us-west-2", "eu-west-1") } }), /^gateway\.certificateArn: is in eu-west-1, but the ALB is in eks\.region \(us-west-2\)/m);
+        assert.match(keys({ gateway: { certificateArn: CERT.replace("arn:aws:", "arn:aws-cn:") } }), /^gateway\.certificateArn: names region us-west-2, which is in partition aws, not aws-cn/m);
         assert.match(keys({ gateway: { certificateArn: CERT, certificateMap: "m" } }), /^gateway\.certificateMap: unknown key/m);
         assert.match(keys({ gateway: { certificateArn: CERT }, publicEndpoint: "false" }), /^publicEndpoint: with `endpoint: gateway` on aws and no loadBalancerSourceRanges the ALB is open to every address/m);
         assert.doesNotThrow(() => readConfig(cfg({ modelPath: "m", cloud: "aws", eks: EKS, endpoint: "gateway", gateway: { certificateArn: CERT }, loadBalancerSourceRanges: ["203.0.113.0/24"] }), PROJECT, DIR));
@@ -154,7 +158,18 @@ describe("readConfig", () => {
         const gatewayIssues = (gateway: Record<string, unknown>) => issuesOf({ ...BASE, cloud: "gcp", endpoint: "gateway", gateway })
             .map((i) => i.key).filter((k) => /^(gateway|endpoint|serviceType)/.test(k));
         assert.deepStrictEqual(gatewayIssues({ certificateMap: "tfs-map" }), []);
-        assert.deepStrictEqual(gatewayIssues({ className: "gke-l7-regional-external-managed", tlsSecretName: "tfs-tls" }), []);
+        assert.deepStrictEqual(gatewayIssues({ className: "gke-l7-gxlb", tlsSecretName: "tfs-tls" }), []);
+    });
+
+    it("endpoint gateway on gcp: refuses a class no controller of the stack's cluster serves, and a regional one without its proxy-only subnet", () => {
+        const classIssue = (className: string) => issuesOf({ ...BASE, cloud: "gcp", endpoint: "gateway", gateway: { className, certificateMap: "m" } })
+            .find((i) => i.key === "gateway.className")?.expected ?? "";
+        // FACTS.md: GKE's regional classes need a proxy-only subnet (purpose REGIONAL_MANAGED_PROXY); the global class does not.
+        assert.match(classIssue("gke-l7-regional-external-managed"), /needs a proxy-only subnet \(purpose REGIONAL_MANAGED_PROXY\).*"gke-l7-global-external-managed"/);
+        assert.match(classIssue("gke-l7-rilb"), /proxy-only subnet/);
+        assert.match(classIssue("tf-serving-alb"), /not a GatewayClass of the GKE Gateway controller/);
+        assert.match(classIssue("gke-l7-global-external-managd"), /did you mean "gke-l7-global-external-managed"/);
+        assert.match(classIssue("gke-l7-global-external-managed-mc"), /not a GatewayClass of the GKE Gateway controller for one cluster/);
     });
 
     it("endpoint gateway on gcp: refuses plaintext, two certificate sources, a bad map name; certificateMap is GKE's only", () => {
@@ -283,9 +298,57 @@ describe("readConfig", () => {
         assert.match(issues.find((i) => i.key === "monitoring.errorRatioPercent")!.expected, /from 1 to 100/);
     });
 
+    it("refuses monitoring settings that do nothing or belong to another cloud: an empty collector, gke on aws, thresholds with none, labels no object carries", () => {
+        const issue = (monitoring: Record<string, unknown>, extra: Record<string, unknown> = {}) => issuesOf({ ...BASE, ...extra, monitoring })
+            .filter((i) => i.key.startsWith("monitoring")).map((i) => `${i.key}: ${i.expected}`).join("\n");
+        assert.match(issue({ collector: "" }), /^monitoring\.collector: is empty: name one of "gke", "prometheus-operator", "annotations", "none", or remove the key for the default \("annotations" on cloud local\)/m);
+        const eks = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"] };
+        assert.match(issue({ collector: "gke" }, { cloud: "aws", eks }), /^monitoring\.collector: is Google Cloud Managed Service for Prometheus, which runs on GKE only/m);
+        assert.match(issue({ collector: "none", p99LatencyMs: 250, restarts: 3 }), /^monitoring\.p99LatencyMs: does nothing with monitoring\.collector "none"[^\n]*\nmonitoring\.restarts: does nothing/m);
+        assert.match(issue({ labels: { release: "kps" } }), /^monitoring\.labels: do nothing with monitoring\.collector "annotations"/m);
+        assert.match(issue({ collector: "none", labels: { release: "kps" } }), /^monitoring\.labels: do nothing with monitoring\.collector "none"/m);
+        // A collector on an existing cluster may be GKE's: cloud local takes it.
+        assert.strictEqual(readConfig(cfg({ ...BASE, monitoring: { collector: "gke" } }), PROJECT, DIR).monitoring.collector, "gke");
+    });
+
+    it("refuses monitoring labels the API server would refuse, and those that replace the model-server labels", () => {
+        const issues = issuesOf({ ...BASE, monitoring: { collector: "prometheus-operator", labels: {
+            "app.kubernetes.io/name": "mine", "release": "kube prometheus", "-bad": "x", "Example.com/team": "a", "ok.example/team": "ml",
+        } } });
+        const by = Object.fromEntries(issues.map((i) => [i.key, i]));
+        assert.deepStrictEqual(Object.keys(by).sort(), ["monitoring.labels.-bad", "monitoring.labels.Example.com/team", "monitoring.labels.app.kubernetes.io/name", "monitoring.labels.release"]);
+        assert.match(by["monitoring.labels.app.kubernetes.io/name"].expected, /a label this program sets on every model-server object/);
+        assert.deepStrictEqual([by["monitoring.labels.release"].value, by["monitoring.labels.release"].expected], ["kube prometheus", by["monitoring.labels.release"].expected]);
+        assert.match(by["monitoring.labels.release"].expected, /not a Kubernetes label value/);
+        assert.match(by["monitoring.labels.-bad"].expected, /not a Kubernetes label key/);
+        assert.match(by["monitoring.labels.Example.com/team"].expected, /prefix \(before '\/'\) must be a DNS subdomain/);
+    });
+
     it("validates the local registry", () => {
         const issues = issuesOf({ ...BASE, registry: { server: "http://localhost:5000/v2", username: "u" } });
         assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["registry.password", "registry.server"]);
+        const more = issuesOf({ ...BASE, registry: { server: "localhost:70000", username: "me:team", password: "p" } });
+        assert.deepStrictEqual(more.map((i) => i.key).sort(), ["registry.server", "registry.username"]);
+        assert.match(more.find((i) => i.key === "registry.server")!.expected, /has port 70000, but a TCP port is 1 to 65535/);
+        assert.match(more.find((i) => i.key === "registry.username")!.expected, /contains ':'/);
+    });
+
+    it("names keys written outside the project's namespace, with the key they were meant as; other packages' keys pass", () => {
+        const all = { ...cfg(BASE), "tf_serving:replicas": "3", "tfserving:replicas": "4", "replicas": "5", "tf-servng:cpu": "2", "tf_serving:replica": "1",
+            "aws:region": "us-west-2", "gcp:project": "p", "kubernetes:context": "kind", "pulumi:template": "x", "docker:host": "unix:///x" };
+        let error: ConfigError | undefined;
+        try {
+            readConfig(all, PROJECT, DIR);
+        } catch (err) {
+            error = err as ConfigError;
+        }
+        assert.ok(error instanceof ConfigError);
+        assert.deepStrictEqual(error.issues.map((i) => i.qualifiedKey).sort(), ["replicas", "tf-servng:cpu", "tf_serving:replica", "tf_serving:replicas", "tfserving:replicas"]);
+        assert.match(error.message, /^ {2}- tf_serving:replicas: is in namespace "tf_serving", which is not this project's \("tf-serving"\), so nothing reads it: this project's keys are tf-serving:KEY\. did you mean 'tf-serving:replicas'\?$/m);
+        assert.match(error.message, /^ {2}- replicas: has no namespace: Pulumi's config keys are NAMESPACE:NAME[^\n]*did you mean 'tf-serving:replicas'\?$/m);
+        assert.match(error.message, /^ {2}- tf_serving:replica: [^\n]*did you mean 'tf-serving:replica' \(not a key of this project either: known keys are/m);
+        // The value of a key in the wrong place is never printed: it may be a secret nothing treats as one.
+        assert.doesNotMatch(error.message, /tf_serving:replicas[^\n]*"3"/);
     });
 });
 

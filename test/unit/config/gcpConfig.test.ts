@@ -80,6 +80,21 @@ describe("gke config", () => {
         assert.match(i.expected, /required with gke.gpuPool.*nvidia-tesla-t4.*us-central1-a/);
     });
 
+    it("zones: an empty list is refused, not read as unset (with a GPU pool it would skip the zones check)", () => {
+        const gpu = issueFor(read({ ...BASE, zones: [], gpuPool: { acceleratorType: "nvidia-tesla-t4" } }).issues, "gke.zones");
+        assert.deepStrictEqual(gpu.value, []);
+        assert.match(gpu.expected, /is empty, .*us-central1-a.*that have nvidia-tesla-t4, which gke.gpuPool needs/);
+        assert.match(issueFor(read({ ...BASE, zones: [] }).issues, "gke.zones").expected, /is empty.*or remove the key/);
+    });
+
+    it("masterCidr: refused where it overlaps subnetCidr (GKE refuses a control plane range overlapping the network's)", () => {
+        const inside = issueFor(read({ ...BASE, privateNodes: true, subnetCidr: "172.16.0.0/20", masterCidr: "172.16.0.16/28" }).issues, "gke.masterCidr");
+        assert.strictEqual(inside.value, "172.16.0.16/28");
+        assert.match(inside.expected, /overlaps gke.subnetCidr \(172.16.0.0\/20\)/);
+        assert.deepStrictEqual(read({ ...BASE, privateNodes: true, subnetCidr: "10.0.0.0/20", masterCidr: "172.16.0.0/28" }).issues, []);
+        assert.deepStrictEqual(read({ ...BASE, privateNodes: true, subnetCidr: "172.16.0.16/28", masterCidr: "172.16.0.0/28" }).issues, [], "adjacent blocks do not overlap");
+    });
+
     it("GPU pool: accelerator and machine type must go together", () => {
         const { issues } = read({ ...BASE, zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", machineType: "n1-standard-8" } });
         const i = issueFor(issues, "gke.gpuPool.machineType");
@@ -96,6 +111,13 @@ describe("gke config", () => {
         const i = issueFor(issues, "gke.cpuPool.machineType");
         assert.strictEqual(i.value, "t2a-standard-4");
         assert.match(i.expected, /arm64.*amd64 images only.*e2-standard-4/);
+    });
+
+    it("machine types: a name of a known series that is no type gets a did-you-mean, naming the key", () => {
+        const i = issueFor(read({ ...BASE, cpuPool: { machineType: "e2-standrad-4" } }).issues, "gke.cpuPool.machineType");
+        assert.strictEqual(i.value, "e2-standrad-4");
+        assert.match(i.expected, /did you mean "e2-standard-4"/);
+        assert.deepStrictEqual(read({ ...BASE, cpuPool: { machineType: "n2-custom-4-16384" } }).issues, []);
     });
 
     it("rejects zones outside the region and repeated zones", () => {

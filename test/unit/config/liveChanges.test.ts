@@ -38,18 +38,34 @@ describe("liveChanges: a change to a running stack (deployed settings A, then co
     });
 
     describe("GKE", () => {
-        it("privateNodes false -> true is refused with both values and the way out (a new clusterName)", () => {
+        it("privateNodes false -> true is refused for the masterCidr it brings (ForceNew), with both values and the way out (a new clusterName)", () => {
             const { keys, text } = refused(gke(), gke({ privateNodes: true, masterCidr: "172.16.0.0/28" }));
             assert.deepStrictEqual(keys, ["gke.privateNodes"]);
-            assert.match(text, /^gke\.privateNodes = true: changed from false on the running stack: GKE fixes it/);
+            // terraform-provider-google resource_container_cluster.go: enable_private_nodes is updated in place
+            // (DesiredDefaultEnablePrivateNodes), master_ipv4_cidr_block is ForceNew.
+            assert.match(text, /^gke\.privateNodes = true: changed from false on the running stack: the provider turns private nodes on in place, but .*gke\.masterCidr \(172\.16\.0\.0\/28\).*master_ipv4_cidr_block forces a new one/);
             assert.match(text, /deleted first under the same name/);
             assert.match(text, /new name in the same change/);
         });
 
-        it("privateNodes true -> false, and masterCidr changed on private nodes, are refused", () => {
+        it("privateNodes true -> false is applied in place with a warning (the NAT goes); masterCidr changed on private nodes is refused", () => {
             const priv = { privateNodes: true, masterCidr: "172.16.0.0/28" };
-            assert.deepStrictEqual(refused(gke(priv), gke()).keys, ["gke.privateNodes"]);
-            assert.deepStrictEqual(refused(gke(priv), gke({ ...priv, masterCidr: "172.16.0.16/28" })).keys, ["gke.masterCidr"]);
+            const off = liveChanges(gke(priv), gke());
+            assert.deepStrictEqual(off.issues, []);
+            assert.match(off.warnings.join("\n"), /^gke\.privateNodes: true -> false is applied in place .*Cloud NAT/);
+            const moved = refused(gke(priv), gke({ ...priv, masterCidr: "172.16.0.16/28" }));
+            assert.deepStrictEqual(moved.keys, ["gke.masterCidr"]);
+            assert.match(moved.text, /master_ipv4_cidr_block forces a new one/);
+        });
+
+        it("a private cluster renamed keeps nothing of the old control plane range: the same masterCidr is refused, another passes", () => {
+            const priv = { deletionProtection: false, privateNodes: true, masterCidr: "172.16.0.0/28" };
+            const same = refused(gke(priv), gke({ ...priv, clusterName: "tf-serving-2" }));
+            assert.deepStrictEqual(same.keys, ["gke.masterCidr"]);
+            assert.match(same.text, /^gke\.masterCidr = "172\.16\.0\.0\/28": changed from "172\.16\.0\.0\/28" on the running stack: unchanged, but the new cluster "tf-serving-2" is created beside "tf-serving"/);
+            assert.match(same.text, /e\.g\. "172\.16\.0\.16\/28"/);
+            assert.deepStrictEqual(refused(gke(priv), gke({ ...priv, clusterName: "tf-serving-2", masterCidr: "172.16.0.16/28" })).keys, []);
+            assert.deepStrictEqual(refused(gke({ deletionProtection: false }), gke({ ...priv, clusterName: "tf-serving-2" })).keys, [], "a public cluster has no range in the network");
         });
 
         it("subnetCidr: widening the block in place passes; another range is refused", () => {
@@ -92,13 +108,23 @@ describe("liveChanges: a change to a running stack (deployed settings A, then co
             assert.deepStrictEqual(refused(eks(), eks({ kubernetesVersion: undefined })).keys, []);
         });
 
-        it("zones: appending passes (slots); removing or reordering is refused with the zones to keep", () => {
-            assert.deepStrictEqual(refused(eks(), eks(zones(["us-west-2a", "us-west-2b", "us-west-2c"]))).keys, []);
+        it("zones: appending passes (slots) and says it replaces both node groups; removing or reordering is refused with the zones to keep", () => {
+            const appended = liveChanges(eks(), eks(zones(["us-west-2a", "us-west-2b", "us-west-2c"])));
+            assert.deepStrictEqual(appended.issues, []);
+            // terraform-provider-aws internal/service/eks/node_group.go: subnet_ids is ForceNew.
+            assert.match(appended.warnings.join("\n"), /^eks\.zones: appending us-west-2c replaces both node groups .*rescheduled once.*GPU quota\) must cover twice/);
             const removed = refused(eks(), eks(zones(["us-west-2a"])));
             assert.deepStrictEqual(removed.keys, ["eks.zones"]);
             assert.match(removed.text, /only subnets in the zones it was created with.*Keep \["us-west-2a","us-west-2b"\] first/);
             assert.deepStrictEqual(refused(eks(), eks(zones(["us-west-2b", "us-west-2a"]))).keys, ["eks.zones"]);
             assert.deepStrictEqual(refused(eks(), eks(zones(["us-west-2c", "us-west-2a", "us-west-2b"]))).keys, ["eks.zones"], "prepending moves every slot");
+        });
+
+        it("privateSubnetIds changed on existing subnets: in place on the cluster, with the node groups' replacement said", () => {
+            const existing = (ids: string[]) => eks({ network: { kind: "existing", privateSubnetIds: ids, publicSubnetIds: [] } });
+            const changed = liveChanges(existing(["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]), existing(["subnet-0aaaaaaaaaaaaaaaa", "subnet-0cccccccccccccccc"]));
+            assert.deepStrictEqual(changed.issues, []);
+            assert.match(changed.warnings.join("\n"), /^eks\.privateSubnetIds: .* replaces both node groups/);
         });
 
         it("zones: appending to a VPC carved by zone count (an earlier version's) is refused: every subnet would move", () => {

@@ -25,13 +25,25 @@ describe("node fit: what one node of a pool can allocate to pods", () => {
         assert.strictEqual(gkeReservedMemoryBytes(0.6 * GI), 255 * MI, "under 1 GiB: 255 MiB");
     });
 
-    it("knows the machine types' shapes: predefined series by their per-vCPU rule, GPU machines by table, nothing it cannot know", () => {
+    it("knows the machine types' shapes: predefined from Compute Engine's list, shared-core E2, custom from the name, nothing it cannot know", () => {
         assert.deepStrictEqual(machineShape("e2-standard-4"), { vcpus: 4, memoryGib: 16 });
         assert.deepStrictEqual(machineShape("n1-standard-8"), { vcpus: 8, memoryGib: 30 });
         assert.deepStrictEqual(machineShape("n2-highmem-16"), { vcpus: 16, memoryGib: 128 });
         assert.deepStrictEqual(machineShape("g2-standard-8"), { vcpus: 8, memoryGib: 32 });
         assert.deepStrictEqual(machineShape("a2-highgpu-1g"), { vcpus: 12, memoryGib: 85 });
-        for (const unknown of ["e2-medium", "n2-custom-4-16384", "m3-ultramem-32", "t2a-standard-4"]) {
+        // Google's table (Compute Engine API list): the 2-vCPU C4s break the per-vCPU rule, as does n2-highmem-128.
+        assert.deepStrictEqual(machineShape("c4-standard-2"), { vcpus: 2, memoryGib: 7 });
+        assert.deepStrictEqual(machineShape("c4-highmem-2"), { vcpus: 2, memoryGib: 15 });
+        assert.deepStrictEqual(machineShape("c4-standard-4"), { vcpus: 4, memoryGib: 15 });
+        assert.deepStrictEqual(machineShape("c4-highmem-4-lssd"), { vcpus: 4, memoryGib: 31 });
+        assert.deepStrictEqual(machineShape("n2-highmem-128"), { vcpus: 128, memoryGib: 864 });
+        assert.deepStrictEqual(machineShape("c3d-highcpu-30"), { vcpus: 30, memoryGib: 59 });
+        assert.deepStrictEqual(machineShape("e2-medium"), { vcpus: 2, memoryGib: 4, sharedCore: true });
+        assert.deepStrictEqual(machineShape("n2-custom-4-16384"), { vcpus: 4, memoryGib: 16 });
+        assert.deepStrictEqual(machineShape("n2-custom-2-20480-ext"), { vcpus: 2, memoryGib: 20 });
+        assert.deepStrictEqual(machineShape("custom-6-23040"), { vcpus: 6, memoryGib: 22.5 }, "N1's custom types carry no series");
+        assert.deepStrictEqual(machineShape("e2-custom-medium-6144"), { vcpus: 2, memoryGib: 6, sharedCore: true });
+        for (const unknown of ["f1-micro", "g1-small", "m9-ultramem-32", "n2-custom-medium-4096", "q7-custom-4-4096"]) {
             assert.strictEqual(machineShape(unknown), undefined, unknown);
         }
         assert.deepStrictEqual(instanceShape("m6i.xlarge"), { vcpus: 4, memoryGib: 16, maxPods: 58 });
@@ -49,6 +61,10 @@ describe("node fit: what one node of a pool can allocate to pods", () => {
     it("GKE allocatable = capacity - reservation - 100 MiB eviction threshold; EKS memory keeps 255 MiB + 11 MiB per pod", () => {
         const e2 = gkeAllocatable({ vcpus: 4, memoryGib: 16 });
         assert.strictEqual(e2.cpuMillis, 3920);
+        // GKE reserves 1060m on the shared-core E2 types, whatever their size: 940m is left of the 2 vCPUs.
+        const medium = gkeAllocatable(machineShape("e2-medium")!);
+        assert.strictEqual(medium.cpuMillis, 940);
+        assert.strictEqual(medium.memoryBytes, 4 * GI - 1 * GI - 100 * MI);
         assert.strictEqual(e2.memoryBytes, 16 * GI - 2.6 * GI - 100 * MI);
         // m5.large: the EKS AMI reserves 574 MiB (255 + 11 x 29) for the kubelet.
         const m5 = eksAllocatable({ vcpus: 2, memoryGib: 8, maxPods: 29 });
@@ -120,6 +136,23 @@ describe("node fit at preview (prepareModels on the example stacks)", () => {
             { "tf-serving:cpu": "2" }));
         assert.match(p ?? "", /^tf-serving:cpu: model "half-plus-two" requests 2 CPU per pod/);
         assert.match(p ?? "", /tf-serving:eks\.cpuNodeGroup\.instanceType = m6i\.large: 2 vCPUs\) can allocate at most 1930m/);
+    });
+
+    it("GKE: checks a shared-core type (940m after GKE's 1060m) and a custom type from its name", () => {
+        const [cpu] = problems(exampleConfig("gcp-example", (gke: any) => { gke.cpuPool.machineType = "e2-medium"; })); // eslint-disable-line @typescript-eslint/no-explicit-any
+        assert.match(cpu ?? "", /^tf-serving:cpu: model "half-plus-two" requests 1 CPU per pod .*e2-medium: 2 vCPUs\) can allocate at most 940m/);
+        const [memory] = problems(exampleConfig("gcp-example", (gke: any) => { gke.cpuPool.machineType = "n2-custom-2-4096"; }, // eslint-disable-line @typescript-eslint/no-explicit-any
+            { "tf-serving:memoryRequest": "3Gi", "tf-serving:memoryLimit": "3Gi" }));
+        assert.match(memory ?? "", /n2-custom-2-4096: 4\.0 GiB\) can allocate at most/);
+    });
+
+    it("says when it could not check: a machine or instance type it cannot size is a warning naming the key", () => {
+        const warnings = (all: Record<string, string>) => prepareModels(readConfig(all, "tf-serving", process.cwd()), "tf-serving").warnings;
+        assert.deepStrictEqual(warnings(exampleConfig("gcp-example")).filter((w) => /was not checked/.test(w)), []);
+        const gke = warnings(exampleConfig("gcp-example", (g: any) => { g.cpuPool.machineType = "z9-standard-8"; })); // eslint-disable-line @typescript-eslint/no-explicit-any
+        assert.ok(gke.some((w) => /^tf-serving:gke\.cpuPool\.machineType = z9-standard-8: this program does not know its vCPUs and memory, so whether a model pod fits on one node was not checked/.test(w)), gke.join("\n"));
+        const eks = warnings(exampleConfig("aws-example", (e: any) => { e.cpuNodeGroup = { ...e.cpuNodeGroup, instanceType: "m8i.xlarge" }; })); // eslint-disable-line @typescript-eslint/no-explicit-any
+        assert.ok(eks.some((w) => /^tf-serving:eks\.cpuNodeGroup\.instanceType = m8i\.xlarge: .*not checked.*aws ec2 describe-instance-types --instance-types m8i\.xlarge/.test(w)), eks.join("\n"));
     });
 
     it("checks nothing on an existing cluster (cloud local): its nodes are not the stack's to know", () => {

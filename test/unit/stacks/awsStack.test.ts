@@ -117,15 +117,17 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
     });
 
-    it("endpoint gateway with a named GatewayClass: that class, none created; no source ranges needs publicEndpoint", async () => {
+    it("endpoint gateway with a named GatewayClass: the stack creates that class (its cluster has no other); no source ranges needs publicEndpoint", async () => {
         const config = exampleConfig("aws-example", () => undefined, {
             "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true", "tf-serving:gateway": JSON.stringify({ certificateArn: CERT, className: "shared-alb" }),
         });
         delete config["tf-serving:loadBalancerSourceRanges"];
         const { recorder } = await runCloudStack(config, ALB);
         assert.strictEqual((recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any).spec.gatewayClassName, "shared-alb");
-        assert.deepStrictEqual(recorder.ofType("kubernetes:gateway.networking.k8s.io/v1:GatewayClass"), []);
-        assert.strictEqual(recorder.ofType("kubernetes:helm.sh/v3:Release").length, 1, "the controller still serves it");
+        const [gatewayClass, ...others] = recorder.ofType("kubernetes:gateway.networking.k8s.io/v1:GatewayClass");
+        assert.deepStrictEqual(others, []);
+        assert.deepStrictEqual([(gatewayClass.inputs as any).metadata.name, (gatewayClass.inputs as any).spec.controllerName], ["shared-alb", "gateway.k8s.aws/alb"]);
+        assert.strictEqual(recorder.ofType("kubernetes:helm.sh/v3:Release").length, 1, "the controller serves it");
         assert.ok(!("sourceRanges" in (recorder.one("kubernetes:gateway.k8s.aws/v1:LoadBalancerConfiguration").inputs as any).spec));
     });
 

@@ -91,12 +91,12 @@ describe("GKE stack (composed under mocks)", () => {
     it("endpoint gateway with a TLS Secret: the listener terminates with it, no certificate map annotation", async () => {
         const config = exampleConfig("gcp-example", () => undefined, {
             "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true",
-            "tf-serving:gateway": JSON.stringify({ tlsSecretName: "tfs-tls", className: "gke-l7-regional-external-managed" }),
+            "tf-serving:gateway": JSON.stringify({ tlsSecretName: "tfs-tls", className: "gke-l7-gxlb" }),
         });
         delete config["tf-serving:loadBalancerSourceRanges"];
         const { recorder } = await runCloudStack(config, { ip: "203.0.113.20" });
         const gateway = recorder.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
-        assert.strictEqual(gateway.spec.gatewayClassName, "gke-l7-regional-external-managed");
+        assert.strictEqual(gateway.spec.gatewayClassName, "gke-l7-gxlb");
         assert.deepStrictEqual(gateway.metadata.annotations, { "pulumi.com/waitFor": GATEWAY_WAIT_FOR }, "no certificate map");
         assert.deepStrictEqual(gateway.spec.listeners[0].tls, { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: "tfs-tls" }] });
     });
