@@ -2,7 +2,7 @@ import * as assert from "assert";
 import { AlertName, AlertRule, DEFAULT_THRESHOLDS, RULE_INTERVAL, alertRules } from "../../../observability/alerts";
 import { ruleFile } from "../../../observability/collectors";
 import { dashboardQueries } from "../../../observability/dashboard";
-import { TF_SERVING_METRICS } from "../../../observability/metrics";
+import { INFERENCE_APIS, TF_SERVING_METRICS } from "../../../observability/metrics";
 import { MONITORING_FIXTURE } from "../../support/fixtures";
 import { ExpectedAlert, RuleTest, SeriesInput, expandAnnotations, promtool, promtoolPath, ruleFolder, ruleTestFile } from "../../support/promtool";
 import { fixtureArgs, startTfServing } from "../../support/tfServingStandin";
@@ -276,9 +276,14 @@ describe("the TF Serving stand-in's scrape, as the rules read it", () => {
         try {
             const predict = await fetch(`${server.url}/v1/models/m:predict`, { method: "POST", body: JSON.stringify({ instances: [1] }) });
             assert.strictEqual(predict.status, 200);
+            // A probe's status GET: counted OK and timed with API="", as http_server.cc does.
+            assert.strictEqual((await fetch(`${server.url}/v1/models/m`)).status, 200);
             const text = await (await fetch(`${server.url}/monitoring/prometheus/metrics`)).text();
-            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestCount}\\{model_name="m",status="OK"\\} 1$`, "m"));
-            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestLatency}_bucket\\{model_name="m",API="Predict",entrypoint="REST",le="10"\\} [01]$`, "m"));
+            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestCount}\\{model_name="m",status="OK"\\} 2$`, "m"));
+            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestLatency}_bucket\\{model_name="m",API="predict",entrypoint="REST",le="10"\\} [01]$`, "m"));
+            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestLatency}_count\\{model_name="m",API="",entrypoint="REST"\\} 1$`, "m"));
+            const apis = [...text.matchAll(/request_latency_count\{[^}]*API="([^"]*)"/g)].map((m) => m[1]);
+            assert.deepStrictEqual(apis.filter((api) => (INFERENCE_APIS as readonly string[]).includes(api)), ["predict"]);
             assert.match(text, new RegExp(`^${TF_SERVING_METRICS.loadAttemptCount}\\{model_path="[^"]+/00000123",status="success"\\} 1$`, "m"));
             assert.match(text, new RegExp(`^${TF_SERVING_METRICS.loadLatency}\\{model_path="[^"]+/00000123"\\} [0-9]+$`, "m"));
             // `check metrics` parses the exposition format; its lint (counters without _total, as TF Serving names them) is advice, exit 3.
