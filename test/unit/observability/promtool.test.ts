@@ -143,8 +143,8 @@ const CASES: Record<AlertName, AlertCases> = {
         value: 25,
         // rate() needs two samples.
         trueFrom: 30,
-        // The same share of INVALID_ARGUMENT (the caller's malformed requests), another model's errors,
-        // and probes alone (no inference call: nothing to divide).
+        // The same share of INVALID_ARGUMENT (the caller's malformed requests) among the probes' GETs,
+        // and another model's errors.
         quiet: [
             { series: requests("OK"), values: `0+${3 + PROBES_PER_INTERVAL}x40` },
             { series: requests("INVALID_ARGUMENT"), values: "0+1x40" },
