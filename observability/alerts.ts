@@ -9,8 +9,8 @@
  * the cluster runs it, adds the Deployment's own view (`or` branches that are empty without it).
  */
 import {
-    CLIENT_ERROR_STATUSES, KUBELET_METRICS as K, KUBE_STATE_METRICS as KSM, MonitoredModel, TF_SERVING_METRICS as TFS,
-    containerMatchers, deploymentMatchers, podMatchers, requestMatchers,
+    KUBELET_METRICS as K, KUBE_STATE_METRICS as KSM, MonitoredModel, TF_SERVING_METRICS as TFS,
+    callRates, containerMatchers, deploymentMatchers, inferenceMatchers, podMatchers,
 } from "./metrics";
 import { SERVER_CONTAINER } from "../contract/labels";
 
@@ -18,7 +18,7 @@ import { SERVER_CONTAINER } from "../contract/labels";
 export interface AlertThresholds {
     /** Percent of predict/classify/regress calls that fail (caller mistakes excluded) over 5 minutes, held for 5 minutes. */
     errorRatioPercent: number;
-    /** p99 of successful requests over 5 minutes, in milliseconds, held for 10 minutes. */
+    /** p99 of successful predict/classify/regress calls over 5 minutes, in milliseconds, held for 10 minutes. */
     p99LatencyMs: number;
     /** Percent of the memory limit the working set may reach (held 5 minutes) before the reload peak would OOM. */
     memoryLimitPercent: number;
@@ -85,7 +85,8 @@ function countedWithin(series: string, window: string): string {
 export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = DEFAULT_THRESHOLDS): RuleGroup {
     const pods = podMatchers(model);
     const containers = containerMatchers(model);
-    const requests = requestMatchers(model);
+    const inference = inferenceMatchers(model);
+    const calls = callRates(model, "namespace, model_name");
     const deployment = deploymentMatchers(model);
     const notReadyFor = `${thresholds.notReadyMinutes}m`;
     const doctor = `Diagnose: tfs doctor --namespace ${model.namespace} --model ${model.name} (or tfs doctor --stack STACK).`;
@@ -93,10 +94,12 @@ export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = 
         alert,
         expr,
         for: forWindow,
+        // `namespace` for the Prometheus Operator's PrometheusRule and a plain Prometheus' rule file,
+        // which evaluate over every namespace's series and add nothing: each alert carries it whatever
+        // its expression aggregates away. GMP's Rules add it themselves and refuse it (gmpRuleGroup).
         labels: { severity, model: model.name, namespace: model.namespace },
         annotations: { summary, description: `${description} ${doctor}`, runbook: doctor },
     });
-    const errors = `${TFS.requestCount}{${requests}, status!~"OK|${CLIENT_ERROR_STATUSES.join("|")}"}`;
     // Restarts within 15 minutes, of pods that still exist: a replaced pod's history stays in the
     // window for 15 minutes, and the alert would outlive the rollout that fixed it.
     const restartsBySeries = `count by (namespace, pod) (count_over_time(${K.startTime}{${containers}}[15m])) - 1`;
@@ -130,13 +133,13 @@ export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = 
                 `The TF Serving container of model ${model.name} keeps restarting`,
                 `Container ${SERVER_CONTAINER} of pod {{ $labels.pod }} restarted at least ${thresholds.restarts} times in 15 minutes (CrashLoopBackOff: a model that fails to load exits after its retries, an OOM kill, a bad flag).`),
             rule("TFServingErrorRatioHigh", "critical",
-                `sum by (namespace, model_name) (rate(${errors}[5m])) / sum by (namespace, model_name) (rate(${TFS.requestCount}{${requests}}[5m])) * 100 > ${thresholds.errorRatioPercent}`, "5m",
-                `More than ${thresholds.errorRatioPercent}% of the requests to model ${model.name} fail`,
-                `{{ $value | printf "%.1f" }}% of the calls to ${model.namespace}/${model.name} returned an error status (INVALID_ARGUMENT, the caller's mistake, is left out) over 5 minutes.`),
+                `${calls.errors} / ${calls.calls} * 100 > ${thresholds.errorRatioPercent}`, "5m",
+                `More than ${thresholds.errorRatioPercent}% of the inference calls to model ${model.name} fail`,
+                `{{ $value | printf "%.1f" }}% of the predict, classify and regress calls to ${model.namespace}/${model.name} returned an error status (INVALID_ARGUMENT, the caller's mistake, is left out) over 5 minutes.`),
             rule("TFServingLatencyP99High", "warning",
-                `histogram_quantile(0.99, sum by (namespace, model_name, le) (rate(${TFS.requestLatency}_bucket{${requests}}[5m]))) / 1000 > ${thresholds.p99LatencyMs}`, "10m",
+                `histogram_quantile(0.99, sum by (namespace, model_name, le) (rate(${TFS.requestLatency}_bucket{${inference}}[5m]))) / 1000 > ${thresholds.p99LatencyMs}`, "10m",
                 `The p99 latency of model ${model.name} is above ${thresholds.p99LatencyMs} ms`,
-                `The 99th percentile of successful requests to ${model.namespace}/${model.name} has been {{ $value | printf "%.0f" }} ms (SLO ${thresholds.p99LatencyMs} ms) for 10 minutes: the pods are saturated (scale out, batching) or the model got slower.`),
+                `The 99th percentile of successful predict, classify and regress calls to ${model.namespace}/${model.name} has been {{ $value | printf "%.0f" }} ms (SLO ${thresholds.p99LatencyMs} ms) for 10 minutes: the pods are saturated (scale out, batching) or the model got slower.`),
             rule("TFServingMemoryNearLimit", "warning",
                 `max by (namespace, pod) (${K.memoryWorkingSet}{${containers}}) / max by (namespace, pod) (${K.memoryLimit}{${containers}} > 0) * 100 > ${thresholds.memoryLimitPercent}`, "5m",
                 `Model ${model.name} uses more than ${thresholds.memoryLimitPercent}% of its memory limit`,

@@ -66,9 +66,29 @@ export function podMonitor(model: string, extra: ObjectLabels): KubeObject {
     return modelObject("monitoring.coreos.com/v1", "PodMonitor", model, extra, { selector: podSelector(model), podMetricsEndpoints: [metricsEndpoint()] });
 }
 
-/** GKE's `Rules`: namespaced, so its queries only see the namespace's series. */
+/**
+ * The labels GMP writes itself on every result of a namespaced `Rules` (the Rules' namespace, and the
+ * cluster's project_id, location and cluster), after adding an equality matcher on each to every
+ * selector of its expressions. Its validating webhook refuses a rule that sets one of them ("label
+ * already set on rule"), and a selector that matches one otherwise than `="<the Rules' namespace>"`
+ * ("conflicting label matcher"): GoogleCloudPlatform/prometheus-engine,
+ * pkg/operator/apis/monitoring/v1/rules_config.go, `scope`, `setLabel` and `setSelector`, called by
+ * `Rules.ValidateCreate` (rules_types.go) with empty project, location and cluster.
+ */
+export const GMP_SCOPE_LABELS = ["project_id", "location", "cluster", "namespace"] as const;
+
+/** The group as GMP accepts it: without the labels GMP sets itself (to the same values: the Rules live in the model's namespace). */
+export function gmpRuleGroup(group: RuleGroup): RuleGroup {
+    const managed: readonly string[] = GMP_SCOPE_LABELS;
+    return {
+        ...group,
+        rules: group.rules.map((r) => ({ ...r, labels: Object.fromEntries(Object.entries(r.labels).filter(([k]) => !managed.includes(k))) })),
+    };
+}
+
+/** GKE's `Rules`: namespaced, so GMP scopes its queries to the namespace's series and labels its alerts with it. */
 export function gmpRules(model: string, group: RuleGroup, extra: ObjectLabels): KubeObject {
-    return modelObject("monitoring.googleapis.com/v1", "Rules", model, extra, { groups: [group] });
+    return modelObject("monitoring.googleapis.com/v1", "Rules", model, extra, { groups: [gmpRuleGroup(group)] });
 }
 
 /** The Prometheus Operator's `PrometheusRule`. */

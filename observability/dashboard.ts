@@ -7,7 +7,7 @@ import { modelServerLabels } from "../contract/labels";
 import { KubeObject } from "./collectors";
 import {
     KUBELET_METRICS as K, KUBE_STATE_METRICS as KSM, MonitoredModel, TF_SERVING_METRICS as TFS,
-    CLIENT_ERROR_STATUSES, containerMatchers, podMatchers, requestMatchers,
+    callRates, containerMatchers, inferenceMatchers, podMatchers, requestMatchers,
 } from "./metrics";
 
 export interface PanelQuery {
@@ -23,21 +23,23 @@ export interface Panel {
     queries: PanelQuery[];
 }
 
-/** The panels: request rate, error ratio, latency p50/p99, loaded versions, pods serving, memory against the limit, restarts. */
+/** The panels: inference call rate, error ratio, latency p50/p99, loaded versions, pods serving, memory against the limit, restarts. */
 export function dashboardPanels(model: MonitoredModel): Panel[] {
-    const requests = requestMatchers(model);
+    const inference = inferenceMatchers(model);
     const pods = podMatchers(model);
     const containers = containerMatchers(model);
-    const latency = (q: number) => `histogram_quantile(${q}, sum by (le) (rate(${TFS.requestLatency}_bucket{${requests}}[5m])))`;
+    const calls = callRates(model, "");
+    const latency = (q: number) => `histogram_quantile(${q}, sum by (le) (rate(${TFS.requestLatency}_bucket{${inference}}[5m])))`;
     return [
-        { title: "Requests per second, by status", unit: "reqps", queries: [{ expr: `sum by (status) (rate(${TFS.requestCount}{${requests}}[5m]))`, legend: "{{status}}" }] },
         {
-            title: "Error ratio (%)", unit: "percent", queries: [{
-                expr: `sum(rate(${TFS.requestCount}{${requests}, status!~"OK|${CLIENT_ERROR_STATUSES.join("|")}"}[5m])) / sum(rate(${TFS.requestCount}{${requests}}[5m])) * 100`,
-                legend: "errors",
-            }],
+            // The successes from the latency histogram (request_count's OK holds the probes' status GETs too).
+            title: "Inference calls per second: successful by API, failed by status", unit: "reqps", queries: [
+                { expr: `sum by (API) (rate(${TFS.requestLatency}_count{${inference}}[5m]))`, legend: "{{API}} OK" },
+                { expr: `sum by (status) (rate(${TFS.requestCount}{${requestMatchers(model)}, status!="OK"}[5m]))`, legend: "{{status}}" },
+            ],
         },
-        { title: "Latency p50 and p99 (successful requests)", unit: "µs", queries: [{ expr: latency(0.5), legend: "p50" }, { expr: latency(0.99), legend: "p99" }] },
+        { title: "Error ratio of inference calls (%)", unit: "percent", queries: [{ expr: `${calls.errors} / ${calls.calls} * 100`, legend: "errors" }] },
+        { title: "Latency p50 and p99 (successful inference calls)", unit: "µs", queries: [{ expr: latency(0.5), legend: "p50" }, { expr: latency(0.99), legend: "p99" }] },
         { title: "Loaded versions (successful SavedModel loads), by pod", unit: "short", queries: [{ expr: `count by (pod) (${TFS.loadAttemptCount}{${pods}, status="success"})`, legend: "{{pod}}" }] },
         { title: "Pods serving (metrics endpoint up)", unit: "short", queries: [{ expr: `sum(${K.up}{${pods}})`, legend: "serving" }] },
         {

@@ -18,9 +18,18 @@ export function tfServingPrometheusName(internal: string): string {
 
 /** TF Serving's metrics, each with the labels it carries on the scrape. */
 export const TF_SERVING_METRICS = {
-    /** Counter; labels `model_name`, `status` (the error code's name: `OK`, `NOT_FOUND`, `INVALID_ARGUMENT`, ...). Every predict, classify and regress call. */
+    /**
+     * Counter; labels `model_name`, `status` (the error code's name: `OK`, `NOT_FOUND`, `INVALID_ARGUMENT`,
+     * ...), and no `API`. Every gRPC predict, classify and regress call, and every REST request under
+     * `/v1/`: the status and metadata GETs too, so the kubelet's probes and the load balancers' health
+     * checks count here as `OK` (`model_servers/http_server.cc`, `ProcessRequest`).
+     */
     requestCount: tfServingPrometheusName("/tensorflow/serving/request_count"),
-    /** Histogram in microseconds; labels `model_name`, `API` (`Predict`, ...), `entrypoint` (`GRPC`, `REST`); successful calls only. Newer releases add `status`. */
+    /**
+     * Histogram in microseconds; labels `model_name`, `API`, `entrypoint` (`GRPC`, `REST`); successful
+     * calls only, no `status` label in any release read (2.19.1, 2.20.0). `API` is `INFERENCE_APIS` for
+     * the calls that run the model, `""` for REST's status and metadata GETs.
+     */
     requestLatency: tfServingPrometheusName("/tensorflow/serving/request_latency"),
     /** Counter; labels `model_path` (the version folder), `status` (`success` | `fail`). One per SavedModel load attempt. */
     loadAttemptCount: tfServingPrometheusName("/tensorflow/cc/saved_model/load_attempt_count"),
@@ -89,3 +98,33 @@ export function deploymentMatchers(model: MonitoredModel): string {
 
 /** Request statuses that are the caller's mistake (a malformed body), left out of the error ratio. */
 export const CLIENT_ERROR_STATUSES = ["INVALID_ARGUMENT"] as const;
+
+/**
+ * The `API` values of `request_latency` for calls that run the model. gRPC names its method
+ * (`model_servers/prediction_service_impl.cc`: "Predict", "Classify", "Regress"); REST passes the
+ * verb its URL matched (`http_server.cc` records `api=method`, the last group of
+ * `http_rest_api_util.cc`'s kPredictionApiGegex), and only the lowercase spelling is dispatched
+ * (`http_rest_api_handler.cc` compares `*method == "predict"`), so only it succeeds and is recorded.
+ */
+export const INFERENCE_APIS = ["Predict", "Classify", "Regress", "predict", "classify", "regress"] as const;
+
+/** Matchers for the latency histogram of this model's inference calls, without the status GETs of probes and health checks. */
+export function inferenceMatchers(model: MonitoredModel): string {
+    return `${requestMatchers(model)}, API=~"${INFERENCE_APIS.join("|")}"`;
+}
+
+/**
+ * Per-second rates over 5 minutes, by `by` (label names, comma-separated), of the model's failed calls
+ * (caller mistakes left out) and of its calls (those failures plus the successful inference calls). `request_count` cannot tell an
+ * inference call from a probe's status GET (it has no `API`), and the probes' GETs answer `OK`: its
+ * `OK` series is diluted by them, its error series is not. So the calls are the errors plus the
+ * latency histogram's count, which records each successful call once, with its `API`.
+ */
+export function callRates(model: MonitoredModel, by: string): { errors: string; calls: string } {
+    const errors = `sum by (${by}) (rate(${TF_SERVING_METRICS.requestCount}{${requestMatchers(model)}, status!~"OK|${CLIENT_ERROR_STATUSES.join("|")}"}[5m]))`;
+    const successes = `sum by (${by}) (rate(${TF_SERVING_METRICS.requestLatency}_count{${inferenceMatchers(model)}}[5m]))`;
+    // TF Serving creates a status's series at its first call: a model that never failed has no error
+    // series, one whose every call fails has no success series. `or` counts the missing side as 0.
+    const errorsOrNone = `(${errors} or ${successes} * 0)`;
+    return { errors: errorsOrNone, calls: `(${errorsOrNone} + (${successes} or ${errors} * 0))` };
+}

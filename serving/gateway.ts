@@ -269,7 +269,10 @@ function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
             kind: "HealthCheckPolicy",
             metadata: { name: input.name, labels: input.labels },
             spec: {
-                default: { config: { type: "HTTP", httpHealthCheck: { port: REST_PORT, requestPath: modelStatusPath(input.name) } } },
+                // A fixed port must say so: the CRD refuses a `port` without `portSpecification: USE_FIXED_PORT`
+                // (GoogleCloudPlatform/gke-gateway-api, apis/networking/v1/healthcheck_types.go, CommonHealthCheck's
+                // XValidation "port and portName must be unset for portSpecification being USE_SERVING_PORT (which is the default)").
+                default: { config: { type: "HTTP", httpHealthCheck: { portSpecification: "USE_FIXED_PORT", port: REST_PORT, requestPath: modelStatusPath(input.name) } } },
                 targetRef: service,
             },
         },

@@ -2,7 +2,7 @@ import * as assert from "assert";
 import { AlertName, AlertRule, DEFAULT_THRESHOLDS, RULE_INTERVAL, alertRules } from "../../../observability/alerts";
 import { ruleFile } from "../../../observability/collectors";
 import { dashboardQueries } from "../../../observability/dashboard";
-import { TF_SERVING_METRICS } from "../../../observability/metrics";
+import { INFERENCE_APIS, TF_SERVING_METRICS } from "../../../observability/metrics";
 import { MONITORING_FIXTURE } from "../../support/fixtures";
 import { ExpectedAlert, RuleTest, SeriesInput, expandAnnotations, promtool, promtoolPath, ruleFolder, ruleTestFile } from "../../support/promtool";
 import { fixtureArgs, startTfServing } from "../../support/tfServingStandin";
@@ -23,6 +23,14 @@ const target = `namespace="${MODEL.namespace}", pod="${POD}"`;
 const container = `${target}, container="tf-serving"`;
 const otherContainer = `namespace="${MODEL.namespace}", pod="${OTHER_POD}", container="tf-serving"`;
 const requests = (status: string) => `:tensorflow:serving:request_count{${target}, model_name="${MODEL.name}", status="${status}"}`;
+/** The latency histogram's count of successful calls of `api` (REST's verb, gRPC's method; "" for REST's status GETs). */
+const successes = (api: string, entrypoint = "REST") =>
+    `:tensorflow:serving:request_latency_count{${target}, model_name="${MODEL.name}", API="${api}", entrypoint="${entrypoint}"}`;
+/* Probe traffic, as TF Serving counts it (model_servers/http_server.cc, ProcessRequest): every status
+ * GET of the kubelet's probes and the load balancers' health checks is a request_count with status OK
+ * and a request_latency observation with API="". 60 per 30 s: two kubelet probes every 10 s and a
+ * load balancer's health checkers. */
+const PROBES_PER_INTERVAL = 60;
 
 function rule(alert: AlertName): AlertRule {
     const found = GROUP.rules.find((r) => r.alert === alert);
@@ -122,27 +130,44 @@ const CASES: Record<AlertName, AlertCases> = {
         ],
     },
     TFServingErrorRatioHigh: {
-        // 3 requests a second, 10% of them INTERNAL.
-        fires: [{ series: requests("OK"), values: "0+81x40" }, { series: requests("INTERNAL"), values: "0+9x40" }],
+        // Low traffic: 4 calls per 30 s, 1 of them INTERNAL (25%), among the probes' 60 status GETs,
+        // which request_count counts OK as well: over all requests the ratio would read 1.6%.
+        fires: [
+            { series: requests("OK"), values: `0+${3 + PROBES_PER_INTERVAL}x40` },
+            { series: requests("INTERNAL"), values: "0+1x40" },
+            { series: successes("predict"), values: "0+2x40" },
+            { series: successes("Predict", "GRPC"), values: "0+1x40" },
+            { series: successes(""), values: `0+${PROBES_PER_INTERVAL}x40` },
+        ],
         firedLabels: { namespace: MODEL.namespace, model_name: MODEL.name },
-        value: 10,
+        value: 25,
         // rate() needs two samples.
         trueFrom: 30,
-        // The same share of INVALID_ARGUMENT (the caller's malformed requests), and another model's errors.
+        // The same share of INVALID_ARGUMENT (the caller's malformed requests) among the probes' GETs,
+        // and another model's errors.
         quiet: [
-            { series: requests("OK"), values: "0+81x40" },
-            { series: requests("INVALID_ARGUMENT"), values: "0+9x40" },
+            { series: requests("OK"), values: `0+${3 + PROBES_PER_INTERVAL}x40` },
+            { series: requests("INVALID_ARGUMENT"), values: "0+1x40" },
+            { series: successes("predict"), values: "0+3x40" },
+            { series: successes(""), values: `0+${PROBES_PER_INTERVAL}x40` },
             { series: `:tensorflow:serving:request_count{${target}, model_name="other", status="INTERNAL"}`, values: "0+90x40" },
         ],
     },
     TFServingLatencyP99High: {
-        // Every request between 0.5 s and 1 s: p99 interpolates to 995 ms.
-        fires: latencyBuckets({ "100000": 0, "500000": 0, "1000000": 100, "+Inf": 100 }),
+        // Every predict between 0.5 s and 1 s: p99 interpolates to 995 ms. One call per 30 s among the
+        // probes' fast status GETs (API=""), over which p99 would read under 100 ms.
+        fires: [
+            ...latencyBuckets({ "100000": 0, "500000": 0, "1000000": 1, "+Inf": 1 }),
+            ...latencyBuckets({ "100000": PROBES_PER_INTERVAL * 2, "500000": PROBES_PER_INTERVAL * 2, "1000000": PROBES_PER_INTERVAL * 2, "+Inf": PROBES_PER_INTERVAL * 2 }, ""),
+        ],
         firedLabels: { namespace: MODEL.namespace, model_name: MODEL.name },
         value: 995,
         trueFrom: 30,
-        // Every request under 100 ms.
-        quiet: latencyBuckets({ "100000": 100, "500000": 100, "1000000": 100, "+Inf": 100 }),
+        // Every call under 100 ms, while the status GETs (a busy server answers its probes slowly) take 0.5 to 1 s.
+        quiet: [
+            ...latencyBuckets({ "100000": 100, "500000": 100, "1000000": 100, "+Inf": 100 }),
+            ...latencyBuckets({ "100000": 0, "500000": 0, "1000000": PROBES_PER_INTERVAL, "+Inf": PROBES_PER_INTERVAL }, ""),
+        ],
     },
     TFServingMemoryNearLimit: {
         fires: [
@@ -162,9 +187,11 @@ const CASES: Record<AlertName, AlertCases> = {
     },
 };
 
-function latencyBuckets(perInterval: Record<string, number>): SeriesInput[] {
+/** A latency histogram's buckets growing by `perInterval` each 30 s; gRPC Predicts unless `api` is REST's ("" for the status GETs). */
+function latencyBuckets(perInterval: Record<string, number>, api = "Predict"): SeriesInput[] {
+    const entrypoint = api === "Predict" ? "GRPC" : "REST";
     return Object.entries(perInterval).map(([le, n]) => ({
-        series: `:tensorflow:serving:request_latency_bucket{${target}, model_name="${MODEL.name}", API="Predict", entrypoint="GRPC", le="${le}"}`,
+        series: `:tensorflow:serving:request_latency_bucket{${target}, model_name="${MODEL.name}", API="${api}", entrypoint="${entrypoint}", le="${le}"}`,
         values: `0+${n}x40`,
     }));
 }
@@ -221,6 +248,19 @@ describe("alert rules under promtool (Prometheus' own parser and evaluator)", ()
         assert.match(run.output, /TFServingErrorRatioHigh/);
     });
 
+    it("TFServingErrorRatioHigh: every call failing (no success series, the probes' GETs still OK) reads 100%", () => {
+        const series = [
+            { series: requests("OK"), values: `0+${PROBES_PER_INTERVAL}x40` },
+            { series: successes(""), values: `0+${PROBES_PER_INTERVAL}x40` },
+            { series: requests("NOT_FOUND"), values: "0+5x40" },
+        ];
+        const run = runTests([{
+            name: "all calls fail", interval: "30s", series,
+            checks: [{ evalTime: "10m", alertname: "TFServingErrorRatioHigh", alerts: [fired("TFServingErrorRatioHigh", { namespace: MODEL.namespace, model_name: MODEL.name }, 100)] }],
+        }]);
+        assert.strictEqual(run.status, 0, run.output);
+    });
+
     it("every dashboard query parses as PromQL (checked as recording rules)", () => {
         const queries = dashboardQueries(MODEL);
         const file = ruleFile([{ name: "dashboard", interval: RULE_INTERVAL, rules: queries.map((expr, i) => ({ record: `tfs_dashboard:query_${i}`, expr })) as never }]);
@@ -236,9 +276,14 @@ describe("the TF Serving stand-in's scrape, as the rules read it", () => {
         try {
             const predict = await fetch(`${server.url}/v1/models/m:predict`, { method: "POST", body: JSON.stringify({ instances: [1] }) });
             assert.strictEqual(predict.status, 200);
+            // A probe's status GET: counted OK and timed with API="", as http_server.cc does.
+            assert.strictEqual((await fetch(`${server.url}/v1/models/m`)).status, 200);
             const text = await (await fetch(`${server.url}/monitoring/prometheus/metrics`)).text();
-            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestCount}\\{model_name="m",status="OK"\\} 1$`, "m"));
-            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestLatency}_bucket\\{model_name="m",API="Predict",entrypoint="REST",le="10"\\} [01]$`, "m"));
+            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestCount}\\{model_name="m",status="OK"\\} 2$`, "m"));
+            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestLatency}_bucket\\{model_name="m",API="predict",entrypoint="REST",le="10"\\} [01]$`, "m"));
+            assert.match(text, new RegExp(`^${TF_SERVING_METRICS.requestLatency}_count\\{model_name="m",API="",entrypoint="REST"\\} 1$`, "m"));
+            const apis = [...text.matchAll(/request_latency_count\{[^}]*API="([^"]*)"/g)].map((m) => m[1]);
+            assert.deepStrictEqual(apis.filter((api) => (INFERENCE_APIS as readonly string[]).includes(api)), ["predict"]);
             assert.match(text, new RegExp(`^${TF_SERVING_METRICS.loadAttemptCount}\\{model_path="[^"]+/00000123",status="success"\\} 1$`, "m"));
             assert.match(text, new RegExp(`^${TF_SERVING_METRICS.loadLatency}\\{model_path="[^"]+/00000123"\\} [0-9]+$`, "m"));
             // `check metrics` parses the exposition format; its lint (counters without _total, as TF Serving names them) is advice, exit 3.

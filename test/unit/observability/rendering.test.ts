@@ -63,7 +63,13 @@ describe("alert rules", () => {
     it("uses TF Serving's real names and labels: request_count by model_name and status, the latency histogram's buckets", () => {
         const exprs = alertRules(MODEL).rules.map((r) => r.expr).join("\n");
         assert.match(exprs, /:tensorflow:serving:request_count\{namespace="serving", model_name="half-plus-two", status!~"OK\|INVALID_ARGUMENT"\}/);
-        assert.match(exprs, /:tensorflow:serving:request_latency_bucket\{namespace="serving", model_name="half-plus-two"\}/);
+        // The API values TF Serving gives inference calls (gRPC's method names, REST's URL verbs): not
+        // the status GETs of probes and health checks (API="").
+        assert.match(exprs, /:tensorflow:serving:request_latency_bucket\{namespace="serving", model_name="half-plus-two", API=~"Predict\|Classify\|Regress\|predict\|classify\|regress"\}/);
+        assert.match(exprs, /:tensorflow:serving:request_latency_count\{namespace="serving", model_name="half-plus-two", API=~"Predict\|Classify\|Regress\|predict\|classify\|regress"\}/);
+        for (const query of dashboardPanels(MODEL).flatMap((p) => p.queries.map((q) => q.expr)).filter((q) => q.includes("request_latency"))) {
+            assert.match(query, /API=~"Predict\|Classify\|Regress\|predict\|classify\|regress"/, query);
+        }
         assert.match(exprs, /:tensorflow:cc:saved_model:load_attempt_count\{[^}]*status="fail"\}/);
     });
 });
@@ -111,7 +117,7 @@ describe("dashboards", () => {
         const dashboard = grafanaDashboard(MODEL) as any;
         assert.strictEqual(dashboard.panels.length, dashboardPanels(MODEL).length);
         const titles = dashboard.panels.map((p: any) => p.title).join("|");
-        for (const wanted of [/Requests per second/, /Error ratio/, /p50 and p99/, /Loaded versions/, /Memory working set against the limit/, /restarts/]) {
+        for (const wanted of [/Inference calls per second/, /Error ratio/, /p50 and p99/, /Loaded versions/, /Memory working set against the limit/, /restarts/]) {
             assert.match(titles, wanted);
         }
         for (const target of dashboard.panels.flatMap((p: any) => p.targets)) {

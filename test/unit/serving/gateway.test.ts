@@ -50,7 +50,7 @@ describe("gateway rendering", () => {
         assert.deepStrictEqual(gateway.spec.listeners.map((l: any) => [l.name, l.port, l.protocol, l.tls, l.allowedRoutes.kinds[0].kind]), [["https", 443, "HTTPS", undefined, "HTTPRoute"]]);
         assert.strictEqual(grpcRoute, undefined);
         assert.strictEqual(healthCheckPolicy.apiVersion, "networking.gke.io/v1");
-        assert.deepStrictEqual(healthCheckPolicy.spec.default.config, { type: "HTTP", httpHealthCheck: { port: 8501, requestPath: "/v1/models/half-plus-two" } });
+        assert.deepStrictEqual(healthCheckPolicy.spec.default.config, { type: "HTTP", httpHealthCheck: { portSpecification: "USE_FIXED_PORT", port: 8501, requestPath: "/v1/models/half-plus-two" } });
         assert.deepStrictEqual(healthCheckPolicy.spec.targetRef, { group: "", kind: "Service", name: "half-plus-two" });
     });
 

@@ -79,7 +79,7 @@ describe("GKE stack (composed under mocks)", () => {
         assert.strictEqual(service.spec.ports.find((p: any) => p.name === "grpc").appProtocol, "kubernetes.io/h2c");
         const health = recorder.one("kubernetes:networking.gke.io/v1:HealthCheckPolicy").inputs as any;
         assert.deepStrictEqual(health.spec, {
-            default: { config: { type: "HTTP", httpHealthCheck: { port: 8501, requestPath: "/v1/models/half-plus-two" } } },
+            default: { config: { type: "HTTP", httpHealthCheck: { portSpecification: "USE_FIXED_PORT", port: 8501, requestPath: "/v1/models/half-plus-two" } } },
             targetRef: { group: "", kind: "Service", name: "half-plus-two" },
         });
         assert.strictEqual(health.metadata.namespace, "tf-serving");

@@ -39,8 +39,10 @@
 //     ops on the restored variables (the fixtures' half_plus_two and
 //     half_plus_three), errors as {"error": "..."}; the monitoring config's
 //     Prometheus path with the names and labels of TF Serving's exporter
-//     (metrics.go): request_count, request_latency (REST predicts with
-//     entrypoint "REST", successful gRPC Predicts with entrypoint "GRPC"),
+//     (metrics.go): request_count (every REST request under /v1/, the
+//     status GETs included, and every gRPC Predict), request_latency of
+//     successful calls (REST with entrypoint "REST" and API "predict", or ""
+//     for a GET; gRPC Predicts with entrypoint "GRPC" and API "Predict"),
 //     load_attempt_count and load_latency;
 //   - gRPC (HTTP/2 without TLS, unary): PredictionService's Predict and
 //     GetModelMetadata and ModelService's GetModelStatus with TF Serving's

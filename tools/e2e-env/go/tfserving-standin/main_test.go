@@ -696,9 +696,10 @@ func TestPrometheusMetricsOnTheMonitoringPath(t *testing.T) {
 		`:tensorflow:cc:saved_model:load_attempt_count{model_path="` + fixture(t, "half_plus_two_cpu") + `/00000123",status="success"} 1` + "\n",
 		"# TYPE :tensorflow:cc:saved_model:load_latency counter\n",
 		"# TYPE :tensorflow:serving:request_latency histogram\n",
-		// Only the successful call has a latency, as in the server's prediction service.
-		`:tensorflow:serving:request_latency_bucket{model_name="m",API="Predict",entrypoint="REST",le="+Inf"} 1` + "\n",
-		`:tensorflow:serving:request_latency_count{model_name="m",API="Predict",entrypoint="REST"} 1` + "\n",
+		// Only the successful call has a latency, as in the server's http_server.cc, whose API is the
+		// URL's verb (the gRPC service's is "Predict").
+		`:tensorflow:serving:request_latency_bucket{model_name="m",API="predict",entrypoint="REST",le="+Inf"} 1` + "\n",
+		`:tensorflow:serving:request_latency_count{model_name="m",API="predict",entrypoint="REST"} 1` + "\n",
 	} {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())

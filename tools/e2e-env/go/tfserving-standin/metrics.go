@@ -21,6 +21,11 @@ import (
 //	/tensorflow/cc/saved_model/load_latency        counter  model_path (microseconds)
 //	/tensorflow/serving/request_count              counter  model_name, status (the error code's name)
 //	/tensorflow/serving/request_latency            histogram model_name, API, entrypoint (microseconds, successful calls)
+//
+// As the real server counts them: gRPC's Predict with API "Predict"
+// (prediction_service_impl.cc), every REST request under /v1/ with API the
+// verb its URL matched, "predict", or "" for the status and metadata GETs
+// (http_server.cc, ProcessRequest; rest.go).
 
 const (
 	loadAttemptCountName = ":tensorflow:cc:saved_model:load_attempt_count"

@@ -41,6 +41,18 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
+// statusCode is the name of err's TF Serving error code ("OK" for nil).
+func statusCode(err error) string {
+	if err == nil {
+		return "OK"
+	}
+	if se, ok := err.(*statusError); ok {
+		return se.code
+	}
+	code, _ := splitStatus(err.Error())
+	return code
+}
+
 func writeError(w http.ResponseWriter, err error) {
 	code, msg := "UNKNOWN", err.Error()
 	if se, ok := err.(*statusError); ok {
@@ -66,12 +78,23 @@ func (s *server) handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		started := time.Now()
+		var out any
+		var call restCall
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			writeError(w, invalidArgument("%v", err))
-			return
+			err = invalidArgument("%v", err)
+		} else {
+			out, call, err = s.route(r.Method, r.URL.Path, body)
 		}
-		out, err := s.route(r.Method, r.URL.Path, body)
+		// As http_server.cc's ProcessRequest: every request it dispatches (every path under /v1/,
+		// the status and metadata GETs of probes and health checks included) counts, with the model
+		// name its path names ("" if none); a successful one is timed with the verb its URL matched
+		// as API ("" for the GETs).
+		if err == nil {
+			s.metrics.requestLatency(call.model, call.api, "REST", time.Since(started).Microseconds())
+		}
+		s.metrics.request(call.model, statusCode(err))
 		if err != nil {
 			writeError(w, err)
 			return
@@ -80,40 +103,48 @@ func (s *server) handler() http.Handler {
 	})
 }
 
-func (s *server) route(method, path string, body []byte) (any, error) {
-	if m := predictionPath.FindStringSubmatch(path); m != nil && method == http.MethodPost {
+// restCall is what http_rest_api_util.cc's ParseModelInfo reads from a
+// request's path: the model's name and, for a POST, the verb (its `method`).
+type restCall struct {
+	model, api string
+}
+
+func (s *server) route(method, path string, body []byte) (any, restCall, error) {
+	if method == http.MethodPost {
+		m := predictionPath.FindStringSubmatch(path)
+		if m == nil {
+			return nil, restCall{}, invalidArgument("Malformed request: %s %s", method, path)
+		}
 		name, _ := url.PathUnescape(m[1])
-		verb := strings.ToLower(m[4])
-		if verb != "predict" {
-			return nil, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in serves :predict only, not :%s", verb)}
+		call := restCall{model: name, api: m[4]}
+		switch m[4] {
+		case "predict":
+			out, err := s.predict(name, m[2], m[3], body)
+			return out, call, err
+		case "classify", "regress":
+			return nil, call, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in serves :predict only, not :%s", m[4])}
 		}
-		started := time.Now()
-		out, err := s.predict(name, m[2], m[3], body)
-		status := "OK"
-		if err == nil {
-			// As the server's prediction service does: the latency of successful calls only.
-			s.metrics.requestLatency(name, "Predict", "REST", time.Since(started).Microseconds())
-		} else {
-			status, _ = splitStatus(err.Error())
-			if se, ok := err.(*statusError); ok {
-				status = se.code
-			}
-		}
-		s.metrics.request(name, status)
-		return out, err
+		// The path's regex ignores case, the handler's dispatch does not (http_rest_api_handler.cc
+		// compares *method == "predict"): the request stays "Malformed".
+		return nil, call, invalidArgument("Malformed request: %s %s", method, path)
 	}
 	m := statusPath.FindStringSubmatch(path)
 	if m == nil || method != http.MethodGet {
-		return nil, invalidArgument("Malformed request: %s %s", method, path)
+		return nil, restCall{}, invalidArgument("Malformed request: %s %s", method, path)
 	}
 	if m[1] == "" {
-		return nil, invalidArgument("Missing model name in request.")
+		return nil, restCall{}, invalidArgument("Missing model name in request.")
 	}
 	name, _ := url.PathUnescape(m[1])
+	call := restCall{model: name}
+	var out any
+	var err error
 	if m[4] != "" {
-		return s.metadata(name, m[2], m[3])
+		out, err = s.metadata(name, m[2], m[3])
+	} else {
+		out, err = s.modelStatus(name, m[2], m[3])
 	}
-	return s.modelStatus(name, m[2], m[3])
+	return out, call, err
 }
 
 // labelVersion is the version a label of the model's config stands for, or
