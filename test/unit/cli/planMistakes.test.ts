@@ -41,6 +41,15 @@ const CERT = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-
 const gcp = (...gke: string[]): string =>
     local("tf-serving:cloud: gcp", "tf-serving:gke:", "  project: my-project", "  region: us-central1", ...gke.map((l) => `  ${l}`));
 
+/** Nine levels of ten aliases each: a few lines that expand to 10^9 values (the "billion laughs"). */
+const aliasBomb = (): string => {
+    const lines = ["config:", "  tf-serving:modelPath: models/good", "  l0: &l0 [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) {
+        lines.push(`  l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(", ")}]`);
+    }
+    return `${lines.join("\n")}\n`;
+};
+
 const cases: PlanMistake[] = [
     { name: "replicas: 0", stack: local("tf-serving:replicas: 0"), mentions: ["tf-serving:replicas", "\"0\""] },
     { name: "replicas: two", stack: local("tf-serving:replicas: two"), mentions: ["tf-serving:replicas", "two"] },
@@ -94,6 +103,8 @@ const cases: PlanMistake[] = [
     { name: "gke.masterCidr with host bits", stack: gcp("privateNodes: true", "masterCidr: 172.16.0.5/28"), mentions: ["tf-serving:gke.masterCidr", "172.16.0.0/28"] },
     { name: "gke.apiAccessCidrs with host bits", stack: gcp("apiAccessCidrs: [198.51.100.9/24]"), mentions: ["tf-serving:gke.apiAccessCidrs[0]", "198.51.100.0/24"] },
     { name: "gke section on a local stack", stack: local("tf-serving:gke: { project: p }"), mentions: ["tf-serving:gke"] },
+    { name: "a YAML alias bomb names the stack file", stackName: "bomb", stack: aliasBomb(), mentions: ["Pulumi.bomb.yaml", "aliases"] },
+    { name: "modelPath with a NUL byte is not a permissions problem", stack: withModel("\"models/go\\0od\""), mentions: ["tf-serving:modelPath", "NUL"], forbid: [/permissions/] },
     { name: "a stack file that is a list", stackName: "list", stack: "- tf-serving:modelPath: models/good\n", mentions: ["Pulumi.list.yaml", "config"] },
 ];
 
