@@ -172,6 +172,11 @@ function bounded(findings: Finding[]): Finding[] {
 }
 
 function readBase(base: string, error: Sink): string[] | null {
+    if (base.includes("\0")) {
+        // Node refuses such a path before asking the system (ERR_INVALID_ARG_VALUE): not a permissions problem.
+        error("BASE_INVALID_PATH", `${JSON.stringify(base)} contains a NUL byte (\\0), which no file name can hold: fix the path (a stray escape in a config value?).`, base);
+        return null;
+    }
     let stat: fs.Stats;
     try {
         stat = fs.statSync(base);
