@@ -2,7 +2,7 @@ import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
-import { CaFileError, readCaFile } from "../ops/grpcTransport";
+import { CaFileError, readCaFile, withoutIpServerNameWarning } from "../ops/grpcTransport";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
@@ -126,6 +126,9 @@ async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefine
         model ??= found.model;
     }
     requireModel(flags, model);
+    if (flags.tls) {
+        withoutIpServerNameWarning();
+    }
     return grpcSmoke({
         grpcEndpoint,
         tls: flags.tls === true,

@@ -5,8 +5,6 @@
  */
 import { X509Certificate } from "crypto";
 import * as fs from "fs";
-import * as net from "net";
-import * as tls from "tls";
 import * as grpc from "@grpc/grpc-js";
 
 /** How to reach the gRPC port: plaintext (h2c), or TLS verified against a CA file or the system roots. */
@@ -80,34 +78,30 @@ export function readCaFile(file: string): Buffer {
     return Buffer.from(`${parsed.certificates.join("\n")}\n`);
 }
 
-/** The host of a `HOST:PORT` target (`[v6]:PORT` too). */
-export function targetHost(target: string): string {
-    return target.replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1");
+/** The channel's credentials; throws CaFileError for an unusable CA file. */
+export function channelCredentials(transport: GrpcTransport): grpc.ChannelCredentials {
+    if (!transport.tls) {
+        return grpc.credentials.createInsecure();
+    }
+    return grpc.credentials.createSsl(transport.caFile === undefined ? null : readCaFile(transport.caFile));
 }
 
 /**
- * The server name sent for an IP target. TLS's server name indication takes no IP address (RFC 6066
- * section 3) and Node warns when asked to send one (DEP0123), but grpc-js always sets one: the
- * target's host, or `grpc.ssl_target_name_override` (channel-credentials.js, getConnectionOptions;
- * grpc/grpc-node#1919 is open). So an IP target sends this reserved name (RFC 2606: `.invalid`),
- * and the certificate is still checked against the IP itself.
+ * Drops Node's DEP0123 warning ("Setting the TLS ServerName to an IP address...") from this process.
+ * grpc-js sends the target's host as the TLS server name, an IP address included, and has no option
+ * to send none (channel-credentials.js, getConnectionOptions; grpc/grpc-node#1919 is open). Servers
+ * still choose their certificate by it (Traefik's CertificateStore.GetBestCertificate matches it
+ * against IP SANs), so the name stays; the warning names nothing the user can change.
  */
-export const IP_TARGET_SERVER_NAME = "ip-address.invalid";
-
-/** The channel's credentials and options for `target`; throws CaFileError for an unusable CA file. */
-export function channelSetup(target: string, transport: GrpcTransport): { credentials: grpc.ChannelCredentials; options: grpc.ChannelOptions } {
-    if (!transport.tls) {
-        return { credentials: grpc.credentials.createInsecure(), options: {} };
-    }
-    const ca = transport.caFile === undefined ? null : readCaFile(transport.caFile);
-    const host = targetHost(target);
-    if (!net.isIP(host)) {
-        return { credentials: grpc.credentials.createSsl(ca), options: {} };
-    }
-    return {
-        credentials: grpc.credentials.createSsl(ca, null, null, { checkServerIdentity: (_name, cert) => tls.checkServerIdentity(host, cert) }),
-        options: { "grpc.ssl_target_name_override": IP_TARGET_SERVER_NAME },
-    };
+export function withoutIpServerNameWarning(): void {
+    const emit = process.emitWarning;
+    process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+        const options = rest[0] as { code?: unknown } | string | undefined;
+        const code = typeof options === "object" && options !== null ? options.code : rest[1];
+        if (code !== "DEP0123") {
+            (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+        }
+    }) as typeof process.emitWarning;
 }
 
 /** grpc-js's "No connection established. Last error: ..." as the last error alone ("wrong version number", "connect ECONNRESET ..."). */

@@ -7,7 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
 import { SignatureSpec } from "../contract/signature";
 import { servingService } from "../model/tfProto";
-import { channelSetup, GrpcTransport } from "./grpcTransport";
+import { channelCredentials, GrpcTransport } from "./grpcTransport";
 import { VersionStatus } from "./modelStatus";
 import { PredictRequestBody, UnsupportedSignatureError } from "./predictRequest";
 
@@ -43,8 +43,7 @@ export class TfServingGrpcClient {
 
     /** Throws CaFileError for a CA file that cannot verify any server. */
     constructor(target: string, transport: GrpcTransport) {
-        const { credentials, options } = channelSetup(target, transport);
-        this.client = new grpc.Client(target, credentials, options);
+        this.client = new grpc.Client(target, channelCredentials(transport));
     }
 
     /** Calls a unary method ("Predict", "GetModelMetadata", "GetModelStatus"); rejects with the grpc-js ServiceError. */

@@ -2,7 +2,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { CaFileError, connectionError, hopelessGrpcProblem, parseCaFile, readCaFile, targetHost } from "../../../ops/grpcTransport";
+import { CaFileError, connectionError, hopelessGrpcProblem, parseCaFile, readCaFile } from "../../../ops/grpcTransport";
 import { makeCertificates } from "../../support/fakeTfServingGrpc";
 
 /** Status details as grpc-js 1.14 words them (seen against the servers of test/unit/cli/opsBadInput.test.ts). */
@@ -81,11 +81,5 @@ describe("grpcTransport", () => {
                 assert.match(hopelessGrpcProblem(details, transport) ?? "(none)", want, details);
             }
         });
-    });
-
-    it("targetHost reads HOST:PORT and [v6]:PORT", () => {
-        assert.strictEqual(targetHost("127.0.0.1:8500"), "127.0.0.1");
-        assert.strictEqual(targetHost("[::1]:8500"), "::1");
-        assert.strictEqual(targetHost("model.example.com:443"), "model.example.com");
     });
 });
