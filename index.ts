@@ -8,5 +8,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { runProgram } from "./stacks/program";
 
-// The language host runs the program in the project folder.
-export = runProgram({ project: pulumi.getProject(), config: pulumi.runtime.allConfig(), projectDir: process.cwd() }, { offline: false });
+// A function, not its promise: the language host awaits other work between loading this module and
+// awaiting what it exports, and a promise rejected by a config refusal in between would be reported
+// as unhandled, then as handled late (PromiseRejectionHandledWarning before the refusal). The host
+// runs the program in the project folder.
+export = () => runProgram({ project: pulumi.getProject(), config: pulumi.runtime.allConfig(), projectDir: process.cwd() }, { offline: false });

@@ -14,12 +14,19 @@ require("ts-node").register({
     transpileOnly: true,
 });
 let settled = false;
+// Once the command has its result, a connection a library left open must not hold the process: grpc-js
+// 1.14 keeps the connection of a server that sent GOAWAY (PROTOCOL_ERROR) open after Client.close(),
+// so `tfs smoke --grpc` would print its answer and never exit. The timer does not keep the process
+// alive itself: a command that leaves nothing open exits at once, as before.
+const LINGER_MS = 2000;
+const { setTimeout } = require("timers");
+const finish = () => { settled = true; setTimeout(() => process.exit(), LINGER_MS).unref(); };
 require("../cli/main").main(process.argv).then(
-    (code) => { settled = true; process.exitCode = code; },
+    (code) => { process.exitCode = code; finish(); },
     (err) => {
-        settled = true;
         console.error(`tfs: internal error: ${err && err.stack ? err.stack : err}`);
         process.exitCode = 70;
+        finish();
     },
 );
 // Node exits 0 when nothing is left to wait for, even with the command's promise unsettled (a

@@ -2,6 +2,7 @@ import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
+import { CaFileError, readCaFile, withoutIpServerNameWarning } from "../ops/grpcTransport";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
@@ -54,7 +55,7 @@ export function smokeCommand(exit: (code: number) => void): Command {
             try {
                 report = flags.grpc ? await runGrpc(flags, request) : await runRest(flags, request);
             } catch (err) {
-                if (err instanceof SmokeUsageError) {
+                if (err instanceof SmokeUsageError || err instanceof CaFileError) {
                     throw new UserError(err.message, USAGE_EXIT);
                 }
                 throw err;
@@ -79,9 +80,9 @@ function checkTransportFlags(flags: SmokeFlags): void {
     }
     if (flags.ca !== undefined) {
         try {
-            fs.accessSync(flags.ca, fs.constants.R_OK);
+            readCaFile(flags.ca);
         } catch (err) {
-            throw new UserError(`--ca ${flags.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, USAGE_EXIT);
+            throw new UserError((err as CaFileError).message, USAGE_EXIT);
         }
     }
 }
@@ -108,6 +109,10 @@ async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefine
         if (!/^(\[[0-9a-fA-F:.]+\]|[^\s/:[\]]+):\d{1,5}$/.test(flags.url)) {
             throw new UserError(`--url "${flags.url}" is not HOST:PORT; with --grpc pass TF Serving's gRPC endpoint such as 127.0.0.1:8500`, USAGE_EXIT);
         }
+        const port = Number(flags.url.slice(flags.url.lastIndexOf(":") + 1));
+        if (port < 1 || port > 65535) {
+            throw new UserError(`--url "${flags.url}" has port ${port}; a port is 1 to 65535 (TF Serving's gRPC port is 8500 by convention)`, USAGE_EXIT);
+        }
         grpcEndpoint = flags.url;
     } else {
         const { outputs } = await readStack(flags.stack as string, "pass the endpoint directly with --grpc --url HOST:PORT --model NAME", USAGE_EXIT);
@@ -121,6 +126,9 @@ async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefine
         model ??= found.model;
     }
     requireModel(flags, model);
+    if (flags.tls) {
+        withoutIpServerNameWarning();
+    }
     return grpcSmoke({
         grpcEndpoint,
         tls: flags.tls === true,
@@ -179,6 +187,9 @@ export function restUrlProblem(text: string): string | undefined {
         url = new URL(text);
     } catch {
         return "does not parse as a URL (check the host and the port, 1 to 65535)";
+    }
+    if (url.port === "0") {
+        return "has port 0 (check the host and the port, 1 to 65535)";
     }
     if (/\/v1\/models(\/|$)/.test(url.pathname)) {
         return "names a model path: give the base URL only (the model goes in --model NAME)";

@@ -13,11 +13,21 @@ export interface BadLink {
     problem: LinkProblem;
 }
 
+/** A symbolic link the walk followed: it stays inside the model folder. */
+export interface FollowedLink {
+    path: string;
+    /** What it points to, as written in the link. */
+    target: string;
+    /** The real path it resolves to. */
+    real: string;
+}
+
 /** What a walk of one folder (a version, or any other entry of the base folder) found. */
 export interface TreeScan {
     /** Bytes of every regular file under the folder, following links that stay inside the model folder. */
     sizeBytes: number;
     badLinks: BadLink[];
+    followedLinks: FollowedLink[];
     /** Files and folders another user cannot read (files lack o+r, folders o+rx). */
     notWorldReadable: string[];
     /** Entries that are neither a file nor a folder (a socket, pipe or device): no image can hold them. */
@@ -37,7 +47,7 @@ const CHECK_MODES = process.platform !== "win32";
  * so a link cycle ends.
  */
 export function scanTree(root: string, modelRoot: string): TreeScan {
-    const scan: TreeScan = { sizeBytes: 0, badLinks: [], notWorldReadable: [], unreadable: [], special: [] };
+    const scan: TreeScan = { sizeBytes: 0, badLinks: [], followedLinks: [], notWorldReadable: [], unreadable: [], special: [] };
     const visited = new Set<string>();
 
     const visit = (entry: string, ancestors: ReadonlySet<string>): void => {
@@ -50,6 +60,7 @@ export function scanTree(root: string, modelRoot: string): TreeScan {
                     scan.badLinks.push({ path: entry, target: verdict.target, real: verdict.real, problem: verdict.problem });
                     return;
                 }
+                scan.followedLinks.push({ path: entry, target: verdict.target, real: verdict.real });
                 stat = verdict.stat;
             }
         } catch (err) {

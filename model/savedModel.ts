@@ -1,7 +1,8 @@
 import * as fs from "fs";
 import * as path from "path";
-import { BadLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
+import { BadLink, FollowedLink, reasonOf, realPathOrNull, scanTree, TreeScan } from "./modelFiles";
 import { linkProblemMessage } from "../contract/links";
+import { isInside } from "../contract/paths";
 import { plural } from "../contract/quantity";
 import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
 import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
@@ -163,12 +164,10 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         if (versions.length > 0) {
             reportModes(base, scans, warn);
         }
-        const unserved = versions.filter((v) => !served.has(v.version)).map((v) => v.version);
+        const unserved = versions.filter((v) => !served.has(v.version));
         if (unserved.length > 0 && served.size > 0) {
-            const [them, are] = unserved.length === 1 ? ["it", "is"] : ["them", "are"];
-            warn("VERSIONS_NOT_SERVED", `${unserved.length === 1 ? "Version" : "Versions"} ${unserved.join(", ")} in ${base} ${are} not served `
-                + `(${options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest"}): `
-                + `remove ${them} to keep the image small, or serve ${them} too (config key "versions", or --version on the command line).`, base);
+            warnUnserved(base, unserved, versions.flatMap((v, i) => (served.has(v.version) ? scans[i].followedLinks.map((link) => ({ ...link, by: v.version })) : [])),
+                options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest", warn);
         }
         report.servedVersions = [...served].sort(compareBig).map(Number);
         report.servedVersion = report.servedVersions.length > 0 ? report.servedVersions[report.servedVersions.length - 1] : null;
@@ -177,6 +176,27 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
     report.errors = bounded(report.errors);
     report.warnings = bounded(report.warnings);
     return report;
+}
+
+/**
+ * VERSIONS_NOT_SERVED: each unserved version may be removed, unless a served version links into it
+ * (`2/variables -> ../1/variables`): removing it would break the served one, so that one is kept.
+ */
+function warnUnserved(base: string, unserved: VersionEntry[], servedLinks: (FollowedLink & { by: bigint })[], why: string, warn: Sink): void {
+    const linkInto = (entry: VersionEntry) => {
+        const real = realPathOrNull(path.join(base, entry.name));
+        return real === null ? undefined : servedLinks.find((link) => isInside(link.real, real));
+    };
+    const kept = unserved.map((entry) => ({ entry, link: linkInto(entry) }));
+    const removable = kept.filter((k) => k.link === undefined).map((k) => k.entry.version);
+    const one = unserved.length === 1;
+    const advice = [
+        ...(removable.length === 0 ? [] : [`remove ${one ? "it" : removable.join(", ")} to keep the image small, or serve ${removable.length === 1 ? "it" : "them"} too (config key "versions", or --version on the command line)`]),
+        ...kept.filter((k) => k.link !== undefined).map(({ entry, link }) =>
+            `keep ${one ? "it" : entry.version}: served version ${link!.by} links into it (${link!.path} -> ${link!.target})`),
+    ];
+    warn("VERSIONS_NOT_SERVED", `${one ? "Version" : "Versions"} ${unserved.map((v) => v.version).join(", ")} in ${base} ${one ? "is" : "are"} not served `
+        + `(${why}): ${advice.join("; ")}.`, base);
 }
 
 /** At most FINDINGS_PER_CODE findings of each code, then one that counts the rest: the answer stays readable. */
@@ -196,6 +216,11 @@ function bounded(findings: Finding[]): Finding[] {
 }
 
 function readBase(base: string, error: Sink): string[] | null {
+    if (base.includes("\0")) {
+        // Node refuses such a path before asking the system (ERR_INVALID_ARG_VALUE): not a permissions problem.
+        error("BASE_INVALID_PATH", `${JSON.stringify(base)} contains a NUL byte (\\0), which no file name can hold: fix the path (a stray escape in a config value?).`, base);
+        return null;
+    }
     let stat: fs.Stats;
     try {
         stat = fs.statSync(base);

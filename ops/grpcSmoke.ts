@@ -17,7 +17,9 @@ import {
     SmokeReportBase,
     SmokeUsageError,
     waitUntilAvailable,
+    withinDeadline,
 } from "./smoke";
+import { connectionError, hopelessGrpcProblem } from "./grpcTransport";
 import {
     describeGrpcError,
     GrpcTransport,
@@ -51,7 +53,10 @@ interface ModelSpecObject { name?: string; version?: { value?: string }; signatu
 /** Codes that mean nothing answered (yet): the channel could not connect, or the call timed out. */
 const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED"]);
 
-/** Runs the smoke test over gRPC. Never throws for a server's failure; throws SmokeUsageError for a signature it cannot use. */
+/**
+ * Runs the smoke test over gRPC. Never throws for a server's failure; throws SmokeUsageError for a
+ * signature it cannot use, CaFileError for a CA file that cannot verify any server.
+ */
 export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeReport> {
     const progress = options.onProgress ?? (() => undefined);
     const target = options.grpcEndpoint;
@@ -62,6 +67,7 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
     const end = (outcome: SmokeOutcome, message: string): GrpcSmokeReport =>
         Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
     const where = `${options.tls ? "grpcs" : "grpc"}://${target}`;
+    const deadline = Date.now() + options.timeoutMs;
     const client = new TfServingGrpcClient(target, options);
     const spec = { name: options.model };
     try {
@@ -73,7 +79,11 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
                 if (code === "NOT_FOUND") {
                     return { kind: "unknown-model", problem: `${code}: ${details}` };
                 }
-                return { kind: "problem", problem: `${code}: ${details}`, answered: !NO_ANSWER.has(code) };
+                const hopeless = hopelessGrpcProblem(details, options);
+                if (hopeless !== undefined) {
+                    return { kind: "hopeless", problem: hopeless };
+                }
+                return { kind: "problem", problem: `${code}: ${connectionError(details) ?? details}`, answered: !NO_ANSWER.has(code) };
             }
         };
         const wait = await waitUntilAvailable(where, poll, options, progress);
@@ -82,13 +92,14 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
             return end(wait.outcome, wait.message);
         }
 
-        const callTimeout = options.predictTimeoutMs ?? 30_000;
+        // Each call ends by the run's deadline (but gets at least MIN_REQUEST_MS), as over REST.
+        const callTimeout = () => withinDeadline(options.predictTimeoutMs ?? 30_000, deadline);
         const signatureName = options.request?.signature_name ?? options.signature ?? DEFAULT_SIGNATURE;
         progress(`metadata: GetModelMetadata ${where} (model ${options.model})`);
         let signatures: Record<string, SignatureSpec>;
         try {
             const metadata = await client.call<{ metadata?: Record<string, { type_url?: string; value?: Uint8Array }> }>(
-                "GetModelMetadata", { model_spec: spec, metadata_field: ["signature_def"] }, callTimeout);
+                "GetModelMetadata", { model_spec: spec, metadata_field: ["signature_def"] }, callTimeout());
             const packed = metadata.metadata?.signature_def;
             if (packed?.type_url !== SIGNATURE_DEF_MAP_URL || packed.value === undefined) {
                 return end("predict-error", `metadata answer is not TF Serving's: no signature_def entry of type ${SIGNATURE_DEF_MAP_URL}`);
@@ -113,7 +124,7 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
         const started = performance.now();
         let response: { model_spec?: ModelSpecObject; outputs?: Record<string, TensorObject> };
         try {
-            response = await client.call("Predict", { model_spec: { ...spec, signature_name: signatureName }, inputs }, callTimeout);
+            response = await client.call("Predict", { model_spec: { ...spec, signature_name: signatureName }, inputs }, callTimeout());
         } catch (err) {
             report.latencyMs = elapsed(started);
             const { code, details } = describeGrpcError(err);

@@ -112,8 +112,20 @@ export function readYamlFile(file: string): unknown {
             : `${error.message.split(" at line ")[0]}: fix the YAML syntax`;
         throw new PlanError(`${where}: ${what}${source.trim() ? `\n    ${source.trimEnd()}` : ""}`);
     }
-    return doc.toJS();
+    try {
+        return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (err) {
+        // yaml 2.x throws a ReferenceError ("Excessive alias count...") once aliases expand past the limit.
+        throw new PlanError(`${file}: its aliases (*name) expand past ${MAX_ALIAS_COUNT} uses, as an alias bomb does `
+            + `(yaml: ${(err as Error).message}); a stack file needs few aliases or none: write the values out`);
+    }
 }
+
+/**
+ * yaml's own default (`ToJSOptions.maxAliasCount`, 100; it counts an anchor's uses times the aliases
+ * inside it, `nodes/Alias.js`): a few lines of nested aliases can expand to a billion values.
+ */
+const MAX_ALIAS_COUNT = 100;
 
 /** Encrypted values (`{secure: ...}`) cannot be decrypted offline: they stand as a placeholder string. */
 function withoutCiphertext(value: unknown): unknown {

@@ -311,7 +311,8 @@ const PREDICT_ANSWER_BYTES = 64 * 2 ** 20;
 /** Even a last request near the deadline gets a second: a remote load balancer can take that long to answer. */
 export const MIN_REQUEST_MS = 1000;
 
-function withinDeadline(limitMs: number, deadline: number): number {
+/** A request's time limit: `limitMs`, cut to what is left until `deadline`, but at least MIN_REQUEST_MS. */
+export function withinDeadline(limitMs: number, deadline: number): number {
     return Math.max(MIN_REQUEST_MS, Math.min(limitMs, deadline - Date.now()));
 }
 

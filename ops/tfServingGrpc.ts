@@ -3,11 +3,11 @@
  * built from the message definitions in model/tfProto.ts, one channel per endpoint, and the pure
  * conversions between TF Serving's REST JSON forms and TensorProto.
  */
-import * as fs from "fs";
 import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
 import { SignatureSpec } from "../contract/signature";
 import { servingService } from "../model/tfProto";
+import { channelCredentials, GrpcTransport } from "./grpcTransport";
 import { VersionStatus } from "./modelStatus";
 import { PredictRequestBody, UnsupportedSignatureError } from "./predictRequest";
 
@@ -36,35 +36,12 @@ export function serviceDefinition(name: "PredictionService" | "ModelService"): g
     return definition;
 }
 
-/** How to reach the gRPC port: plaintext (h2c), or TLS verified against a CA file or the system roots. */
-export interface GrpcTransport {
-    tls: boolean;
-    /** PEM file of the CA that signed the server's certificate; without it the system roots. */
-    caFile?: string;
-}
-
-/** The channel's credentials; throws naming the CA file when it cannot be read. */
-export function channelCredentials(transport: GrpcTransport): grpc.ChannelCredentials {
-    if (!transport.tls) {
-        return grpc.credentials.createInsecure();
-    }
-    if (transport.caFile === undefined) {
-        return grpc.credentials.createSsl();
-    }
-    let ca: Buffer;
-    try {
-        ca = fs.readFileSync(transport.caFile);
-    } catch (err) {
-        throw new Error(`--ca ${transport.caFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    return grpc.credentials.createSsl(ca);
-}
-
 /** One channel to TF Serving's gRPC port, for both of its services. */
 export class TfServingGrpcClient {
     private readonly client: grpc.Client;
     private readonly methods = { ...serviceDefinition("PredictionService"), ...serviceDefinition("ModelService") };
 
+    /** Throws CaFileError for a CA file that cannot verify any server. */
     constructor(target: string, transport: GrpcTransport) {
         this.client = new grpc.Client(target, channelCredentials(transport));
     }
@@ -82,6 +59,8 @@ export class TfServingGrpcClient {
         this.client.close();
     }
 }
+
+export type { GrpcTransport } from "./grpcTransport";
 
 /** A grpc-js error's code name and details, e.g. "NOT_FOUND: Servable not found for request: Latest(m)". */
 export function describeGrpcError(err: unknown): { code: string; details: string } {

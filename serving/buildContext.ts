@@ -117,6 +117,46 @@ export function stageBuildContext(options: StageOptions): StagedContext {
         collect(path.join(modelBase, names[0]), `models/${spec.modelName}/${version}`, modelBase, new Set(), files, dirs);
     }
 
+    // Every source is opened before the output folder is touched: a file this user cannot read
+    // (the preflight reads names and sizes, not bytes) stops the staging with nothing written.
+    for (const planned of files.values()) {
+        if (planned.kind === "copy") {
+            checkReadable(planned.source);
+        }
+    }
+    const created = highestMissing(outDir);
+    try {
+        return stageInto(outDir, options, { files, dirs, versions });
+    } catch (err) {
+        // A folder this staging created is not left half-written (an earlier staging's is restaged next time).
+        if (created !== undefined && fs.existsSync(created)) {
+            fs.rmSync(created, { recursive: true, force: true });
+        }
+        throw err;
+    }
+}
+
+function checkReadable(source: string): void {
+    try {
+        fs.closeSync(fs.openSync(source, "r"));
+    } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        throw new StagingError(`cannot read ${source} (${e.code ?? e.message}); nothing was staged: make it readable by this user (chmod a+r ${source}) and stage again`);
+    }
+}
+
+/** The highest folder of `dir`'s path that does not exist yet (what staging would create), or undefined. */
+function highestMissing(dir: string): string | undefined {
+    let missing: string | undefined;
+    for (let at = dir; !fs.existsSync(at) && path.dirname(at) !== at; at = path.dirname(at)) {
+        missing = at;
+    }
+    return missing;
+}
+
+/** Writes the planned files and folders into `outDir` and reports the staging. */
+function stageInto(outDir: string, options: StageOptions, plan: { files: Map<string, Planned>; dirs: Set<string>; versions: number[] }): StagedContext {
+    const { files, dirs, versions } = plan;
     const previous = options.recordFile === undefined ? undefined : readRecord(options.recordFile, outDir);
     prepareOutDir(outDir);
     const removed = removeStale(outDir, "", files, dirs);

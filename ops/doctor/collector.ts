@@ -102,7 +102,24 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
         throw explain(k8s, err, what, info, namespace);
     });
 
-    await call(`read namespace ${namespace}`, () => core.readNamespace({ name: namespace })).catch((err) => {
+    // An address that answers every request with a web page "succeeds": each answer must be the API's.
+    const notTheApi = (what: string, answer: unknown) => new ClusterUnreachableError(`${info.server}${info.context ? ` (context ${info.context})` : ""} `
+        + `answered, but not as a Kubernetes API server (to ${what} it sent ${describeAnswer(answer)}): check the kubeconfig's server address `
+        + "(`kubectl cluster-info` shows the API server's)");
+    const list = async <T extends { items?: unknown }>(what: string, request: () => Promise<T>): Promise<T> => {
+        const answer = await call(what, request);
+        if (!Array.isArray((answer as { items?: unknown } | undefined)?.items)) {
+            throw notTheApi(what, answer);
+        }
+        return answer;
+    };
+    await call(`read namespace ${namespace}`, async () => {
+        const answer = await core.readNamespace({ name: namespace });
+        if (answer?.metadata?.name !== namespace) {
+            throw notTheApi(`read namespace ${namespace}`, answer);
+        }
+        return answer;
+    }).catch((err) => {
         // A user allowed only in their namespace may not read it; the lists below still work.
         if (!(err instanceof ClusterUnreachableError && /HTTP 403/.test(err.message))) {
             throw err;
@@ -110,11 +127,11 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
     });
     const labelSelector = MODEL_SERVER_SELECTOR;
     const [pods, services, deployments, replicaSets, events] = await Promise.all([
-        call("list pods", () => core.listNamespacedPod({ namespace, labelSelector })),
-        call("list services", () => core.listNamespacedService({ namespace, labelSelector })),
-        call("list deployments", () => apps.listNamespacedDeployment({ namespace, labelSelector })),
-        call("list replicasets", () => apps.listNamespacedReplicaSet({ namespace, labelSelector })),
-        call("list events", () => core.listNamespacedEvent({ namespace, limit: options.maxEvents ?? 1000 })),
+        list("list pods", () => core.listNamespacedPod({ namespace, labelSelector })),
+        list("list services", () => core.listNamespacedService({ namespace, labelSelector })),
+        list("list deployments", () => apps.listNamespacedDeployment({ namespace, labelSelector })),
+        list("list replicasets", () => apps.listNamespacedReplicaSet({ namespace, labelSelector })),
+        list("list events", () => core.listNamespacedEvent({ namespace, limit: options.maxEvents ?? 1000 })),
     ]);
     const podsJson = toJson<Pod[]>(pods.items);
     // Nodes are cluster-scoped: a user allowed only in the namespace cannot list them, and the rules do without.
@@ -282,6 +299,19 @@ async function readLogs(pods: Pod[], namespace: string, source: LogSource, tailL
     return { current, previous, unread: unread.sort() };
 }
 
+/** The body of a failed API call is the API server's Status object (`kind: Status`), as JSON or parsed. */
+function isStatusBody(body: unknown): boolean {
+    let parsed = body;
+    if (typeof body === "string") {
+        try {
+            parsed = JSON.parse(body);
+        } catch {
+            return false;
+        }
+    }
+    return (parsed as { kind?: unknown } | null)?.kind === "Status";
+}
+
 /** The API's own words for a failure (the `message` of its Status body), else the error's first line. */
 function firstLine(err: unknown): string {
     const e = err as { body?: unknown; message?: string };
@@ -297,9 +327,26 @@ function firstLine(err: unknown): string {
     return typeof status === "string" ? status : String(e.message ?? err).split("\n")[0];
 }
 
+/** A few words on what came back instead of an API object. */
+function describeAnswer(answer: unknown): string {
+    if (answer === undefined || answer === null || answer === "") {
+        return "nothing usable";
+    }
+    const text = typeof answer === "string" ? answer : JSON.stringify(answer) ?? String(answer);
+    return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
+}
+
 function explain(k8s: typeof K8s, err: unknown, what: string, cluster: ClusterInfo, namespace: string): Error {
+    if (err instanceof ClusterUnreachableError) {
+        return err;
+    }
     const where = `${cluster.server}${cluster.context ? ` (context ${cluster.context})` : ""}`;
     if (err instanceof k8s.ApiException) {
+        if (!isStatusBody(err.body)) {
+            // The API server answers every failure with a Status object; a web page or proxy's error is someone else.
+            return new ClusterUnreachableError(`${where} answered, but not as a Kubernetes API server (to ${what} it sent HTTP ${err.code}, `
+                + `${describeAnswer(err.body)}): check the kubeconfig's server address (\`kubectl cluster-info\` shows the API server's)`);
+        }
         if (err.code === 404 && what.startsWith("read namespace")) {
             return new TargetError(`namespace "${namespace}" does not exist on ${where}; \`kubectl get namespaces\` lists them`);
         }
@@ -310,6 +357,9 @@ function explain(k8s: typeof K8s, err: unknown, what: string, cluster: ClusterIn
     const reason = e.name === "AbortError" || e.name === "TimeoutError" ? "no answer in time"
         : e.code === "ECONNREFUSED" ? "ECONNREFUSED: nothing listens there (is the cluster running, and is this its address?)"
             : e.code === "ECONNRESET" ? "ECONNRESET: something there accepted the connection and closed it (is this the API server's address and port?)"
-                : e.code ?? firstLine(err);
+                : e.code === "EPROTO" || e.code === "ERR_SSL_WRONG_VERSION_NUMBER"
+                    ? `${e.code}: the server there does not speak TLS; if the API server is plain HTTP write http:// in the kubeconfig's server, otherwise check its address and port`
+                    : e.code?.startsWith("HPE_") ? `${e.code}: the server there does not answer in HTTP; check the kubeconfig's server address and port`
+                        : e.code !== undefined ? `${e.code}: ${firstLine(err)}` : firstLine(err);
     return new ClusterUnreachableError(`cannot reach the Kubernetes API at ${where} to ${what}: ${reason}`);
 }

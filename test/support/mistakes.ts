@@ -24,14 +24,19 @@ export interface Mistake {
     mentions: string[];
     /** Patterns the answer must not contain (a command that writes outside the model folder, a wrong diagnosis). */
     forbid?: RegExp[];
+    /** Paths that must not exist after the run (a half-written output folder). */
+    absent?: string[];
+    /** Run the command as this user and group id (root reads every file: a file only others cannot read). */
+    asUser?: number;
 }
 
 export type Outcome = "clear" | "vague" | "bad";
 
-/** Runs `tfs ARGS` in `cwd` as a child process; a run over the time limit is killed and reported with its signal. */
-export function runTfs(args: string[], cwd: string): Promise<Run> {
+/** Runs `tfs ARGS` in `cwd` as a child process (as user `asUser`); a run over the time limit is killed and reported with its signal. */
+export function runTfs(args: string[], cwd: string, asUser?: number): Promise<Run> {
+    const user = asUser === undefined ? {} : { uid: asUser, gid: asUser, env: { ...process.env, HOME: cwd } };
     return new Promise((resolve) => {
-        execFile(process.execPath, [TFS, ...args], { cwd, encoding: "utf8", timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" },
+        execFile(process.execPath, [TFS, ...args], { cwd, encoding: "utf8", timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL", ...user },
             (err, stdout, stderr) => {
                 const e = err as (NodeJS.ErrnoException & { code?: number | string; signal?: string }) | null;
                 resolve({ status: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
@@ -59,6 +64,10 @@ export function judge(run: Run, mistake: Mistake): { outcome: Outcome; why: stri
     const forbidden = (mistake.forbid ?? []).find((re) => re.test(text));
     if (forbidden) {
         return { outcome: "bad", why: `says ${forbidden}` };
+    }
+    const left = (mistake.absent ?? []).filter((p) => fs.existsSync(p));
+    if (left.length > 0) {
+        return { outcome: "bad", why: `left ${left.join(", ")} behind` };
     }
     const missing = mistake.mentions.filter((m) => !text.includes(m));
     if (missing.length > 0) {

@@ -16,6 +16,18 @@ const foreign = path.join(ROOT, "someone-elses");
 fs.mkdirSync(foreign);
 fs.writeFileSync(path.join(foreign, "notes.txt"), "keep me\n");
 
+// A model another user runs tfs on, with one file only its owner (root) can read.
+const NOBODY = 65534;
+const shared = path.join(ROOT, "shared");
+fs.mkdirSync(shared, { mode: 0o777 });
+fs.chmodSync(shared, 0o777);
+fs.chmodSync(ROOT, 0o755);
+const lockedModel = path.join(shared, "locked");
+fs.cpSync(M.good, lockedModel, { recursive: true });
+const lockedIndex = path.join(lockedModel, V, "variables", "variables.index");
+fs.chmodSync(lockedIndex, 0o600);
+const lockedOut = path.join(shared, "ctx");
+
 const stage = (model: string, ...flags: string[]): string[] => [model, "--name", "m", "--out", OUT, ...flags];
 const mistakes: Mistake[] = [
     { name: "--out under /proc (no mkdir loop)", args: [M.good, "--name", "m", "--out", "/proc/tfs-context/m"], mentions: ["/proc/tfs-context/m", "--out"] },
@@ -39,7 +51,8 @@ const mistakes: Mistake[] = [
     { name: "a named pipe in the version folder", args: stage(M.namedPipe), mentions: [path.join(M.namedPipe, V, "assets", "pipe"), "neither a file nor a folder"] },
     { name: "a broken link", args: stage(M.brokenLink), mentions: [path.join(M.brokenLink, V, "assets", "vocab.txt")] },
     { name: "--signature the model lacks", args: stage(M.good, "--signature", "predict_all"), mentions: ["predict_all", "--signature"] },
+    { name: "a file this user cannot read: named, and no half-written --out", args: [lockedModel, "--name", "m", "--out", lockedOut], asUser: NOBODY, mentions: [lockedIndex, "EACCES"], absent: [lockedOut] },
 ];
 
-describeMistakes("tfs build-context: user mistakes", mistakes, (m) => runTfs(["build-context", ...m.args], ROOT),
+describeMistakes("tfs build-context: user mistakes", mistakes, (m) => runTfs(["build-context", ...m.args], ROOT, m.asUser),
     () => fs.rmSync(ROOT, { recursive: true, force: true }));

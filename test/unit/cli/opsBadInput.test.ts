@@ -11,6 +11,7 @@ import * as http2 from "http2";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import { Certificates, FakeTfServing, makeCertificates } from "../../support/fakeTfServingGrpc";
 import { hugeAnswer } from "../../support/notTfServing";
 import { TfsRun, runTfs } from "../../support/tfsCommand";
 import { unusedPort } from "../../support/tfServingStandin";
@@ -25,6 +26,10 @@ interface Case {
     exit: number;
     /** What the output must name, each a pattern over stdout and stderr together. */
     names: ((world: World) => RegExp)[];
+    /** What the output must not say (a wrong diagnosis, Node's warnings). */
+    forbid?: RegExp[];
+    /** The answer must come within this many seconds: no retry loop for what retrying cannot fix. */
+    maxSeconds?: number;
 }
 
 /** The servers and files the cases point at, made once for the suite. */
@@ -37,11 +42,31 @@ interface World {
     plain: string;
     refused: string;
     deadApi: string;
+    /** TCP servers that reset every connection, and HTTP/2 servers that are not gRPC. */
+    reset: string;
+    h2NotFound: string;
+    h2Goaway: string;
+    h2RstStream: string;
+    /** The gRPC fake (model "m") over plaintext; its Predict never answers. */
+    grpcHang: string;
+    /** The gRPC fake over TLS, with a certificate for 127.0.0.1 signed by `certs.ca`. */
+    grpcTls: string;
+    certs: Certificates;
+    /** --ca files that hold no usable CA certificate. */
+    emptyCa: string;
+    textCa: string;
     kubeconfig(name: string): string;
 }
 
 const REPO = path.resolve(__dirname, "../../..");
 const withoutPulumi = (): NodeJS.ProcessEnv => ({ ...process.env, PATH: path.dirname(process.execPath) });
+const hostPort = (url: string) => url.replace("http://", "");
+/** A gRPC smoke against `target` that must end at once, long before its --timeout. */
+const grpcAt = (target: (w: World) => string, flags: (w: World) => string[] = () => []) => (w: World) =>
+    ["smoke", "--grpc", "--url", target(w), "--model", "m", "--timeout", "60", ...flags(w)];
+const NOT_A_WAIT = [/did not become AVAILABLE/, /within 60 s/];
+/** Well under the 60 s a wait would take, with room for ts-node's start on a loaded machine. */
+const AT_ONCE = 40;
 const quote = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
 
 const CASES: Case[] = [
@@ -74,6 +99,28 @@ const CASES: Case[] = [
     { name: "smoke: --input that does not exist", args: (w) => ["smoke", "--url", w.plain, "--model", "m", "--input", path.join(w.dir, "nope.json")], exit: 2, names: [(w) => quote(`--input ${path.join(w.dir, "nope.json")}`), () => /ENOENT/] },
     { name: "smoke: --input that is not JSON", args: (w) => ["smoke", "--url", w.plain, "--model", "m", "--input", w.kubeconfig("garbage")], exit: 2, names: [(w) => quote(w.kubeconfig("garbage")), () => /is not JSON/] },
     { name: "smoke: --stack without the Pulumi CLI", args: () => ["smoke", "--stack", "dev"], env: withoutPulumi, exit: 2, names: [() => /--stack needs the Pulumi CLI, which is not on PATH/, () => /--url REST_URL --model NAME/] },
+    // tfs smoke --grpc: CA files, transports and servers that are not TF Serving's gRPC port.
+    { name: "smoke --grpc: --ca naming a folder", args: (w) => ["smoke", "--grpc", "--tls", "--ca", w.dir, "--url", w.grpcTls, "--model", "m"], exit: 2, names: [(w) => quote(`--ca ${w.dir}`), () => /is a folder/, () => /PEM file/] },
+    { name: "smoke --grpc: --ca an empty file", args: (w) => ["smoke", "--grpc", "--tls", "--ca", w.emptyCa, "--url", w.grpcTls, "--model", "m"], exit: 2, names: [(w) => quote(`--ca ${w.emptyCa}`), () => /is empty/] },
+    { name: "smoke --grpc: --ca with no certificate in it", args: (w) => ["smoke", "--grpc", "--tls", "--ca", w.textCa, "--url", w.grpcTls, "--model", "m"], exit: 2, names: [(w) => quote(`--ca ${w.textCa}`), () => /no PEM certificate/, () => /BEGIN CERTIFICATE/] },
+    { name: "smoke --grpc: --ca a private key", args: (w) => ["smoke", "--grpc", "--tls", "--ca", w.certs.keyFile, "--url", w.grpcTls, "--model", "m"], exit: 2, names: [(w) => quote(`--ca ${w.certs.keyFile}`), () => /private key, not a certificate/] },
+    { name: "smoke --grpc: the wrong CA", args: grpcAt((w) => w.grpcTls, (w) => ["--tls", "--ca", w.certs.otherCa]), exit: 3, names: [() => /not signed by the CA in --ca/, () => /pass the CA that signed it/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: a private CA and the system roots", args: grpcAt((w) => w.grpcTls, () => ["--tls"]), exit: 3, names: [() => /system roots/, () => /--ca FILE/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: plaintext to a TLS port", args: grpcAt((w) => w.grpcTls), exit: 3, names: [() => /closed the connection/, () => /--tls/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: TLS to a plaintext port", args: grpcAt((w) => w.grpcHang, (w) => ["--tls", "--ca", w.certs.ca]), exit: 3, names: [() => /does not speak TLS/, () => /drop --tls/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: TF Serving's REST port (HTTP/1)", args: grpcAt((w) => hostPort(w.plain)), exit: 3, names: [() => /HTTP\/1/, () => /8500/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    // A reset that comes after the connection opened reaches grpc-js as a plain "Failed to connect".
+    { name: "smoke --grpc: a server that resets the connection", args: grpcAt((w) => hostPort(w.reset)), exit: 3, names: [() => /(reset|closed) the connection/, () => /8500/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: a server that accepts and closes", args: grpcAt((w) => hostPort(w.closing)), exit: 3, names: [() => /closed the connection/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: an HTTP/2 server answering 404", args: grpcAt((w) => hostPort(w.h2NotFound)), exit: 3, names: [() => /HTTP 404/, () => /not gRPC/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: an HTTP/2 server that sends GOAWAY", args: grpcAt((w) => hostPort(w.h2Goaway)), exit: 3, names: [() => /not TF Serving's gRPC/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: an HTTP/2 server that resets each stream", args: grpcAt((w) => hostPort(w.h2RstStream)), exit: 3, names: [() => /RST_STREAM/, () => /not TF Serving's gRPC/], forbid: NOT_A_WAIT, maxSeconds: AT_ONCE },
+    { name: "smoke --grpc: port 0", args: () => ["smoke", "--grpc", "--url", "127.0.0.1:0", "--model", "m"], exit: 2, names: [() => /--url "127\.0\.0\.1:0"/, () => /1 to 65535/] },
+    { name: "smoke --grpc: port 99999", args: () => ["smoke", "--grpc", "--url", "127.0.0.1:99999", "--model", "m"], exit: 2, names: [() => /--url "127\.0\.0\.1:99999"/, () => /1 to 65535/] },
+    { name: "smoke: --url with port 0", args: () => ["smoke", "--url", "http://127.0.0.1:0", "--model", "m"], exit: 2, names: [() => /--url "http:\/\/127\.0\.0\.1:0"/, () => /1 to 65535/] },
+    // The report's own latency, not the run's time: ts-node's start varies with the machine's load.
+    { name: "smoke --grpc: a Predict that never answers ends with --timeout", args: (w) => ["smoke", "--grpc", "--url", w.grpcHang, "--model", "m", "--timeout", "3", "--json"], exit: 5, names: [() => /Predict failed with DEADLINE_EXCEEDED/, () => /"latencyMs": [1-4]\d{3}(\.\d+)?,/] },
+    { name: "smoke --grpc --tls against an IP: no DEP0123 warning", args: (w) => ["smoke", "--grpc", "--tls", "--ca", w.certs.ca, "--url", w.grpcTls, "--model", "nope"], exit: 4, names: [() => /model "nope" is not served/], forbid: [/DEP0123/, /DeprecationWarning/] },
     // tfs doctor: where the cluster is.
     { name: "doctor: no kubeconfig anywhere", args: () => ["doctor", "--namespace", "tf-serving"], env: (w) => noKubeconfigEnv(w), exit: 2, names: [() => /no kubeconfig found/, () => /--kubeconfig FILE/, () => /KUBECONFIG/] },
     { name: "doctor: an empty kubeconfig", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("empty"), "--namespace", "tf-serving"], exit: 2, names: [(w) => quote(w.kubeconfig("empty")), () => /has no contexts/] },
@@ -86,6 +133,8 @@ const CASES: Case[] = [
     { name: "doctor: a context naming a cluster that is not there", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("two"), "--context", "b", "--namespace", "tf-serving"], exit: 2, names: [() => /context "b" names cluster "missing"/] },
     { name: "doctor: an API server that is not running", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("refused"), "--namespace", "tf-serving"], exit: 3, names: [() => /cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+/, () => /ECONNREFUSED/] },
     { name: "doctor: an API server that closes the connection", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("dead"), "--namespace", "tf-serving"], exit: 3, names: [() => /cannot reach the Kubernetes API at http:\/\/127\.0\.0\.1:\d+/, () => /accepted the connection and closed it/] },
+    { name: "doctor: https:// to an API address that speaks plain HTTP", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("eproto"), "--namespace", "tf-serving"], exit: 3, names: [() => /does not speak TLS/, () => /http:\/\//], forbid: [/: EPROTO$/m] },
+    { name: "doctor: an address that answers, but not as a Kubernetes API", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("garbage-api"), "--namespace", "tf-serving"], exit: 3, names: [() => /answered, but not as a Kubernetes API server/, () => /server address/], forbid: [/cannot reach/] },
     { name: "doctor: no --namespace", args: (w) => ["doctor", "--kubeconfig", w.kubeconfig("two")], exit: 2, names: [() => /--namespace NS/] },
     { name: "doctor: --log-lines many", args: () => ["doctor", "--namespace", "x", "--log-lines", "many"], exit: 2, names: [() => /--log-lines/, () => /"many" is not a whole number/] },
     { name: "doctor: --lb-grace -5", args: () => ["doctor", "--namespace", "x", "--lb-grace", "-5"], exit: 2, names: [() => /--lb-grace/, () => /"-5" is not a whole number/] },
@@ -108,11 +157,24 @@ type Verdict = "clear" | "vague" | "bad";
 
 const TRACE = /^\s+at .+:\d+:\d+\)?$/m;
 
-/** bad: exit 0, killed, a trace or an internal error; vague: the right kind of failure that does not name what to fix. */
-function judge(c: Case, run: TfsRun, w: World): { verdict: Verdict; why: string } {
+/** A run and how long it took. */
+type TimedRun = TfsRun & { seconds: number };
+
+/**
+ * bad: exit 0, killed, a trace or an internal error, or something the case forbids; vague: the right
+ * kind of failure that does not name what to fix, or comes only after a wait that cannot help.
+ */
+function judge(c: Case, run: TimedRun, w: World): { verdict: Verdict; why: string } {
     const out = `${run.stdout}\n${run.stderr}`;
     if (run.code === 0 || run.code === null || TRACE.test(out) || /internal error/.test(out)) {
         return { verdict: "bad", why: `exit ${run.code}${TRACE.test(out) ? ", stack trace" : ""}` };
+    }
+    const forbidden = (c.forbid ?? []).find((re) => re.test(out));
+    if (forbidden !== undefined) {
+        return { verdict: "bad", why: `says ${forbidden}` };
+    }
+    if (c.maxSeconds !== undefined && run.seconds > c.maxSeconds) {
+        return { verdict: "vague", why: `took ${run.seconds.toFixed(1)} s (at most ${c.maxSeconds} s)` };
     }
     const missing = c.names.map((n) => n(w)).filter((p) => !p.test(out));
     if (run.code !== c.exit || missing.length > 0) {
@@ -126,7 +188,8 @@ describe("tfs smoke, doctor and deploy: bad input (child processes)", function (
     let world: World;
     const servers: net.Server[] = [];
     const sockets = new Set<net.Socket>();
-    const results = new Map<string, TfsRun>();
+    const fakes = { hang: new FakeTfServing({ hangPredict: true }), tls: new FakeTfServing() };
+    const results = new Map<string, TimedRun>();
 
     const listen = async (server: net.Server): Promise<string> => {
         servers.push(server);
@@ -141,6 +204,7 @@ describe("tfs smoke, doctor and deploy: bad input (child processes)", function (
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bad-input-"));
         fs.mkdirSync(path.join(dir, "home"));
         const refusedPort = await unusedPort();
+        const certs = makeCertificates(dir);
         world = {
             dir,
             closing: await listen(net.createServer((socket) => socket.destroy())),
@@ -154,6 +218,18 @@ describe("tfs smoke, doctor and deploy: bad input (child processes)", function (
             })),
             refused: `http://127.0.0.1:${refusedPort}`,
             deadApi: "",
+            reset: await listen(net.createServer((socket) => socket.resetAndDestroy())),
+            h2NotFound: await listen(http2.createServer((_req, res) => { res.writeHead(404); res.end(); }) as unknown as net.Server),
+            h2Goaway: await listen(http2.createServer().on("session", (session) => session.goaway(http2.constants.NGHTTP2_PROTOCOL_ERROR)) as unknown as net.Server),
+            h2RstStream: await listen(http2.createServer().on("stream", (stream) => {
+                stream.on("error", () => undefined);
+                stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+            }) as unknown as net.Server),
+            grpcHang: await fakes.hang.listen(),
+            grpcTls: await fakes.tls.listen(FakeTfServing.tls(certs)),
+            certs,
+            emptyCa: path.join(dir, "empty.pem"),
+            textCa: path.join(dir, "text.pem"),
             kubeconfig: (name) => path.join(dir, `${name}.kubeconfig`),
         };
         world.deadApi = world.closing;
@@ -166,12 +242,23 @@ describe("tfs smoke, doctor and deploy: bad input (child processes)", function (
         fs.writeFileSync(world.kubeconfig("two"), config(cluster("c1", "https://127.0.0.1:1"),
             "- name: a\n  context: {cluster: c1, user: u}\n- name: b\n  context: {cluster: missing, user: u}\n", "gone"));
         fs.writeFileSync(world.kubeconfig("refused"), config(cluster("c", `https://127.0.0.1:${refusedPort}`), "- name: c\n  context: {cluster: c, user: u}\n", "c"));
+        fs.writeFileSync(world.emptyCa, "");
+        fs.writeFileSync(world.textCa, "the CA is the one in the team's wiki\n");
+        fs.writeFileSync(world.kubeconfig("eproto"), config(cluster("c", world.plain.replace("http:", "https:")), "- name: c\n  context: {cluster: c, user: u}\n", "c"));
+        // Answers every request with a web page, as a wrong address (a dashboard, a proxy's sign-in page) does.
+        const page = await listen(http.createServer((_req, res) => {
+            res.writeHead(200, { "content-type": "text/html" });
+            res.end("<html><body>Welcome</body></html>");
+        }));
+        fs.writeFileSync(world.kubeconfig("garbage-api"), config(cluster("c", page), "- name: c\n  context: {cluster: c, user: u}\n", "c"));
         fs.writeFileSync(world.kubeconfig("dead"), config(cluster("c", world.deadApi), "- name: c\n  context: {cluster: c, user: u}\n", "c"));
 
         const queue = [...CASES];
         await Promise.all([0, 1, 2].map(async () => {
             for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
-                results.set(c.name, await runTfs(c.args(world), { env: c.env?.(world), cwd: c.cwd ?? dir, timeoutMs: 120_000 }));
+                const started = Date.now();
+                const run = await runTfs(c.args(world), { env: c.env?.(world), cwd: c.cwd ?? dir, timeoutMs: 120_000 });
+                results.set(c.name, { ...run, seconds: (Date.now() - started) / 1000 });
             }
         }));
     });
@@ -190,6 +277,7 @@ describe("tfs smoke, doctor and deploy: bad input (child processes)", function (
             [...tally.vague.map((l) => `  vague ${l}`), ...tally.bad.map((l) => `  bad   ${l}`)].forEach((l) => console.log(l));
         }
         sockets.forEach((s) => s.destroy());
+        Object.values(fakes).forEach((f) => f.close());
         await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
         if (world !== undefined) {
             fs.rmSync(world.dir, { recursive: true, force: true });

@@ -46,6 +46,15 @@ const gcpWith = (top: string[], ...gke: string[]): string => [gcp(...gke).trimEn
 const gcpGateway = (...lines: string[]): string =>
     gcpWith(["tf-serving:endpoint: gateway", "tf-serving:publicEndpoint: true", "tf-serving:gateway:", ...lines.map((l) => `  ${l}`)]);
 
+/** Nine levels of ten aliases each: a few lines that expand to 10^9 values (the "billion laughs"). */
+const aliasBomb = (): string => {
+    const lines = ["config:", "  tf-serving:modelPath: models/good", "  l0: &l0 [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) {
+        lines.push(`  l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(", ")}]`);
+    }
+    return `${lines.join("\n")}\n`;
+};
+
 const cases: PlanMistake[] = [
     { name: "replicas: 0", stack: local("tf-serving:replicas: 0"), mentions: ["tf-serving:replicas", "\"0\""] },
     { name: "replicas: two", stack: local("tf-serving:replicas: two"), mentions: ["tf-serving:replicas", "two"] },
@@ -119,6 +128,8 @@ const cases: PlanMistake[] = [
     { name: "gateway.certificateArn: a region outside the ARN's partition", stack: awsGateway(`certificateArn: ${CERT.replace("arn:aws:", "arn:aws-cn:")}`), mentions: ["tf-serving:gateway.certificateArn", "aws-cn"] },
     { name: "gke.cpuPool.machineType: a misspelt machine type", stack: gcp("cpuPool: { machineType: e2-standrad-4 }"), mentions: ["tf-serving:gke.cpuPool.machineType", "e2-standrad-4", "e2-standard-4"] },
     { name: "eks.cpuNodeGroup.instanceType: a misspelt size", stack: aws("cpuNodeGroup: { instanceType: m6i.xlarg }"), mentions: ["tf-serving:eks.cpuNodeGroup.instanceType", "m6i.xlarge"] },
+    { name: "a YAML alias bomb names the stack file", stackName: "bomb", stack: aliasBomb(), mentions: ["Pulumi.bomb.yaml", "aliases"] },
+    { name: "modelPath with a NUL byte is not a permissions problem", stack: withModel("\"models/go\\0od\""), mentions: ["tf-serving:modelPath", "NUL"], forbid: [/permissions/] },
     { name: "a stack file that is a list", stackName: "list", stack: "- tf-serving:modelPath: models/good\n", mentions: ["Pulumi.list.yaml", "config"] },
 ];
 

@@ -584,6 +584,30 @@ describe("preflight", () => {
     });
 
     describe("warns where TF Serving would still serve the model", () => {
+        it("VERSIONS_NOT_SERVED does not advise removing a version a served one links into", () => {
+            const base = copyFixture("half_plus_two_2_versions");
+            const variables = path.join(base, "00000124", "variables");
+            fs.rmSync(variables, { recursive: true });
+            fs.symlinkSync(path.join("..", V123, "variables"), variables);
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            const message = only(report.warnings, "VERSIONS_NOT_SERVED").message;
+            assert.doesNotMatch(message, /remove/);
+            assert.match(message, /keep it: served version 124 links into it \(.*00000124\/variables -> \.\.\/00000123\/variables\)/);
+        });
+
+        it("VERSIONS_NOT_SERVED advises removing only the unserved versions nothing served links into", () => {
+            const base = copyFixture("half_plus_two_2_versions");
+            fs.cpSync(path.join(base, V123), path.join(base, "00000122"), { recursive: true });
+            const variables = path.join(base, "00000124", "variables");
+            fs.rmSync(variables, { recursive: true });
+            fs.symlinkSync(path.join("..", V123, "variables"), variables);
+            const message = only(preflight(base).warnings, "VERSIONS_NOT_SERVED").message;
+            assert.match(message, /Versions 122, 123 .* not served/);
+            assert.match(message, /remove 122 to keep the image small/);
+            assert.match(message, /keep 123: served version 124 links into it/);
+        });
+
         it("IGNORED_ENTRIES and STRAY_MODEL_FILES for non-numeric entries beside the versions", () => {
             const base = copyFixture("half_plus_two_cpu");
             fs.mkdirSync(path.join(base, "latest"));

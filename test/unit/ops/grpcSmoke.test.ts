@@ -1,85 +1,12 @@
 import * as assert from "assert";
-import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import * as grpc from "@grpc/grpc-js";
-import { servingType, SIGNATURE_DEF_MAP_URL } from "../../../model/tfProto";
 import { grpcSmoke, GrpcSmokeOptions, GrpcSmokeReport } from "../../../ops/grpcSmoke";
 import { SmokeUsageError } from "../../../ops/smoke";
-import { serviceDefinition, TensorObject } from "../../../ops/tfServingGrpc";
+import { TensorObject } from "../../../ops/tfServingGrpc";
+import { FakeTfServing, makeCertificates } from "../../support/fakeTfServingGrpc";
 import { fixtureArgs, startTfServing, TfServing, unusedPort } from "../../support/tfServingStandin";
-
-/** A CA and a server certificate for 127.0.0.1 it signed, made with openssl in a temporary folder. */
-function makeCertificates(dir: string): { ca: string; key: Buffer; cert: Buffer } {
-    const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=tfs smoke test CA");
-    run("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1");
-    fs.writeFileSync(path.join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext");
-    return { ca: path.join(dir, "ca.pem"), key: fs.readFileSync(path.join(dir, "server.key")), cert: fs.readFileSync(path.join(dir, "server.pem")) };
-}
-
-type Handler = (call: { request: Record<string, unknown> }, callback: grpc.sendUnaryData<unknown>) => void;
-
-/**
- * A TF Serving fake on grpc-js with the product's own service definitions: model "m" (version 7)
- * reports LOADING for its first `loadingPolls` status calls, then AVAILABLE; Predict computes
- * half_plus_two (y = x/2 + 2) from float_val; signature "broken" fails as the real server would.
- */
-class FakeTfServing {
-    readonly server = new grpc.Server();
-    statusCalls = 0;
-    predictRequests: Record<string, unknown>[] = [];
-
-    constructor(private readonly loadingPolls = 0) {
-        const fail = (callback: grpc.sendUnaryData<unknown>, code: grpc.status, details: string) => callback({ code, details, name: "", message: details });
-        const known = (request: Record<string, unknown>) => (request.model_spec as { name?: string } | undefined)?.name === "m";
-        const status: Handler = ({ request }, callback) => {
-            if (!known(request)) {
-                return fail(callback, grpc.status.NOT_FOUND, `Could not find any versions of model ${(request.model_spec as { name?: string }).name}`);
-            }
-            this.statusCalls++;
-            const state = this.statusCalls <= this.loadingPolls ? "LOADING" : "AVAILABLE";
-            callback(null, { model_version_status: [{ version: 7, state, status: {} }] });
-        };
-        const metadata: Handler = ({ request }, callback) => {
-            if (!known(request)) {
-                return fail(callback, grpc.status.NOT_FOUND, "Servable not found for request: Latest(other)");
-            }
-            const tensor = (name: string) => ({ name, dtype: "DT_FLOAT", tensor_shape: { dim: [{ size: -1 }, { size: 1 }] } });
-            const map = servingType("tensorflow.serving.SignatureDefMap");
-            const signature = { inputs: { x: tensor("x:0") }, outputs: { y: tensor("y:0") }, method_name: "tensorflow/serving/predict" };
-            const value = map.encode(map.fromObject({ signature_def: { serving_default: signature, broken: signature } })).finish();
-            callback(null, { model_spec: { name: "m", version: { value: 7 } }, metadata: { signature_def: { type_url: SIGNATURE_DEF_MAP_URL, value } } });
-        };
-        const predict: Handler = ({ request }, callback) => {
-            this.predictRequests.push(request);
-            const spec = request.model_spec as { signature_name?: string };
-            if (spec.signature_name === "broken") {
-                return fail(callback, grpc.status.INVALID_ARGUMENT, "Expects arg[0] to be float but int64 is provided");
-            }
-            const x = (request.inputs as Record<string, TensorObject>).x;
-            const y = (x.float_val as number[]).map((v) => v / 2 + 2);
-            callback(null, {
-                model_spec: { name: "m", version: { value: 7 }, signature_name: spec.signature_name },
-                outputs: { y: { dtype: "DT_FLOAT", tensor_shape: x.tensor_shape, float_val: y } },
-            });
-        };
-        this.server.addService(serviceDefinition("ModelService"), { GetModelStatus: status });
-        this.server.addService(serviceDefinition("PredictionService"), { GetModelMetadata: metadata, Predict: predict });
-    }
-
-    listen(credentials = grpc.ServerCredentials.createInsecure()): Promise<string> {
-        return new Promise((resolve, reject) => this.server.bindAsync("127.0.0.1:0", credentials,
-            (err, port) => (err ? reject(err) : resolve(`127.0.0.1:${port}`))));
-    }
-
-    close(): void {
-        this.server.forceShutdown();
-    }
-}
 
 describe("tfs smoke --grpc", function () {
     this.timeout(30_000);
@@ -103,7 +30,7 @@ describe("tfs smoke --grpc", function () {
     });
 
     it("waits on GetModelStatus until AVAILABLE, builds the request from GetModelMetadata's signature and reports Predict", async () => {
-        fake = new FakeTfServing(2);
+        fake = new FakeTfServing({ loadingPolls: 2 });
         const report = await run(await fake.listen());
         assert.strictEqual(report.outcome, "ok", report.message);
         assert.strictEqual(report.exitCode, 0);
@@ -119,7 +46,7 @@ describe("tfs smoke --grpc", function () {
     });
 
     it("gives up as not available when the model stays LOADING past the timeout", async () => {
-        fake = new FakeTfServing(1_000_000);
+        fake = new FakeTfServing({ loadingPolls: 1_000_000 });
         const report = await run(await fake.listen(), { timeoutMs: 300 });
         assert.strictEqual(report.outcome, "not-available");
         assert.strictEqual(report.exitCode, 4);
@@ -174,7 +101,7 @@ describe("tfs smoke --grpc", function () {
         after(() => fs.rmSync(dir, { recursive: true, force: true }));
         const tlsFake = async () => {
             fake = new FakeTfServing();
-            const endpoint = await fake.listen(grpc.ServerCredentials.createSsl(null, [{ private_key: certs.key, cert_chain: certs.cert }], false));
+            const endpoint = await fake.listen(FakeTfServing.tls(certs));
             // By name: TLS's server name indication takes no IP address (RFC 6066).
             return endpoint.replace("127.0.0.1", "localhost");
         };
@@ -184,6 +111,21 @@ describe("tfs smoke --grpc", function () {
             assert.strictEqual(report.outcome, "ok", report.message);
             assert.strictEqual(report.tls, true);
             assert.deepStrictEqual(report.answer?.outputs, { y: [[2.5]] });
+        });
+
+        it("verifies an IP target against the certificate's IP address", async () => {
+            fake = new FakeTfServing();
+            const report = await run(await fake.listen(FakeTfServing.tls(certs)), { tls: true, caFile: certs.ca });
+            assert.strictEqual(report.outcome, "ok", report.message);
+        });
+
+        it("refuses an IP the certificate does not list", async () => {
+            fake = new FakeTfServing();
+            const endpoint = (await fake.listen(FakeTfServing.tls(certs))).replace("127.0.0.1", "[::ffff:127.0.0.1]");
+            const report = await run(endpoint, { tls: true, caFile: certs.ca, timeoutMs: 5000 });
+            assert.strictEqual(report.outcome, "unreachable");
+            assert.strictEqual(report.attempts, 1);
+            assert.match(report.message, /not for this address/);
         });
 
         it("refuses a server the system roots do not vouch for: nothing trusted answered", async () => {
