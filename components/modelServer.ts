@@ -8,12 +8,15 @@
  * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
  * NetworkPolicy and, when asked, a HorizontalPodAutoscaler and an image pull Secret.
  */
-import * as net from "net";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { dockerConfigJson } from "../contract/registry";
-import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, modelServerLabels } from "../contract/labels";
-import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, GatewayPlatform, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import {
+    MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, modelServerLabels,
+} from "../contract/labels";
+import { CanarySettings } from "../serving/canary";
+import { CanaryRelease } from "./canaryRelease";
+import type { RouteRef } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -150,20 +153,28 @@ export interface ModelServerArgs {
     /** Extra Service annotations (cloud load balancer settings), merged over the managed ones. Default none. */
     serviceAnnotations?: Record<string, string>;
     /**
-     * An L7 endpoint instead of the Service's load balancer: a Gateway API Gateway of `className`
-     * with an HTTPRoute (REST) and a GRPCRoute (gRPC) to the Service (set `serviceType` ClusterIP),
-     * balancing each request over the ready pods. TLS from the `tlsSecretName` Secret; without it
-     * plaintext, which a preview warns about. The outputs follow the Gateway's address. Default none.
-     * `platform: "gke"`: the GKE Gateway controller's shape (one HTTPS listener on 443, one
-     * HTTPRoute, a HealthCheckPolicy on the model status), TLS from `tlsSecretName` or the
-     * Certificate Manager map `certificateMap`. `platform: "eks"`: the AWS Load Balancer Controller's
-     * shape (the generic listeners, HTTPS with the ACM certificate `certificateArn` through a
-     * LoadBalancerConfiguration, internet-facing, `loadBalancerSourceRanges` as its source ranges; a
-     * TargetGroupConfiguration with pod targets and health checks), which needs the controller in the
-     * cluster (`EksCluster`'s `loadBalancerController`).
+     * A canary for every change of `image` (needs the routes of a `ModelGateway` with its
+     * `canaryService` set to `<model.name>-canary`): the new image first runs in a Deployment of its
+     * own beside the serving one, the routes' weights move to it step by step, and each step's gate
+     * reads the canary pods' own metrics; only when every gate passes does the serving Deployment
+     * take the image (README, "Canary releases"). Default none: the rolling update alone.
      */
-    gateway?: { className: string; tlsSecretName?: string; platform?: GatewayPlatform; certificateMap?: string; certificateArn?: string };
+    canary?: ServerCanary;
 }
+
+/** What a canary needs besides its settings: the routes whose weights it moves, and how to reach the cluster. */
+export interface ServerCanary {
+    settings: CanarySettings;
+    routes: RouteRef[];
+    /** The route resources: the canary waits until they carry its backend. */
+    routeResources?: pulumi.Resource[];
+    /** The kubeconfig (contents or file) of the cluster; default the ambient one. The canary's own API calls use it. */
+    kubeconfig?: pulumi.Input<string>;
+    context?: string;
+}
+
+/** Seconds a weight change is given to reach the Gateway's data plane before the canary's pods go. */
+export const CANARY_SETTLE_SECONDS = 5;
 
 export class ModelServer extends pulumi.ComponentResource {
     /** The load balancer's IP; empty where the cloud gives only a hostname (AWS). */
@@ -174,6 +185,8 @@ export class ModelServer extends pulumi.ComponentResource {
     readonly grpcEndpoint: pulumi.Output<string>;
     readonly modelStatusUrl: pulumi.Output<string>;
     readonly imageRef: pulumi.Output<string>;
+    /** The TF Serving model name. */
+    readonly model: string;
     readonly deployment: k8s.apps.v1.Deployment;
     readonly service: k8s.core.v1.Service;
 
@@ -193,6 +206,7 @@ export class ModelServer extends pulumi.ComponentResource {
         super("tf-serving:index:ModelServer", name, {}, opts);
         this.sizing = sizing;
         const modelName = args.model.name;
+        this.model = modelName;
         const childOpts = { parent: this };
         const labels = modelServerLabels(modelName);
         const meta = { namespace: args.namespace, labels };
@@ -218,11 +232,19 @@ export class ModelServer extends pulumi.ComponentResource {
             stringData: { ".dockerconfigjson": pullSecretContent(args.imagePullCredentials) },
         }, childOpts);
 
+        const release = args.canary && canaryRelease(name, args, args.canary, sizing, {
+            serviceAccount: serviceAccount.metadata.name, serverConfig: serverConfig.metadata.name, pullSecret: pullSecret?.metadata.name,
+        }, this);
+
         // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
             metadata: { ...meta, name: modelName },
             spec: deploymentSpec(args, sizing, labels, serviceAccount.metadata.name, serverConfig.metadata.name, pullSecret?.metadata.name),
-        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)) });
+        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)), dependsOn: release ? [release.release] : [] });
+        if (release) {
+            // After the serving Deployment rolled onto the image the canary proved: the routes back to it alone.
+            new CanaryRelease(`${name}-canary-finish`, { ...release.inputs, phase: "finish" }, { parent: this, dependsOn: [this.deployment] });
+        }
 
         this.service = new k8s.core.v1.Service(name, {
             metadata: {
@@ -236,10 +258,7 @@ export class ModelServer extends pulumi.ComponentResource {
             spec: {
                 type: args.serviceType ?? "LoadBalancer",
                 selector: labels,
-                ports: [
-                    { name: "grpc", port: GRPC_PORT, targetPort: "grpc", protocol: "TCP", appProtocol: "kubernetes.io/h2c" },
-                    { name: "http", port: REST_PORT, targetPort: "http", protocol: "TCP", appProtocol: "http" },
-                ],
+                ports: SERVING_PORTS,
                 loadBalancerSourceRanges: (args.serviceType ?? "LoadBalancer") === "LoadBalancer" && args.loadBalancerSourceRanges?.length
                     ? args.loadBalancerSourceRanges : undefined,
             },
@@ -272,23 +291,12 @@ export class ModelServer extends pulumi.ComponentResource {
             }, childOpts);
         }
 
-        if (args.gateway) {
-            const eks = args.gateway.platform === "eks" ? { sourceRanges: args.loadBalancerSourceRanges, drainSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS } : {};
-            const address = gatewayAddress(name, args.namespace, { name: modelName, labels, ...args.gateway, ...eks }, this);
-            const tls = [args.gateway.tlsSecretName, args.gateway.certificateMap, args.gateway.certificateArn].some((c) => c !== undefined);
-            const port = args.gateway.platform === "gke" ? GKE_HTTPS_PORT : undefined;
-            this.externalAddress = address;
-            this.externalIp = address.apply((a) => (net.isIP(a) ? a : ""));
-            this.restUrl = address.apply((a) => gatewayEndpoints(a, tls, port).restUrl);
-            this.grpcEndpoint = address.apply((a) => gatewayEndpoints(a, tls, port).grpcEndpoint);
-        } else {
-            const ingress = this.service.status.loadBalancer.ingress;
-            this.externalIp = ingress.apply((i) => i?.[0]?.ip ?? "");
-            this.externalAddress = pulumi.all([ingress, this.service.spec.clusterIP]).apply(([i, clusterIp]) =>
-                i?.[0]?.ip || i?.[0]?.hostname || clusterIp || "");
-            this.restUrl = pulumi.interpolate`http://${formatHost(this.externalAddress)}:${REST_PORT}`;
-            this.grpcEndpoint = pulumi.interpolate`${formatHost(this.externalAddress)}:${GRPC_PORT}`;
-        }
+        const ingress = this.service.status.loadBalancer.ingress;
+        this.externalIp = ingress.apply((i) => i?.[0]?.ip ?? "");
+        this.externalAddress = pulumi.all([ingress, this.service.spec.clusterIP]).apply(([i, clusterIp]) =>
+            i?.[0]?.ip || i?.[0]?.hostname || clusterIp || "");
+        this.restUrl = pulumi.interpolate`http://${formatHost(this.externalAddress)}:${REST_PORT}`;
+        this.grpcEndpoint = pulumi.interpolate`${formatHost(this.externalAddress)}:${GRPC_PORT}`;
         this.modelStatusUrl = pulumi.interpolate`${this.restUrl}${modelStatusPath(modelName)}`;
         this.imageRef = pulumi.output(args.image);
 
@@ -309,34 +317,52 @@ function pullSecretContent(login: ImagePullCredentials): pulumi.Output<string> {
         .apply(([server, username, password]) => dockerConfigJson(server, username, password)));
 }
 
+/** The Service's ports, the serving Service's and the canary's. */
+const SERVING_PORTS = [
+    { name: "grpc", port: GRPC_PORT, targetPort: "grpc", protocol: "TCP", appProtocol: "kubernetes.io/h2c" },
+    { name: "http", port: REST_PORT, targetPort: "http", protocol: "TCP", appProtocol: "http" },
+];
+
 /**
- * The Gateway and its routes (serving/gateway.ts), children of `parent`; the address the Gateway
- * reports (`status.addresses[0]`). Without a TLS Secret a preview warns that traffic is plaintext.
+ * The canary's Service and NetworkPolicy (kept between releases: a route's backend must exist) and
+ * the release that runs before the serving Deployment changes; its inputs, for the `finish` after it.
  */
-function gatewayAddress(name: string, namespace: pulumi.Input<string>, input: GatewayInput, parent: pulumi.Resource): pulumi.Output<string> {
-    const { gateway: gatewayObject, httpRoute, grpcRoute, healthCheckPolicy, loadBalancerConfiguration, targetGroupConfiguration } = renderGatewayObjects(input);
-    const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace } });
-    if ([input.tlsSecretName, input.certificateMap, input.certificateArn].every((c) => c === undefined)) {
-        pulumi.log.warn(plaintextGatewayWarning(input.name, input.className), parent);
-    }
-    const opts = { parent };
-    // The controller builds the load balancer from these when it first sees the Gateway and its routes:
-    // an ALB's scheme and a target group's protocol version cannot change afterwards, so they come first.
-    const lbConfig = loadBalancerConfiguration && new k8s.apiextensions.CustomResource(`${name}-lb-config`, inNamespace(loadBalancerConfiguration), opts);
-    const tgConfig = targetGroupConfiguration && new k8s.apiextensions.CustomResource(`${name}-target-groups`, inNamespace(targetGroupConfiguration), opts);
-    // status is listed (undefined) so that the engine returns it as an output.
-    const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(gatewayObject), status: undefined },
-        { ...opts, dependsOn: lbConfig ? [lbConfig] : [] });
-    const routeOpts = { ...opts, dependsOn: tgConfig ? [gateway, tgConfig] : [gateway] };
-    new k8s.apiextensions.CustomResource(`${name}-rest`, inNamespace(httpRoute), routeOpts);
-    if (grpcRoute) {
-        new k8s.apiextensions.CustomResource(`${name}-grpc`, inNamespace(grpcRoute), routeOpts);
-    }
-    if (healthCheckPolicy) {
-        new k8s.apiextensions.CustomResource(`${name}-health-check`, inNamespace(healthCheckPolicy), opts);
-    }
-    const status = (gateway as unknown as { status: pulumi.Output<{ addresses?: { value?: string }[] } | undefined> }).status;
-    return status.apply((s) => s?.addresses?.[0]?.value ?? "");
+function canaryRelease(
+    name: string, args: ModelServerArgs, canary: ServerCanary, sizing: Sizing,
+    names: { serviceAccount: pulumi.Input<string>; serverConfig: pulumi.Input<string>; pullSecret?: pulumi.Input<string> },
+    parent: pulumi.Resource,
+): { release: CanaryRelease; inputs: Omit<ConstructorParameters<typeof CanaryRelease>[1], "phase"> } {
+    const model = args.model.name;
+    const labels = canaryLabels(model);
+    const meta = { namespace: args.namespace, labels, name: canaryName(model) };
+    const service = new k8s.core.v1.Service(`${name}-canary`, {
+        metadata: meta,
+        spec: { type: "ClusterIP", selector: labels, ports: SERVING_PORTS },
+    }, { parent });
+    new k8s.networking.v1.NetworkPolicy(`${name}-canary`, { metadata: meta, spec: networkPolicySpec(labels) }, { parent });
+    const { settings } = canary;
+    // The serving pods' spec with the canary's labels and count; never autoscaled.
+    const spec = deploymentSpec({ ...args, replicas: settings.replicas, autoscaling: undefined }, sizing, labels, names.serviceAccount, names.serverConfig, names.pullSecret);
+    const inputs = {
+        kubeconfig: canary.kubeconfig,
+        context: canary.context,
+        namespace: args.namespace,
+        model,
+        image: args.image,
+        serving: model,
+        canary: canaryName(model),
+        canaryDeployment: pulumi.output(args.namespace).apply((namespace) => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { ...meta, namespace }, spec })),
+        routes: canary.routes,
+        steps: settings.steps,
+        holdSeconds: settings.holdSeconds,
+        gates: settings.gates,
+        readySeconds: modelServerTiming(args, sizing).progressDeadlineSeconds,
+        settleSeconds: CANARY_SETTLE_SECONDS,
+    };
+    const release = new CanaryRelease(`${name}-canary-release`, { ...inputs, phase: "release" }, {
+        parent, dependsOn: [service, ...(canary.routeResources ?? [])],
+    });
+    return { release, inputs };
 }
 
 function formatHost(address: pulumi.Output<string>): pulumi.Output<string> {

@@ -18,6 +18,7 @@ import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
+import { CANARY_DEFAULTS, CanarySettings } from "../serving/canary";
 import type { GatewayPlatform } from "../serving/gateway";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
 import { awsPartition } from "../components/eks/partition";
@@ -59,12 +60,14 @@ export interface ModelSettings {
     /** Server-side batching; `parametersFile` is a batching_parameters text proto on disk. */
     batching: { enabled: boolean; parametersFile?: string };
     autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
+    /** A metric-gated canary for every new image (needs `endpoint: gateway`); undefined: the rolling update alone. */
+    canary?: CanarySettings;
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
     extraServerArgs: string[];
     /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
     enableWarmup: boolean;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
+    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
 }
 
 export interface ServiceSettings {
@@ -156,7 +159,7 @@ export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
-    "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling",
+    "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling", "canary",
     "extraServerArgs", "enableWarmup",
 ] as const;
 
@@ -378,6 +381,13 @@ export function readConfig(all: Record<string, string>, project: string, project
         : cloud === "gcp" ? { ...common, cloud, gke: cloudSections.gcp().readGcpConfig(r) }
         : { ...common, cloud, eks: cloudSections.aws().readAwsConfig(r) };
 
+    for (const m of models.filter((model) => model.canary !== undefined && service.endpoint !== "gateway")) {
+        r.issues.push({
+            key: m.configKey("canary"), value: "set",
+            expected: "needs `endpoint: gateway`: a canary moves a share of the requests, which only the Gateway's weighted routes split per request; " +
+                "a LoadBalancer splits connections (one gRPC channel would reach the canary for all or none of its calls). Set endpoint: gateway (README, Canary releases), or remove canary",
+        });
+    }
     const gpuModels = models.filter((m) => m.gpu);
     if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
         r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see README, GKE)` });
@@ -393,7 +403,8 @@ export function readConfig(all: Record<string, string>, project: string, project
     if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
         const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
             name: m.name,
-            pods: m.autoscaling?.maxReplicas ?? m.replicas,
+            // The canary's pods run beside the serving ones, each on a GPU of its own.
+            pods: (m.autoscaling?.maxReplicas ?? m.replicas) + (m.canary?.replicas ?? 0),
             podsKey: m.autoscaling ? `${m.configKey("autoscaling")}.maxReplicas` : m.configKey("replicas"),
             gpuCount: m.gpuCount,
             gpuCountKey: m.configKey("gpuCount"),
@@ -513,6 +524,8 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         autoscaling = { minReplicas, maxReplicas, targetCpuUtilization: autoscalingReader.int("targetCpuUtilization", 70, { min: 10, max: 100 }) };
     }
 
+    const canary = readCanary(src("canary"), name);
+
     const extraServerArgs = src("extraServerArgs").stringList("extraServerArgs", (arg) => {
         const flag = arg.split("=")[0];
         const why = managedFlags().get(flag);
@@ -546,9 +559,49 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             parametersFile: batchingFile,
         },
         autoscaling,
+        canary,
         extraServerArgs,
         enableWarmup: src("enableWarmup").bool("enableWarmup", true),
         configKey,
+    };
+}
+
+/** The longest model name a canary allows: its Deployment and Service are `<name>-canary`, a DNS label too. */
+const CANARY_NAME_MAX = 63 - "-canary".length;
+
+/** `canary`: steps (ascending percents), the hold, the canary's pods and the gates; each key checked with its bounds. */
+function readCanary(r: ConfigReader, model: string): CanarySettings | undefined {
+    const c = r.nested("canary");
+    if (c === undefined) {
+        return undefined;
+    }
+    c.rejectUnknown(["steps", "holdSeconds", "replicas", "gates"]);
+    const listed = c.list("steps");
+    let steps = CANARY_DEFAULTS.steps;
+    if (listed !== undefined) {
+        const valid = listed.every((v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 99)
+            && listed.every((v, i) => i === 0 || (v as number) > (listed[i - 1] as number));
+        if (!valid || listed.length === 0 || listed.length > 10) {
+            c.fail("steps", "must list 1 to 10 percents of the requests sent to the canary, ascending, each from 1 to 99 (e.g. [10, 50]); after the last step the new version takes all");
+        } else {
+            steps = listed as number[];
+        }
+    }
+    const g = c.nested("gates");
+    g?.rejectUnknown(["maxErrorRatio", "maxP99Ms", "minRequests"]);
+    const defaults = CANARY_DEFAULTS.gates;
+    if (model.length > CANARY_NAME_MAX) {
+        r.fail("canary", `a canary runs as "${model}-canary", longer than a DNS label's 63 characters: shorten the model name to ${CANARY_NAME_MAX} characters`, undefined);
+    }
+    return {
+        steps,
+        holdSeconds: c.int("holdSeconds", CANARY_DEFAULTS.holdSeconds, { min: 5, max: 3600 }),
+        replicas: c.int("replicas", CANARY_DEFAULTS.replicas, { min: 1, max: 100 }),
+        gates: {
+            maxErrorRatio: g?.number("maxErrorRatio", defaults.maxErrorRatio, { min: 0, max: 1 }) ?? defaults.maxErrorRatio,
+            maxP99Ms: g?.int("maxP99Ms", defaults.maxP99Ms, { min: 1, max: 600_000 }) ?? defaults.maxP99Ms,
+            minRequests: g?.int("minRequests", defaults.minRequests, { min: 1, max: 1_000_000 }) ?? defaults.minRequests,
+        },
     };
 }
 

@@ -200,6 +200,20 @@ export class ConfigReader {
         return n;
     }
 
+    /** A number (a fraction allowed) within `bounds`, inclusive. */
+    number(name: string, fallback: number, bounds: { min: number; max: number }): number {
+        const v = this.raw[name];
+        if (!this.has(name)) {
+            return fallback;
+        }
+        const n = typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(v.trim()) ? Number(v) : NaN;
+        if (!Number.isFinite(n) || n < bounds.min || n > bounds.max) {
+            this.fail(name, `must be a number from ${bounds.min} to ${bounds.max}`);
+            return fallback;
+        }
+        return n;
+    }
+
     /** A DNS-1123 label: what Kubernetes accepts as a Service or Deployment name. */
     dnsLabel(name: string, fallback: string): string;
     dnsLabel(name: string): string | undefined;

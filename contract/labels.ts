@@ -28,6 +28,19 @@ export function modelServerLabels(modelName: string): Record<string, string> {
     };
 }
 
+/** Marks a canary's pods (`canary`); the serving pods carry none. */
+export const TRACK_LABEL = "tf-serving.dev/track";
+
+/** The canary's name: its Deployment's and Service's, and its pods' instance label (so the model's selectors never match them). */
+export function canaryName(modelName: string): string {
+    return `${modelName}-canary`;
+}
+
+/** The canary pods' labels: the model server's, with an instance of their own. */
+export function canaryLabels(modelName: string): Record<string, string> {
+    return { ...modelServerLabels(modelName), [INSTANCE_LABEL]: canaryName(modelName), [TRACK_LABEL]: "canary" };
+}
+
 /** Selects every model server's objects (a label selector); the model name is the instance label. */
 export const MODEL_SERVER_SELECTOR = `${NAME_LABEL}=${APP_NAME},${COMPONENT_LABEL}=${MODEL_SERVER_COMPONENT}`;
 

@@ -27,6 +27,8 @@ export interface RecordedResource {
     dependsOn: string[];
     /** Names this resource was once registered under (`aliases: [{ name }]`), so state moves without a replacement. */
     aliasNames: string[];
+    /** Parents this resource was once registered under (`aliases: [{ parent }]`), as `type::name` read from their URNs. */
+    aliasParents: string[];
     /** How long the engine waits for it (`customTimeouts`), when set. */
     customTimeouts?: pulumi.CustomTimeouts;
     /** Inputs whose changes the engine ignores after creation (`ignoreChanges`), when set. */
@@ -240,9 +242,18 @@ interface Options {
     parent?: string;
     dependsOn: string[];
     aliasNames: string[];
+    aliasParents: Promise<string[]>;
     customTimeouts?: pulumi.CustomTimeouts;
     ignoreChanges?: string[];
     secrets: Promise<Path[]>;
+}
+
+/** `type::name` of the URN an alias names as the former parent. */
+async function aliasParents(aliases: pulumi.ResourceOptions["aliases"]): Promise<string[]> {
+    const parents = (aliases ?? []).map((a) => (typeof a === "object" && a !== null && "parent" in a ? a.parent : undefined))
+        .filter((p) => p !== undefined && !pulumi.Resource.isInstance(p));
+    const urns = await Promise.all(parents.map((p) => new Promise<string>((resolve) => pulumi.output(p as pulumi.Input<string>).apply((u) => { resolve(u); return u; }))));
+    return urns.map((urn) => { const [, , types, name] = urn.split("::"); return `${types.split("$").pop()}::${name}`; });
 }
 
 /**
@@ -271,6 +282,7 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
                     secretPaths,
                     dependsOn: opts?.dependsOn ?? [],
                     aliasNames: opts?.aliasNames ?? [],
+                    aliasParents: opts ? await opts.aliasParents : [],
                     ...(opts?.customTimeouts ? { customTimeouts: opts.customTimeouts } : {}),
                     ...(opts?.ignoreChanges ? { ignoreChanges: opts.ignoreChanges } : {}),
                 });
@@ -308,6 +320,7 @@ export async function installMocks(options: MockOptions, recorder: Recorder): Pr
             aliasNames: (opts.aliases ?? []).map((a) => (typeof a === "object" && a !== null && "name" in a && typeof a.name === "string" ? a.name : "")).filter((n) => n !== ""),
             customTimeouts: (opts as pulumi.CustomResourceOptions).customTimeouts,
             ignoreChanges: opts.ignoreChanges,
+            aliasParents: aliasParents(opts.aliases),
             secrets: secretOutputPaths(props, []),
         });
         return undefined;

@@ -35,6 +35,12 @@ export interface GatewayInput {
     sourceRanges?: string[];
     /** EKS only: seconds a target group keeps a removed pod draining (the pod's termination grace); default the ALB's 300. */
     drainSeconds?: number;
+    /**
+     * The canary's Service (`canary` set): every rule then sends its requests to two backends, the
+     * model's Service at weight 100 and this one at weight 0, and a canary release moves the weights.
+     * Unset: one backend without a weight, as before canaries existed (no change to a live route).
+     */
+    canaryService?: string;
 }
 
 export type GatewayPlatform = "generic" | "gke" | "eks";
@@ -65,6 +71,23 @@ export interface GatewayObjects {
     loadBalancerConfiguration?: GatewayApiObject;
     /** EKS: the Service's target groups (pod IPs, protocol version, health checks). */
     targetGroupConfiguration?: GatewayApiObject;
+    /** With a canary Service: its own health check (GKE) or target groups (EKS), as the model Service has. */
+    canaryBackendPolicy?: GatewayApiObject;
+}
+
+/** The routes' backends on `port`: the model's Service, and the canary's at weight 0 when there is one. */
+function backends(input: GatewayInput, port: number): Record<string, unknown>[] {
+    const ref = (name: string) => ({ group: "", kind: "Service", name, port });
+    return input.canaryService === undefined ? [ref(input.name)]
+        : [{ ...ref(input.name), weight: 100 }, { ...ref(input.canaryService), weight: 0 }];
+}
+
+/** `policy` (a HealthCheckPolicy or TargetGroupConfiguration of the model's Service) for the canary's Service. */
+function forCanary(input: GatewayInput, policy: GatewayApiObject | undefined, target: (spec: Record<string, unknown>, service: string) => Record<string, unknown>): GatewayApiObject | undefined {
+    if (policy === undefined || input.canaryService === undefined) {
+        return undefined;
+    }
+    return { ...policy, metadata: { ...policy.metadata, name: input.canaryService }, spec: target(policy.spec, input.canaryService) };
 }
 
 /** TF Serving's gRPC services, the ones a Gateway routes (reflection, health and the rest are not). */
@@ -94,7 +117,7 @@ function renderListenerGateway(input: GatewayInput, https: boolean): GatewayObje
         allowedRoutes: { namespaces: { from: "Same" }, kinds: [{ group: "gateway.networking.k8s.io", kind }] },
     });
     const parent = (sectionName: string) => [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: input.name, sectionName }];
-    const backend = (port: number) => [{ group: "", kind: "Service", name: input.name, port }];
+    const backend = (port: number) => backends(input, port);
     return {
         gateway: {
             apiVersion: GATEWAY_API_VERSION,
@@ -208,6 +231,7 @@ function renderEksGatewayObjects(input: GatewayInput): GatewayObjects {
             }],
         },
     };
+    objects.canaryBackendPolicy = forCanary(input, objects.targetGroupConfiguration, (spec, name) => ({ ...spec, targetReference: { name } }));
     return objects;
 }
 
@@ -234,9 +258,9 @@ function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
     const tls = input.tlsSecretName === undefined ? {} : {
         tls: { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: input.tlsSecretName }] },
     };
-    const backend = (port: number) => [{ group: "", kind: "Service", name: input.name, port }];
+    const backend = (port: number) => backends(input, port);
     const service = { group: "", kind: "Service", name: input.name };
-    return {
+    const objects: GatewayObjects = {
         gateway: {
             apiVersion: GATEWAY_API_VERSION,
             kind: "Gateway",
@@ -277,6 +301,8 @@ function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
             },
         },
     };
+    objects.canaryBackendPolicy = forCanary(input, objects.healthCheckPolicy, (spec, name) => ({ ...spec, targetRef: { ...service, name } }));
+    return objects;
 }
 
 /** The endpoint the Gateway serves at `address`: https and TLS when a Secret is named; `port` when all share one (GKE). */

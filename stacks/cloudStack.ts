@@ -37,6 +37,7 @@ export function deployToCluster(
             previous,
             placement: cluster.placement,
             serviceAnnotations,
+            cluster: { kubeconfig: cluster.kubeconfig },
             // Pods wait for their nodes (and the device plugin, and pull access to the registry).
             dependsOn: [cluster, registry, ...(cluster.loadBalancerController ? [cluster.loadBalancerController] : [])],
         }),

@@ -6,11 +6,14 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
 import { ModelMonitoring } from "../components/modelMonitoring";
-import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
+import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement, PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../components/modelServer";
+import { ModelGateway } from "../components/modelGateway";
+import { canaryName } from "../contract/labels";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
 import { contextFolder } from "../serving/contextLocation";
+import { modelStatusPath } from "../serving/probes";
 import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
 import { PreviousOutputs } from "./previousOutputs";
 import { ModelSettings, ServingConfig } from "../config/config";
@@ -72,6 +75,8 @@ export interface DeployArgs {
     previous?: PreviousOutputs;
     /** Resources the model servers wait for (node pools, the device plugin). */
     dependsOn?: pulumi.Input<pulumi.Resource>[];
+    /** How a canary release reaches the cluster (the provider's kubeconfig and context); default the ambient kubeconfig. */
+    cluster?: { kubeconfig?: pulumi.Input<string>; context?: string };
 }
 
 /** The outputs every stack exports, whatever the cloud. */
@@ -137,7 +142,15 @@ export function deployModels(args: DeployArgs): StackOutputs {
             previousImage: previousBuilds.apply(([builds, models]) => previousImage(builds, models, settings.name)),
         });
         images.push(image);
-        return new ModelServer(settings.name, {
+        const gatewaySettings = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
+        const gateway = gatewaySettings && new ModelGateway(settings.name, {
+            model: settings.name,
+            namespace,
+            ...gatewaySettings,
+            ...(gatewaySettings.platform === "eks" ? { sourceRanges: config.service.sourceRanges, drainSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS } : {}),
+            canaryService: settings.canary ? canaryName(settings.name) : undefined,
+        }, { provider, dependsOn: args.dependsOn });
+        const server = new ModelServer(settings.name, {
             // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
             ...serverModelInputs(settings, report, batchingParameters),
             namespace,
@@ -153,8 +166,11 @@ export function deployModels(args: DeployArgs): StackOutputs {
             loadBalancerSourceRanges: config.service.sourceRanges,
             publicEndpoint: config.service.publicEndpoint,
             serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
-            gateway: config.service.endpoint === "gateway" ? config.service.gateway : undefined,
+            canary: settings.canary && gateway ? {
+                settings: settings.canary, routes: gateway.routes, routeResources: gateway.routeResources, ...args.cluster,
+            } : undefined,
         }, { provider, dependsOn: args.dependsOn });
+        return { server, endpoint: gateway ?? server };
     });
 
     for (const { settings } of args.models) {
@@ -163,7 +179,13 @@ export function deployModels(args: DeployArgs): StackOutputs {
         }, { provider, dependsOn: args.dependsOn });
     }
 
-    const first = servers[0];
+    const endpoints = servers.map(({ endpoint, server }) => ({
+        restUrl: endpoint.restUrl,
+        grpcEndpoint: endpoint.grpcEndpoint,
+        modelStatusUrl: pulumi.interpolate`${endpoint.restUrl}${modelStatusPath(server.model)}`,
+        imageRef: server.imageRef,
+    }));
+    const first = { ...servers[0].endpoint, ...endpoints[0] };
     return {
         externalIp: first.externalIp,
         externalAddress: first.externalAddress,
@@ -172,7 +194,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
         modelStatusUrl: first.modelStatusUrl,
         imageRef: first.imageRef,
         namespace,
-        models: pulumi.all(servers.map((s) => pulumi.all([s.restUrl, s.grpcEndpoint, s.modelStatusUrl, s.imageRef])))
+        models: pulumi.all(endpoints.map((e) => pulumi.all([e.restUrl, e.grpcEndpoint, e.modelStatusUrl, e.imageRef])))
             .apply((rows) => Object.fromEntries(rows.map(([restUrl, grpcEndpoint, modelStatusUrl, imageRef], i) =>
                 [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef }]))),
         imageBuilds: pulumi.all(images.map((i) => i.build)).apply((builds) => Object.fromEntries(builds.map((b, i) => [args.models[i].settings.name, b]))),

@@ -2,6 +2,7 @@
  * The local stack: an existing cluster (kind, minikube, the e2e environment, any kubeconfig) and a
  * registry it can pull from. Nothing is provisioned but the model's image and server.
  */
+import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import { GPU_TOLERATION } from "../components/nodePlacement";
 import { ConfigFor } from "../config/config";
@@ -32,5 +33,10 @@ export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[],
         },
         // The GPU resource request itself keeps GPU pods on GPU nodes; the taint keeps CPU pods off them.
         placement: { cpu: {}, gpu: { tolerations: [GPU_TOLERATION] } },
+        // A canary's own API calls run in the provider's process, wherever that starts: the file as an absolute path.
+        cluster: {
+            kubeconfig: local.kubeconfigAsWritten === undefined ? undefined : path.resolve(config.projectDir, local.kubeconfigAsWritten),
+            context: local.context,
+        },
     });
 }

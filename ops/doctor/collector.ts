@@ -84,17 +84,7 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
         throw new TargetError(`kubeconfig context "${kc.getCurrentContext()}" names no cluster; \`kubectl config get-contexts\` lists the contexts`);
     }
     const info: ClusterInfo = { server: cluster.server, context: kc.getCurrentContext() };
-    const config = k8s.createConfiguration({
-        baseServer: new k8s.ServerConfiguration(cluster.server, {}),
-        authMethods: { default: kc },
-        promiseMiddleware: [{
-            pre: async (request) => {
-                request.setSignal(AbortSignal.timeout(options.requestTimeoutMs ?? 15_000));
-                return request;
-            },
-            post: async (response) => response,
-        }],
-    });
+    const config = apiConfiguration(k8s, kc, cluster.server, options.requestTimeoutMs ?? 15_000);
     const core = new k8s.CoreV1Api(config);
     const apps = new k8s.AppsV1Api(config);
     const { namespace } = target;
@@ -216,7 +206,23 @@ export function kubeconfigProblem(shape: KubeconfigShape, source: string, contex
     return undefined;
 }
 
-function loadKubeConfig(k8s: typeof K8s, target: ClusterTarget): K8s.KubeConfig {
+/** The API clients' configuration for `server` with `kc`'s credentials, each request limited to `timeoutMs`. */
+export function apiConfiguration(k8s: typeof K8s, kc: K8s.KubeConfig, server: string, timeoutMs: number): K8s.Configuration {
+    return k8s.createConfiguration({
+        baseServer: new k8s.ServerConfiguration(server, {}),
+        authMethods: { default: kc },
+        promiseMiddleware: [{
+            pre: async (request) => {
+                request.setSignal(AbortSignal.timeout(timeoutMs));
+                return request;
+            },
+            post: async (response) => response,
+        }],
+    });
+}
+
+/** `target`'s kubeconfig and context, checked: a `TargetError` names what is missing. */
+export function loadKubeConfig(k8s: typeof K8s, target: Omit<ClusterTarget, "namespace">): K8s.KubeConfig {
     const kc = new k8s.KubeConfig();
     let source: string;
     let load: () => void;

@@ -2,6 +2,7 @@ import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
 import { PUBLIC_ANNOTATION } from "../../../contract/labels";
+import { CANARY_DEFAULTS } from "../../../serving/canary";
 import { SERVING_GID, SERVING_UID } from "../../../serving/images";
 import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../serving/sizing";
@@ -289,21 +290,37 @@ describe("ModelServer", () => {
         assert.strictEqual(await settleOutput(server.restUrl), "http://a1b2.elb.us-west-2.amazonaws.com:8501");
     });
 
-    it("with a gateway: a Gateway of the class, an HTTPRoute and a GRPCRoute as children, the outputs at the Gateway's address", async () => {
-        const { rec, server } = await serve({ serviceType: "ClusterIP", loadBalancerSourceRanges: [], publicEndpoint: true, gateway: { className: "traefik", tlsSecretName: "tfs-tls" } }, {
-            state: ({ type }) => (type === "kubernetes:gateway.networking.k8s.io/v1:Gateway" ? { status: { addresses: [{ type: "IPAddress", value: "192.0.2.9" }] } } : undefined),
+    it("with a canary: its Service and NetworkPolicy, a release before the serving Deployment and a finish after it", async () => {
+        const { rec } = await serve({
+            serviceType: "ClusterIP",
+            canary: { settings: CANARY_DEFAULTS, routes: [{ kind: "HTTPRoute", name: "half-plus-two" }, { kind: "GRPCRoute", name: "half-plus-two" }], kubeconfig: "/k/config" },
         });
-        const kinds = rec.resources.filter((r) => r.parent === "tf-serving:index:ModelServer::half-plus-two" && r.type.includes("gateway.networking.k8s.io")).map((r) => r.type).sort();
-        assert.deepStrictEqual(kinds, ["kubernetes:gateway.networking.k8s.io/v1:GRPCRoute", "kubernetes:gateway.networking.k8s.io/v1:Gateway", "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute"]);
-        const gateway = rec.one("kubernetes:gateway.networking.k8s.io/v1:Gateway").inputs as any;
-        assert.strictEqual(gateway.spec.gatewayClassName, "traefik");
-        assert.strictEqual(gateway.metadata.namespace, "serving");
-        assert.strictEqual((rec.one("kubernetes:gateway.networking.k8s.io/v1:GRPCRoute").inputs as any).metadata.namespace, "serving");
-        assert.strictEqual(gateway.spec.listeners[0].tls.certificateRefs[0].name, "tfs-tls");
-        assert.strictEqual((rec.one("kubernetes:core/v1:Service").inputs as any).spec.type, "ClusterIP");
-        assert.strictEqual(await settleOutput(server.externalAddress), "192.0.2.9");
-        assert.strictEqual(await settleOutput(server.restUrl), "https://192.0.2.9:8501");
-        assert.strictEqual(await settleOutput(server.grpcEndpoint), "192.0.2.9:8500");
-        assert.strictEqual(await settleOutput(server.modelStatusUrl), "https://192.0.2.9:8501/v1/models/half-plus-two");
+        const service = rec.one("kubernetes:core/v1:Service", "canary").inputs as any;
+        assert.strictEqual(service.metadata.name, "half-plus-two-canary");
+        assert.strictEqual(service.spec.selector["app.kubernetes.io/instance"], "half-plus-two-canary");
+        const serving = rec.ofType("kubernetes:core/v1:Service").find((r) => r.name === "half-plus-two");
+        assert.strictEqual((serving?.inputs as any).spec.selector["app.kubernetes.io/instance"], "half-plus-two",
+            "the serving Service never selects the canary's pods");
+        const [release, finish] = ["release", "finish"].map((phase) => rec.one("pulumi-nodejs:dynamic:Resource", `canary-${phase}`));
+        const deployment = rec.one("kubernetes:apps/v1:Deployment");
+        assert.ok(deployment.dependsOn.includes("pulumi-nodejs:dynamic:Resource::half-plus-two-canary-release"), "the serving Deployment waits for the gates");
+        assert.ok(finish.dependsOn.includes("kubernetes:apps/v1:Deployment::half-plus-two"), "the finish waits for the serving Deployment");
+        const inputs = release.inputs as any;
+        assert.strictEqual(inputs.phase, "release");
+        assert.strictEqual(inputs.image, "registry.test/tf-serving/half-plus-two@sha256:0123");
+        assert.deepStrictEqual(inputs.steps, [10, 50]);
+        assert.strictEqual(inputs.canaryDeployment.metadata.name, "half-plus-two-canary");
+        assert.strictEqual(inputs.canaryDeployment.spec.replicas, 1);
+        assert.strictEqual(inputs.canaryDeployment.spec.template.spec.containers[0].image, inputs.image);
+        assert.deepStrictEqual(inputs.canaryDeployment.spec.selector.matchLabels, service.spec.selector);
+        assert.deepStrictEqual(release.secretPaths.filter((p) => p.startsWith("kubeconfig")), ["kubeconfig"], "the kubeconfig is a secret in the state");
+        assert.strictEqual((finish.inputs as any).phase, "finish");
+    });
+
+    it("without a canary: none of its objects", async () => {
+        const { rec } = await serve();
+        assert.deepStrictEqual(rec.ofType("pulumi-nodejs:dynamic:Resource"), []);
+        assert.strictEqual(rec.ofType("kubernetes:core/v1:Service").length, 1);
+        assert.deepStrictEqual(rec.one("kubernetes:apps/v1:Deployment").dependsOn, []);
     });
 });

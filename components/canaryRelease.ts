@@ -1,0 +1,98 @@
+/**
+ * CanaryRelease: the steps of a canary inside `pulumi up`, as a dynamic resource (Pulumi's
+ * Node.js dynamic provider, the `pulumi-resource-pulumi-nodejs` plugin every Pulumi install ships).
+ *
+ * Two per model with a canary: `release` before the serving Deployment (the serving Deployment
+ * depends on it, so the engine changes its image only after every gate passed; a failed gate fails
+ * this resource and the serving Deployment is left as it was), and `finish` after it (the routes
+ * back to the serving pods alone, the canary's pods deleted). The work is in
+ * `ops/canary/release.ts`; this file only adapts it to the provider protocol.
+ *
+ * The state tells the truth: the routes and Deployments the engine manages are, at the end of an
+ * update, exactly what it recorded. The canary Deployment exists only during an update; if one is
+ * killed, `diff` finds what it left (the canary Deployment, weights still moved) and reports a
+ * change, so the next preview shows it and the next update cleans it up first.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ReleaseInputs, ReleaseReport } from "../ops/canary/release";
+
+/** The runner, resolved where this file is: `release.ts` when the program runs from sources, `release.js` from a build. */
+const RUNNER = require.resolve("../ops/canary/release");
+
+type Phase = "release" | "finish";
+type Props = ReleaseInputs & { phase: Phase };
+
+/**
+ * The runner module, loaded in the provider's process. That process is plain Node.js: a
+ * TypeScript source needs ts-node first (the program itself ran under it), a build does not.
+ */
+function runner(): typeof import("../ops/canary/release") {
+    const path = RUNNER;
+    if (path.endsWith(".ts") && !(process as unknown as { [key: symbol]: boolean })[Symbol.for("ts-node.register.instance")]) {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("ts-node").register({ transpileOnly: true, swc: true, compilerOptions: { module: "commonjs" } });
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(path);
+}
+
+/** Inputs whose change is a change of the release (the kubeconfig is how it gets there, not what it does). */
+const IGNORED = new Set(["kubeconfig", "__provider", "report"]);
+
+const provider: pulumi.dynamic.ResourceProvider = {
+    async check(_olds: Props, news: Props) {
+        return { inputs: news };
+    },
+
+    async diff(_id: string, olds: Props, news: Props) {
+        const changed = Object.keys(news).filter((k) => !IGNORED.has(k) && JSON.stringify(olds[k as keyof Props]) !== JSON.stringify(news[k as keyof Props]));
+        let left: string | undefined;
+        try {
+            left = await runner().leftovers(news);
+        } catch {
+            // No cluster to read yet (a preview before it exists): only the inputs decide.
+        }
+        if (left !== undefined) {
+            console.log(`canary of ${news.model}: an earlier update left ${left}; this update retires it first`);
+        }
+        return { changes: changed.length > 0 || left !== undefined };
+    },
+
+    async create(inputs: Props) {
+        const report = await act(inputs);
+        return { id: `${inputs.namespace}/${inputs.model}/${inputs.phase}`, outs: { ...inputs, report } };
+    },
+
+    async update(_id: string, _olds: Props, news: Props) {
+        return { outs: { ...news, report: await act(news) } };
+    },
+
+    async delete(_id: string, props: Props) {
+        try {
+            await runner().finish(props, (line) => console.log(line));
+        } catch (err) {
+            // A cluster already gone has nothing left to retire.
+            console.log(`canary of ${props.model}: nothing retired (${(err as Error).message})`);
+        }
+    },
+};
+
+async function act(inputs: Props): Promise<ReleaseReport | undefined> {
+    const log = (line: string) => console.log(line);
+    if (inputs.phase === "finish") {
+        await runner().finish(inputs, log);
+        return undefined;
+    }
+    return await runner().release(inputs, log);
+}
+
+export type CanaryReleaseArgs = { [K in keyof Props]: pulumi.Input<Props[K]> };
+
+export class CanaryRelease extends pulumi.dynamic.Resource {
+    /** The steps' lines and outcome of the last release (undefined for `finish`). */
+    declare readonly report: pulumi.Output<ReleaseReport | undefined>;
+
+    constructor(name: string, args: CanaryReleaseArgs, opts?: pulumi.CustomResourceOptions) {
+        super(provider, name, { ...args, kubeconfig: pulumi.secret(args.kubeconfig ?? ""), report: undefined }, opts);
+    }
+}

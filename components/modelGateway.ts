@@ -1,0 +1,116 @@
+/**
+ * ModelGateway: the L7 endpoint of one model (`endpoint: gateway`), a Gateway API Gateway of the
+ * cluster's class with its routes to the model's Service (serving/gateway.ts renders them), and on
+ * GKE and EKS the load balancer's policies for that Service. Composed beside `ModelServer`, not
+ * inside it: the routes decide where each request goes, so a canary's weights live here, on the
+ * routes, while the server only runs pods.
+ *
+ * The Gateway objects were children of `ModelServer` before they were a component of their own;
+ * each carries an alias to that former URN, so a live stack keeps them (no replacement, no outage).
+ */
+import * as net from "net";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { modelServerLabels } from "../contract/labels";
+import { GKE_HTTPS_PORT, GatewayApiObject, GatewayPlatform, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import { modelNameProblem } from "../serving/modelConfig";
+
+/** A route a canary release moves the weights of. */
+export interface RouteRef {
+    kind: "HTTPRoute" | "GRPCRoute";
+    name: string;
+}
+
+export interface ModelGatewayArgs {
+    /** The model's name: the Gateway's, the routes' and their backend Service's (`ModelServer`'s Service). */
+    model: string;
+    /** The model server's namespace. */
+    namespace: pulumi.Input<string>;
+    /** The cluster's GatewayClass. */
+    className: string;
+    /** A `kubernetes.io/tls` Secret in the namespace for the listeners; without one (and no map or ARN), plaintext, which a preview warns about. */
+    tlsSecretName?: string;
+    /** `gke`, `eks` or `generic` (default): see `serving/gateway.ts`. */
+    platform?: GatewayPlatform;
+    /** GKE: a Certificate Manager map instead of a Secret. */
+    certificateMap?: string;
+    /** EKS (required there): the ACM certificate of both listeners. */
+    certificateArn?: string;
+    /** EKS: CIDRs the ALB lets in; default any address. */
+    sourceRanges?: string[];
+    /** EKS: seconds a removed pod's target drains (the pod's termination grace). */
+    drainSeconds?: number;
+    /** The canary's Service: the routes then have a second backend, at weight 0 until a canary release moves it. */
+    canaryService?: string;
+}
+
+export class ModelGateway extends pulumi.ComponentResource {
+    /** The address the Gateway reports (`status.addresses[0]`): an IP or a hostname. */
+    readonly externalAddress: pulumi.Output<string>;
+    /** The address when it is an IP; empty for a hostname (AWS). */
+    readonly externalIp: pulumi.Output<string>;
+    readonly restUrl: pulumi.Output<string>;
+    readonly grpcEndpoint: pulumi.Output<string>;
+    /** The routes to the model's Service, in the order a canary moves them. */
+    readonly routes: RouteRef[];
+    /** The route resources, for what must wait until they carry the canary's backend. */
+    readonly routeResources: k8s.apiextensions.CustomResource[];
+
+    constructor(name: string, args: ModelGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
+        const problem = modelNameProblem(args.model);
+        if (problem !== undefined) {
+            throw new Error(`ModelGateway ${name}: ${problem}`);
+        }
+        super("tf-serving:index:ModelGateway", name, {}, opts);
+        const objects = renderGatewayObjects({
+            name: args.model,
+            labels: modelServerLabels(args.model),
+            className: args.className,
+            tlsSecretName: args.tlsSecretName,
+            platform: args.platform,
+            certificateMap: args.certificateMap,
+            certificateArn: args.certificateArn,
+            sourceRanges: args.sourceRanges,
+            drainSeconds: args.drainSeconds,
+            canaryService: args.canaryService,
+        });
+        const tls = [args.tlsSecretName, args.certificateMap, args.certificateArn].some((c) => c !== undefined);
+        if (!tls) {
+            pulumi.log.warn(plaintextGatewayWarning(args.model, args.className), this);
+        }
+        const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace: args.namespace } });
+        // Until this component existed these were ModelServer's children, of the same names.
+        const formerParent = pulumi.createUrn(name, "tf-serving:index:ModelServer", undefined);
+        const child = (dependsOn: pulumi.Resource[] = []): pulumi.CustomResourceOptions => ({ parent: this, dependsOn, aliases: [{ parent: formerParent }] });
+        const resource = (suffix: string, o: GatewayApiObject, options: pulumi.CustomResourceOptions) =>
+            new k8s.apiextensions.CustomResource(`${name}-${suffix}`, inNamespace(o), options);
+
+        // The controller builds the load balancer from these when it first sees the Gateway and its routes:
+        // an ALB's scheme and a target group's protocol version cannot change afterwards, so they come first.
+        const lbConfig = objects.loadBalancerConfiguration && resource("lb-config", objects.loadBalancerConfiguration, child());
+        const tgConfig = objects.targetGroupConfiguration && resource("target-groups", objects.targetGroupConfiguration, child());
+        const canaryPolicy = objects.canaryBackendPolicy && resource(args.platform === "eks" ? "canary-target-groups" : "canary-health-check",
+            objects.canaryBackendPolicy, { parent: this });
+        // status is listed (undefined) so that the engine returns it as an output.
+        const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(objects.gateway), status: undefined },
+            child(lbConfig ? [lbConfig] : []));
+        const routeDeps = [gateway, ...(tgConfig ? [tgConfig] : []), ...(canaryPolicy ? [canaryPolicy] : [])];
+        this.routeResources = [resource("rest", objects.httpRoute, child(routeDeps))];
+        this.routes = [{ kind: "HTTPRoute", name: args.model }];
+        if (objects.grpcRoute) {
+            this.routeResources.push(resource("grpc", objects.grpcRoute, child(routeDeps)));
+            this.routes.push({ kind: "GRPCRoute", name: args.model });
+        }
+        if (objects.healthCheckPolicy) {
+            resource("health-check", objects.healthCheckPolicy, child());
+        }
+
+        const status = (gateway as unknown as { status: pulumi.Output<{ addresses?: { value?: string }[] } | undefined> }).status;
+        this.externalAddress = status.apply((s) => s?.addresses?.[0]?.value ?? "");
+        this.externalIp = this.externalAddress.apply((a) => (net.isIP(a) ? a : ""));
+        const port = args.platform === "gke" ? GKE_HTTPS_PORT : undefined;
+        this.restUrl = this.externalAddress.apply((a) => gatewayEndpoints(a, tls, port).restUrl);
+        this.grpcEndpoint = this.externalAddress.apply((a) => gatewayEndpoints(a, tls, port).grpcEndpoint);
+        this.registerOutputs({ externalAddress: this.externalAddress, restUrl: this.restUrl, grpcEndpoint: this.grpcEndpoint });
+    }
+}

@@ -1,0 +1,338 @@
+/**
+ * The canary release's work against the cluster, run by the `CanaryRelease` dynamic provider
+ * (components/canaryRelease.ts) inside `pulumi up`:
+ *
+ * - `release`, before the serving Deployment takes a new image: the canary Deployment (the new
+ *   image, its own pods) is created and waited on until every pod is Ready (the model loaded and
+ *   its warmup requests replayed), then each step moves the routes' weights, holds, and reads the
+ *   canary pods' own TF Serving metrics through the API server's pod proxy (serving/canary.ts
+ *   judges them). A failed step puts all traffic back on the serving version at once, deletes the
+ *   canary, records a `CanaryRolledBack` event on the serving Deployment (`tfs doctor` reads it) and
+ *   throws, so the engine never updates the serving Deployment. After the last step the canary
+ *   keeps its share while the serving Deployment rolls onto the image the canary proved.
+ * - `finish`, after the serving Deployment has rolled: the routes back to it alone, the canary deleted.
+ *
+ * Whatever a release leaves behind when it is killed (weights moved, a canary Deployment) is found
+ * by `leftovers`, which the provider's diff calls, so the next preview shows the cleanup.
+ */
+import * as fs from "fs";
+import type * as K8s from "@kubernetes/client-node";
+import { apiConfiguration, loadKubeConfig } from "../doctor/collector";
+import { METRICS_PATH } from "../../serving/flags";
+import { REST_PORT } from "../../serving/images";
+import {
+    CanaryGates, GateVerdict, InferenceCounters, RouteRule, canaryShare, countersSince, gateFigures, gateVerdict, inferenceCounters, sumCounters, weightedRules,
+} from "../../serving/canary";
+
+export const CANARY_FIELD_MANAGER = "tf-serving-canary";
+export const ROLLED_BACK_REASON = "CanaryRolledBack";
+
+export interface ReleaseInputs {
+    /** Kubeconfig contents or file; empty: the ambient one. */
+    kubeconfig?: string;
+    context?: string;
+    namespace: string;
+    model: string;
+    /** The image the canary proves (the serving Deployment's next image). */
+    image: string;
+    /** The serving Deployment and Service (the model's name). */
+    serving: string;
+    /** The canary's Deployment and Service. */
+    canary: string;
+    /** The canary Deployment as it is created (apiVersion, kind, metadata, spec). */
+    canaryDeployment: Record<string, unknown>;
+    routes: { kind: "HTTPRoute" | "GRPCRoute"; name: string }[];
+    steps: number[];
+    holdSeconds: number;
+    gates: CanaryGates;
+    /** Seconds the canary's pods may take to be Ready. */
+    readySeconds: number;
+    /** Seconds a weight change is given to reach the Gateway's data plane before pods are removed. */
+    settleSeconds: number;
+}
+
+/** What a release did, for its outputs: one line per step and the outcome. */
+export interface ReleaseReport {
+    /** `skipped` when the serving Deployment already runs the image (or does not exist yet). */
+    outcome: "passed" | "skipped";
+    image: string;
+    lines: string[];
+}
+
+/** A release that failed: its message is the update's error. */
+export class CanaryFailed extends Error {
+    constructor(message: string, readonly verdict?: GateVerdict) {
+        super(message);
+        this.name = "CanaryFailed";
+    }
+}
+
+interface Clients {
+    core: K8s.CoreV1Api;
+    apps: K8s.AppsV1Api;
+    custom: K8s.CustomObjectsApi;
+}
+
+async function connect(inputs: ReleaseInputs): Promise<Clients> {
+    const k8s = await import("@kubernetes/client-node");
+    const source = inputs.kubeconfig || undefined;
+    const isFile = source !== undefined && !source.includes("\n") && fs.existsSync(source);
+    const kc = loadKubeConfig(k8s, {
+        kubeconfigText: source !== undefined && !isFile ? source : undefined,
+        kubeconfigFile: isFile ? source : undefined,
+        context: inputs.context || undefined,
+    });
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) {
+        throw new CanaryFailed(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`);
+    }
+    const config = apiConfiguration(k8s, kc, cluster.server, 15_000);
+    return { core: new k8s.CoreV1Api(config), apps: new k8s.AppsV1Api(config), custom: new k8s.CustomObjectsApi(config) };
+}
+
+const GROUP = "gateway.networking.k8s.io";
+const PLURAL = { HTTPRoute: "httproutes", GRPCRoute: "grpcroutes" } as const;
+
+function isNotFound(err: unknown): boolean {
+    return (err as { code?: number }).code === 404;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Stops a release when the engine that started it is gone (a killed `pulumi up`) or the provider is told to stop. */
+class Abort {
+    private readonly parent = process.ppid;
+    private signalled?: string;
+    private readonly handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
+        const handler = () => { this.signalled = signal; };
+        process.once(signal, handler);
+        return [signal, handler] as const;
+    });
+
+    /** Gives the signals back their default action (the process exits on them again). */
+    dispose(): void {
+        this.handlers.forEach(([signal, handler]) => process.off(signal, handler));
+    }
+
+    reason(): string | undefined {
+        if (this.signalled) {
+            return `the provider received ${this.signalled}`;
+        }
+        return process.ppid !== this.parent ? "the Pulumi engine that ran this update is gone" : undefined;
+    }
+
+    /** Sleeps `ms`, waking each half second to check for an abort. */
+    async wait(ms: number): Promise<void> {
+        const until = Date.now() + ms;
+        while (Date.now() < until) {
+            const why = this.reason();
+            if (why) {
+                throw new CanaryFailed(`canary stopped: ${why}; traffic is back on the serving version`);
+            }
+            await sleep(Math.min(500, until - Date.now()));
+        }
+    }
+}
+
+class Release {
+    constructor(private readonly c: Clients, private readonly i: ReleaseInputs) {}
+
+    private async route(kind: "HTTPRoute" | "GRPCRoute", name: string): Promise<{ spec: { rules?: RouteRule[] }; [key: string]: unknown }> {
+        return await this.c.custom.getNamespacedCustomObject({ group: GROUP, version: "v1", namespace: this.i.namespace, plural: PLURAL[kind], name });
+    }
+
+    /** Sets the canary's percent on every route (a replace with the read resourceVersion: a concurrent change fails it). */
+    async setWeight(percent: number): Promise<void> {
+        for (const { kind, name } of this.i.routes) {
+            const route = await this.route(kind, name);
+            const rules = route.spec.rules ?? [];
+            if (canaryShare(rules, this.i.canary) === percent) {
+                continue;
+            }
+            const body = { ...route, spec: { ...route.spec, rules: weightedRules(rules, { serving: this.i.serving, canary: this.i.canary }, percent) } };
+            await this.c.custom.replaceNamespacedCustomObject({
+                group: GROUP, version: "v1", namespace: this.i.namespace, plural: PLURAL[kind], name, body, fieldManager: CANARY_FIELD_MANAGER,
+            });
+        }
+    }
+
+    /** The canary's percent on each route, and whether its Deployment exists. */
+    async state(): Promise<{ weights: number[]; deployment: boolean }> {
+        const weights = await Promise.all(this.i.routes.map(async ({ kind, name }) => {
+            try {
+                return canaryShare((await this.route(kind, name)).spec.rules ?? [], this.i.canary);
+            } catch (err) {
+                if (isNotFound(err)) {
+                    return 0;
+                }
+                throw err;
+            }
+        }));
+        return { weights, deployment: (await this.canaryDeployment()) !== undefined };
+    }
+
+    private async canaryDeployment(): Promise<K8s.V1Deployment | undefined> {
+        try {
+            return await this.c.apps.readNamespacedDeployment({ name: this.i.canary, namespace: this.i.namespace });
+        } catch (err) {
+            if (isNotFound(err)) {
+                return undefined;
+            }
+            throw err;
+        }
+    }
+
+    async servingImage(): Promise<string | undefined> {
+        try {
+            const d = await this.c.apps.readNamespacedDeployment({ name: this.i.serving, namespace: this.i.namespace });
+            return d.spec?.template.spec?.containers[0]?.image;
+        } catch (err) {
+            if (isNotFound(err)) {
+                return undefined;
+            }
+            throw err;
+        }
+    }
+
+    /** Traffic back on the serving version, then the canary's pods deleted (waited on, bounded). */
+    async retire(settleSeconds: number): Promise<void> {
+        const { weights, deployment } = await this.state();
+        if (weights.some((w) => w > 0)) {
+            await this.setWeight(0);
+            await sleep(settleSeconds * 1000);
+        }
+        if (deployment) {
+            await this.c.apps.deleteNamespacedDeployment({ name: this.i.canary, namespace: this.i.namespace, propagationPolicy: "Background" })
+                .catch((err) => { if (!isNotFound(err)) throw err; });
+        }
+        for (let i = 0; i < 240 && (await this.canaryPods()).length > 0; i++) {
+            await sleep(500);
+        }
+    }
+
+    private async canaryPods(): Promise<K8s.V1Pod[]> {
+        const selector = (this.i.canaryDeployment as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels;
+        const labelSelector = Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(",");
+        return (await this.c.core.listNamespacedPod({ namespace: this.i.namespace, labelSelector })).items;
+    }
+
+    /** Creates the canary Deployment and waits until it is available: every pod Ready for the Deployment's minReadySeconds. */
+    async startCanary(abort: Abort): Promise<K8s.V1Pod[]> {
+        const body = this.i.canaryDeployment as K8s.V1Deployment;
+        await this.c.apps.createNamespacedDeployment({ namespace: this.i.namespace, body, fieldManager: CANARY_FIELD_MANAGER });
+        const want = body.spec?.replicas ?? 1;
+        const deadline = Date.now() + this.i.readySeconds * 1000;
+        while (Date.now() < deadline) {
+            const d = await this.canaryDeployment();
+            if (d?.status?.availableReplicas === want && d.status.updatedReplicas === want) {
+                const pods = (await this.canaryPods()).filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+                if (pods.length >= want) {
+                    return pods.slice(0, want);
+                }
+            }
+            await abort.wait(1000);
+        }
+        const why = (await this.canaryPods()).map((p) => podTrouble(p)).filter((t) => t).join("; ");
+        throw new CanaryFailed(`the canary's pods were not Ready within ${this.i.readySeconds} s${why ? ` (${why})` : ""}`);
+    }
+
+    /** One pod's inference counters from its own metrics page, through the API server's pod proxy. */
+    async counters(pod: string): Promise<InferenceCounters> {
+        const page = await this.c.core.connectGetNamespacedPodProxyWithPath({
+            name: `${pod}:${REST_PORT}`, namespace: this.i.namespace, path: METRICS_PATH.replace(/^\//, ""),
+        });
+        return inferenceCounters(page, this.i.model);
+    }
+
+    async event(message: string): Promise<void> {
+        const now = new Date();
+        await this.c.core.createNamespacedEvent({
+            namespace: this.i.namespace,
+            body: {
+                metadata: { generateName: `${this.i.serving}-canary-`, namespace: this.i.namespace },
+                involvedObject: { apiVersion: "apps/v1", kind: "Deployment", name: this.i.serving, namespace: this.i.namespace },
+                reason: ROLLED_BACK_REASON,
+                message,
+                type: "Warning",
+                source: { component: CANARY_FIELD_MANAGER },
+                firstTimestamp: now,
+                lastTimestamp: now,
+                count: 1,
+            },
+        }).catch(() => undefined);
+    }
+}
+
+function podTrouble(pod: K8s.V1Pod): string | undefined {
+    const status = pod.status?.containerStatuses?.[0];
+    const waiting = status?.state?.waiting?.reason;
+    const terminated = status?.lastState?.terminated?.reason;
+    const reason = waiting ?? terminated ?? (pod.status?.phase !== "Running" ? pod.status?.phase : "not Ready");
+    return `${pod.metadata?.name}: ${reason}${status?.restartCount ? `, ${status.restartCount} restarts` : ""}`;
+}
+
+/** What a killed release left: a canary Deployment, or routes that still send it traffic. Undefined when nothing. */
+export async function leftovers(inputs: ReleaseInputs): Promise<string | undefined> {
+    const release = new Release(await connect(inputs), inputs);
+    const { weights, deployment } = await release.state();
+    const found = [
+        ...(deployment ? [`the canary Deployment ${inputs.canary}`] : []),
+        ...weights.flatMap((w, i) => (w > 0 ? [`${inputs.routes[i].kind} ${inputs.routes[i].name} sending ${w} % to the canary`] : [])),
+    ];
+    return found.length ? found.join(", ") : undefined;
+}
+
+/** The `release` phase (see the module comment). `log` prints a line to the update's output. */
+export async function release(inputs: ReleaseInputs, log: (line: string) => void): Promise<ReleaseReport> {
+    const r = new Release(await connect(inputs), inputs);
+    const prefix = `canary of ${inputs.model}`;
+    await r.retire(inputs.settleSeconds);
+    const serving = await r.servingImage();
+    if (serving === undefined || serving === inputs.image) {
+        return { outcome: "skipped", image: inputs.image, lines: [] };
+    }
+    const abort = new Abort();
+    const lines: string[] = [];
+    const say = (line: string) => { lines.push(line); log(`${prefix}: ${line}`); };
+    try {
+        say(`starting ${inputs.canary} with ${inputs.image} beside ${serving}`);
+        const pods = await r.startCanary(abort);
+        say(`${pods.length} canary pod(s) Ready: ${pods.map((p) => p.metadata?.name).join(", ")}`);
+        for (const [n, weight] of inputs.steps.entries()) {
+            const step = { index: n + 1, count: inputs.steps.length, weight };
+            await r.setWeight(weight);
+            const names = pods.map((p) => p.metadata?.name as string);
+            const before = await Promise.all(names.map((p) => r.counters(p)));
+            await abort.wait(inputs.holdSeconds * 1000);
+            const after = await Promise.all(names.map((p) => r.counters(p).catch(() => {
+                throw new CanaryFailed(`step ${step.index}/${step.count} (${weight} %): canary pod ${p} stopped answering its metrics`);
+            })));
+            const verdict = gateVerdict(gateFigures(sumCounters(after.map((a, i) => countersSince(before[i], a)))), inputs.gates, step);
+            if (!verdict.passed) {
+                throw new CanaryFailed(verdict.summary, verdict);
+            }
+            say(verdict.summary);
+        }
+        say(`every step passed; ${inputs.serving} now rolls onto ${inputs.image} while the canary keeps ${inputs.steps[inputs.steps.length - 1]} %`);
+        return { outcome: "passed", image: inputs.image, lines };
+    } catch (err) {
+        const message = `${prefix} failed: ${(err as Error).message}`;
+        await r.retire(inputs.settleSeconds).catch((e) => log(`${prefix}: could not retire the canary: ${(e as Error).message}`));
+        const outcome = `${message}. Traffic is back on ${serving}, the canary's pods are deleted, and ${inputs.serving} was not changed; ` +
+            "the next `pulumi up` runs the canary again (fix the model, or raise the gate in canary.gates)";
+        await r.event(outcome);
+        throw new CanaryFailed(outcome);
+    } finally {
+        abort.dispose();
+    }
+}
+
+/** The `finish` phase: every request to the serving Deployment again, the canary's pods deleted. */
+export async function finish(inputs: ReleaseInputs, log: (line: string) => void): Promise<void> {
+    const r = new Release(await connect(inputs), inputs);
+    const { weights, deployment } = await r.state();
+    if (weights.some((w) => w > 0) || deployment) {
+        log(`canary of ${inputs.model}: ${inputs.serving} serves ${inputs.image}; routes back to it alone, the canary retired`);
+    }
+    await r.retire(inputs.settleSeconds);
+}

@@ -1,0 +1,64 @@
+import * as assert from "assert";
+import * as k8s from "@pulumi/kubernetes";
+import { ModelGateway, ModelGatewayArgs } from "../../../components/modelGateway";
+import { MockOptions } from "../../../ops/planRuntime";
+import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const GATEWAY = "kubernetes:gateway.networking.k8s.io/v1:Gateway";
+const HTTP_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute";
+const GRPC_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:GRPCRoute";
+const ADDRESS: MockOptions = { state: ({ type }) => (type === GATEWAY ? { status: { addresses: [{ type: "IPAddress", value: "192.0.2.9" }] } } : undefined) };
+
+async function gateway(args: Partial<ModelGatewayArgs> = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
+    const rec = await startMockRuntime(mock);
+    const provider = new k8s.Provider("test", {});
+    const gw = new ModelGateway("half-plus-two", { model: "half-plus-two", namespace: "serving", className: "traefik", tlsSecretName: "tfs-tls", ...args }, { provider });
+    await rec.settle();
+    return { rec, gw };
+}
+
+describe("ModelGateway", () => {
+    it("a Gateway of the class, an HTTPRoute and a GRPCRoute as its children, the outputs at the Gateway's address", async () => {
+        const { rec, gw } = await gateway();
+        const kinds = rec.resources.filter((r) => r.parent === "tf-serving:index:ModelGateway::half-plus-two").map((r) => r.type).sort();
+        assert.deepStrictEqual(kinds, [GRPC_ROUTE, GATEWAY, HTTP_ROUTE]);
+        const gatewayInputs = rec.one(GATEWAY).inputs as any;
+        assert.strictEqual(gatewayInputs.spec.gatewayClassName, "traefik");
+        assert.strictEqual(gatewayInputs.metadata.namespace, "serving");
+        assert.strictEqual((rec.one(GRPC_ROUTE).inputs as any).metadata.namespace, "serving");
+        assert.strictEqual(gatewayInputs.spec.listeners[0].tls.certificateRefs[0].name, "tfs-tls");
+        assert.strictEqual(await settleOutput(gw.externalAddress), "192.0.2.9");
+        assert.strictEqual(await settleOutput(gw.restUrl), "https://192.0.2.9:8501");
+        assert.strictEqual(await settleOutput(gw.grpcEndpoint), "192.0.2.9:8500");
+        assert.deepStrictEqual(gw.routes, [{ kind: "HTTPRoute", name: "half-plus-two" }, { kind: "GRPCRoute", name: "half-plus-two" }]);
+    });
+
+    it("keeps a live stack's objects: each is aliased to its former parent, the ModelServer of the same name", async () => {
+        const { rec } = await gateway();
+        for (const type of [GATEWAY, HTTP_ROUTE, GRPC_ROUTE]) {
+            assert.deepStrictEqual(rec.one(type).aliasParents, ["tf-serving:index:ModelServer::half-plus-two"], type);
+        }
+    });
+
+    it("without a canary the routes have one backend without a weight (no change to a live route); with one, two weighted 100 and 0", async () => {
+        const plain = (await gateway()).rec;
+        assert.deepStrictEqual((plain.one(HTTP_ROUTE).inputs as any).spec.rules[0].backendRefs, [{ group: "", kind: "Service", name: "half-plus-two", port: 8501 }]);
+        const { rec } = await gateway({ canaryService: "half-plus-two-canary" });
+        for (const [type, port] of [[HTTP_ROUTE, 8501], [GRPC_ROUTE, 8500]] as const) {
+            assert.deepStrictEqual((rec.one(type).inputs as any).spec.rules[0].backendRefs, [
+                { group: "", kind: "Service", name: "half-plus-two", port, weight: 100 },
+                { group: "", kind: "Service", name: "half-plus-two-canary", port, weight: 0 },
+            ], type);
+        }
+    });
+
+    it("on GKE and EKS the canary's Service gets the load balancer's policy the model's Service has", async () => {
+        const gke = (await gateway({ platform: "gke", canaryService: "half-plus-two-canary" })).rec;
+        const policies = gke.ofType("kubernetes:networking.gke.io/v1:HealthCheckPolicy").map((r) => (r.inputs as any).spec.targetRef.name).sort();
+        assert.deepStrictEqual(policies, ["half-plus-two", "half-plus-two-canary"]);
+        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/x", canaryService: "half-plus-two-canary" })).rec;
+        const groups = eks.ofType("kubernetes:gateway.k8s.aws/v1:TargetGroupConfiguration").map((r) => (r.inputs as any).spec.targetReference.name).sort();
+        assert.deepStrictEqual(groups, ["half-plus-two", "half-plus-two-canary"]);
+    });
+});
