@@ -77,13 +77,29 @@ const provider: pulumi.dynamic.ResourceProvider = {
     },
 };
 
+/**
+ * Runs a phase. Its lines go to the update's output (the engine shows a plugin's stdout); once the
+ * engine is gone (a killed `pulumi up`) that pipe is closed, so a failed write is ignored, and a
+ * release that stopped for that reason ends this process too: no engine will ever call it again.
+ */
 async function act(inputs: Props): Promise<ReleaseReport | undefined> {
-    const log = (line: string) => console.log(line);
-    if (inputs.phase === "finish") {
-        await runner().finish(inputs, log);
-        return undefined;
+    const engine = process.ppid;
+    if (process.stdout.listenerCount("error") === 0) {
+        process.stdout.on("error", () => undefined);
     }
-    return await runner().release(inputs, log);
+    const log = (line: string) => { process.stdout.write(`${line}\n`); };
+    try {
+        if (inputs.phase === "finish") {
+            await runner().finish(inputs, log);
+            return undefined;
+        }
+        return await runner().release(inputs, log);
+    } catch (err) {
+        if (process.ppid !== engine) {
+            process.exit(1);
+        }
+        throw err;
+    }
 }
 
 export type CanaryReleaseArgs = { [K in keyof Props]: pulumi.Input<Props[K]> };

@@ -18,6 +18,7 @@
 import * as fs from "fs";
 import type * as K8s from "@kubernetes/client-node";
 import { apiConfiguration, loadKubeConfig } from "../doctor/collector";
+import { CANARY_ROLLED_BACK } from "../doctor/rolloutRules";
 import { METRICS_PATH } from "../../serving/flags";
 import { REST_PORT } from "../../serving/images";
 import {
@@ -25,7 +26,7 @@ import {
 } from "../../serving/canary";
 
 export const CANARY_FIELD_MANAGER = "tf-serving-canary";
-export const ROLLED_BACK_REASON = "CanaryRolledBack";
+export { CANARY_ROLLED_BACK as ROLLED_BACK_REASON } from "../doctor/rolloutRules";
 
 export interface ReleaseInputs {
     /** Kubeconfig contents or file; empty: the ambient one. */
@@ -251,7 +252,7 @@ class Release {
             body: {
                 metadata: { generateName: `${this.i.serving}-canary-`, namespace: this.i.namespace },
                 involvedObject: { apiVersion: "apps/v1", kind: "Deployment", name: this.i.serving, namespace: this.i.namespace },
-                reason: ROLLED_BACK_REASON,
+                reason: CANARY_ROLLED_BACK,
                 message,
                 type: "Warning",
                 source: { component: CANARY_FIELD_MANAGER },

@@ -6,7 +6,7 @@ import { cannotStart, crashLoop, imagePull, oomKilled } from "./containerRules";
 import { Finding, FindingKind, Rule, RuleContext, Severity } from "./findings";
 import { modelFilesDenied, modelLoadFailed, modelNotFound } from "./logRules";
 import { startupProbeKilled, probeFailed } from "./probeRules";
-import { notReady, replicaFailure, rolloutStuck } from "./rolloutRules";
+import { canaryRolledBack, notReady, replicaFailure, rolloutStuck } from "./rolloutRules";
 import { unschedulable } from "./schedulingRules";
 import { loadBalancerPending } from "./serviceRules";
 import { INSTANCE_LABEL, MODEL_SERVER_SELECTOR, isModelServerLabelled } from "../../contract/labels";
@@ -14,7 +14,7 @@ import { ClusterSnapshot, ObjectMeta, isPodReady, modelOf } from "./snapshot";
 
 export const RULES: readonly Rule[] = [
     imagePull, cannotStart, oomKilled, modelNotFound, modelLoadFailed, modelFilesDenied, unschedulable,
-    startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, loadBalancerPending, notReady,
+    startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, canaryRolledBack, loadBalancerPending, notReady,
 ];
 
 /**
@@ -25,7 +25,7 @@ const RANK: Record<FindingKind, number> = {
     "not-deployed": 3, "image-pull": 3, "container-config-error": 3, "permission-denied": 3, "model-not-found": 3,
     "model-load-failed": 3, "oom-killed": 3, "gpu-unavailable": 3, "untolerated-taint": 3, "insufficient-resources": 3, "unschedulable": 3,
     "replica-failure": 3, "load-balancer-pending": 3,
-    "startup-probe-killed": 2, "crash-loop": 1, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0,
+    "startup-probe-killed": 2, "crash-loop": 1, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0, "canary-rolled-back": 3,
 };
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 

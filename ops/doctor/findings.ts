@@ -28,6 +28,7 @@ export type FindingKind =
     | "load-balancer-pending"
     | "replica-failure"
     | "rollout-stuck"
+    | "canary-rolled-back"
     | "not-ready";
 
 export interface Finding {

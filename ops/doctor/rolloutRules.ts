@@ -4,7 +4,10 @@
  */
 import { Finding, Rule, describeEvent, duration, podFinding, probeBudgetSeconds, readinessEvidence, secondsSince } from "./findings";
 import { INSTANCE_LABEL } from "../../contract/labels";
-import { Deployment, eventsFor, isPodReady, modelOf } from "./snapshot";
+import { Deployment, eventTime, eventsFor, isPodReady, modelOf } from "./snapshot";
+
+/** The reason of the event a canary release records on the serving Deployment when its gate rolls it back (ops/canary/release.ts). */
+export const CANARY_ROLLED_BACK = "CanaryRolledBack";
 
 function deploymentObject(d: Deployment): string {
     return `deployment/${d.metadata?.name ?? "(unnamed)"}`;
@@ -61,6 +64,34 @@ export const rolloutStuck: Rule = (snapshot) => snapshot.deployments.flatMap((d)
         summary: "the rollout passed its progress deadline without the new pods becoming available",
         evidence: [`condition Progressing False (${progressing.reason ?? "?"}): ${progressing.message ?? ""}`, replicaCounts(d)],
         fix: "The new pods never became Ready: see the pod findings. `pulumi up` waits for the same rollout and times out with it.",
+    }];
+});
+
+/**
+ * The last canary release of a Deployment failed its gate and was rolled back: the serving version
+ * still serves, and the new one never will until the next `pulumi up` passes. Stale once the
+ * Deployment has rolled since (a ReplicaSet newer than the event: a later release passed).
+ */
+export const canaryRolledBack: Rule = (snapshot) => snapshot.deployments.flatMap((d): Finding[] => {
+    const event = eventsFor(snapshot.events, "Deployment", d.metadata).find((e) => e.reason === CANARY_ROLLED_BACK);
+    const at = event && eventTime(event);
+    if (!event || at === undefined) {
+        return [];
+    }
+    const rolledSince = snapshot.replicaSets.some((rs) => rs.metadata?.ownerReferences?.some((o) => o.kind === "Deployment" && o.name === d.metadata?.name)
+        && (rs.metadata?.creationTimestamp ?? "") > at);
+    if (rolledSince) {
+        return [];
+    }
+    return [{
+        kind: "canary-rolled-back",
+        severity: "warning",
+        object: deploymentObject(d),
+        model: modelOf(d),
+        summary: "the last canary of a new version failed its gate and was rolled back: the earlier version still serves",
+        evidence: [describeEvent(event)],
+        fix: "The new model answered worse than the gate allows (the event names the gate, the figure and the threshold). "
+            + "Fix the model, or the gate in canary.gates if it is too strict; the next `pulumi up` runs the canary again.",
     }];
 });
 

@@ -25,13 +25,14 @@ process.on("exit", () => {
 });
 
 /** Runs `command args` in `cwd`; resolves with its exit code and output (never rejects on a non-zero exit). */
-export function runCli(command: string, args: string[], options: { cwd: string; timeoutMs?: number; env?: Record<string, string> }): Promise<CliResult> {
+export function runCli(command: string, args: string[], options: { cwd: string; timeoutMs?: number; env?: Record<string, string>; onSpawn?: (pid: number) => void }): Promise<CliResult> {
     const t0 = Date.now();
     return new Promise((resolve, reject) => {
         const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
         const pid = child.pid;
         if (pid !== undefined) {
             running.add(pid);
+            options.onSpawn?.(pid);
         }
         let stdout = "";
         let stderr = "";

@@ -83,19 +83,25 @@ export function worstDeviationFromMean(counts: number[]): number {
 export interface GrpcTrafficReport {
     requests: number;
     failures: string[];
+    /** When each failure was seen (milliseconds since the epoch). */
+    failureTimes: number[];
     /** The versions that answered, in order, each run of one version once. */
     versions: string[];
 }
 
-/** Predicts on one channel, one after the other, until `during` settles (at most `maxSeconds`). */
-export async function grpcUnderTraffic(endpoint: string, transport: GrpcTransport, model: string, during: Promise<unknown>, maxSeconds = 600): Promise<GrpcTrafficReport> {
+/**
+ * Predicts on one channel, one after the other, until `during` settles (at most `maxSeconds`):
+ * back to back with a 20 ms pause, or paced at `rps` a second.
+ */
+export async function grpcUnderTraffic(endpoint: string, transport: GrpcTransport, model: string, during: Promise<unknown>, maxSeconds = 600, rps?: number): Promise<GrpcTrafficReport> {
     let done = false;
     during.then(() => { done = true; }, () => { done = true; });
     const client = new TfServingGrpcClient(endpoint, transport);
-    const report: GrpcTrafficReport = { requests: 0, failures: [], versions: [] };
+    const report: GrpcTrafficReport = { requests: 0, failures: [], failureTimes: [], versions: [] };
     const until = Date.now() + maxSeconds * 1000;
     try {
         for (let i = 0; !done && Date.now() < until; i++) {
+            const started = Date.now();
             report.requests++;
             try {
                 const version = await predictOnce(client, model, i % 100);
@@ -105,8 +111,9 @@ export async function grpcUnderTraffic(endpoint: string, transport: GrpcTranspor
             } catch (err) {
                 const e = describeGrpcError(err);
                 report.failures.push(`${e.code}: ${e.details}`);
+                report.failureTimes.push(Date.now());
             }
-            await new Promise((r) => setTimeout(r, 20));
+            await new Promise((r) => setTimeout(r, rps === undefined ? 20 : Math.max(0, 1000 / rps - (Date.now() - started))));
         }
     } finally {
         client.close();

@@ -55,6 +55,8 @@ export async function availableVersion(restUrl: string, model: string): Promise<
 export interface TrafficReport {
     requests: number;
     failures: string[];
+    /** When each failure was seen (milliseconds since the epoch), in the order of `failures`. */
+    failureTimes: number[];
     latenciesMs: number[];
     /** The versions that answered, in order, each with the request count it answered in a row. */
     versions: { version: string; count: number }[];
@@ -80,7 +82,8 @@ export async function underTraffic(restUrl: string, model: string, during: Promi
     const limit = (options.maxSeconds ?? 600) * rps;
     let done = false;
     void during.finally(() => { done = true; });
-    const report: TrafficReport = { requests: 0, failures: [], latenciesMs: [], versions: [], p50: NaN, p99: NaN };
+    const report: TrafficReport = { requests: 0, failures: [], failureTimes: [], latenciesMs: [], versions: [], p50: NaN, p99: NaN };
+    const fail = (what: string) => { report.failures.push(what); report.failureTimes.push(Date.now()); };
     const inFlight: Promise<void>[] = [];
     const instances = options.instances ?? [1, 2, 5];
     const seen = (version: string) => {
@@ -98,12 +101,12 @@ export async function underTraffic(restUrl: string, model: string, during: Promi
             report.latenciesMs.push(a.ms);
             const got = a.status === 200 ? JSON.stringify((JSON.parse(a.body) as { predictions: number[] }).predictions) : "";
             if (![options.expected, ...(options.alternatives ?? [])].some((e) => got === JSON.stringify(e))) {
-                report.failures.push(`predict: HTTP ${a.status} ${a.body.slice(0, 200)}`);
+                fail(`predict: HTTP ${a.status} ${a.body.slice(0, 200)}`);
             }
-        }, (err: Error) => { report.failures.push(`predict: ${err.message}`); }));
+        }, (err: Error) => { fail(`predict: ${err.message}`); }));
         if (tick % 4 === 0) {
             report.requests++;
-            inFlight.push(availableVersion(restUrl, model).then(seen, (err: Error) => { report.failures.push(`status: ${err.message}`); }));
+            inFlight.push(availableVersion(restUrl, model).then(seen, (err: Error) => { fail(`status: ${err.message}`); }));
         }
         await new Promise((r) => setTimeout(r, Math.max(0, 1000 / rps - (Date.now() - started))));
     }

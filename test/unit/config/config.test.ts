@@ -378,3 +378,50 @@ describe("quantities and CIDRs", () => {
         assert.strictEqual(cidrProblem("fe80::1:0:0:1/96"), "has host bits set; the block is fe80::1:0:0:0/96");
     });
 });
+
+describe("readConfig: canary", () => {
+    const GATEWAY = { ...BASE, endpoint: "gateway", gateway: { className: "traefik", tlsSecretName: "tfs-tls" } };
+
+    it("is off unless set; set, its defaults fill what is left out", () => {
+        assert.strictEqual(readConfig(cfg(GATEWAY), PROJECT, DIR).models[0].canary, undefined);
+        const c = readConfig(cfg({ ...GATEWAY, canary: { steps: [5, 25, 75], gates: { maxErrorRatio: 0.002 } } }), PROJECT, DIR);
+        assert.deepStrictEqual(c.models[0].canary, {
+            steps: [5, 25, 75], holdSeconds: 60, replicas: 1, gates: { maxErrorRatio: 0.002, maxP99Ms: 1000, minRequests: 50 },
+        });
+    });
+
+    it("is per model too, beside the top-level default", () => {
+        const c = readConfig(cfg({ ...GATEWAY, modelPath: undefined, canary: { holdSeconds: 30 }, models: [
+            { name: "a", path: "models/a" }, { name: "b", path: "models/b", canary: { holdSeconds: 90 } },
+        ] }), PROJECT, DIR);
+        assert.deepStrictEqual(c.models.map((m) => m.canary?.holdSeconds), [30, 90]);
+    });
+
+    it("refuses a LoadBalancer endpoint, naming endpoint: gateway as the way", () => {
+        const [issue] = issuesOf({ ...BASE, canary: {} });
+        assert.strictEqual(issue.key, "canary");
+        assert.match(issue.expected, /needs `endpoint: gateway`.*splits connections.*Set endpoint: gateway/);
+    });
+
+    it("names every bad key with its bounds", () => {
+        const issues = issuesOf({ ...GATEWAY, canary: {
+            steps: [50, 10], holdSeconds: 1, replicas: 0, gate: {}, gates: { maxErrorRatio: 2, maxP99Ms: "fast", minRequests: 0, p95: 1 },
+        } });
+        const keys = issues.map((i) => `${i.key}: ${i.expected}`).join("\n");
+        assert.match(keys, /^canary\.steps: must list 1 to 10 percents .* ascending, each from 1 to 99/m);
+        assert.match(keys, /^canary\.holdSeconds: must be a whole number from 5 to 3600/m);
+        assert.match(keys, /^canary\.replicas: must be a whole number from 1 to 100/m);
+        assert.match(keys, /^canary\.gate:/m);
+        assert.match(keys, /^canary\.gates\.maxErrorRatio: must be a number from 0 to 1/m);
+        assert.match(keys, /^canary\.gates\.maxP99Ms: must be a whole number/m);
+        assert.match(keys, /^canary\.gates\.minRequests: must be a whole number from 1/m);
+        assert.match(keys, /^canary\.gates\.p95:/m);
+    });
+
+    it("refuses a model name too long for its canary's DNS label", () => {
+        const name = "m".repeat(60);
+        const [issue] = issuesOf({ ...GATEWAY, modelName: name, canary: {} });
+        assert.strictEqual(issue.key, "canary");
+        assert.match(issue.expected, /shorten the model name to 56 characters/);
+    });
+});

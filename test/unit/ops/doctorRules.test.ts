@@ -4,7 +4,7 @@ import { Finding } from "../../../ops/doctor/findings";
 import { parseSchedulingMessage } from "../../../ops/doctor/schedulingRules";
 import { ClusterSnapshot } from "../../../ops/doctor/snapshot";
 import {
-    MODEL, NOW, TF_LOGS, ago, deployment, event, node, pod, podSpec, schedulingEvent, service, snapshot,
+    MODEL, NOW, TF_LOGS, ago, deployment, event, labels, node, pod, podSpec, schedulingEvent, service, snapshot,
 } from "../../support/doctorFixtures";
 
 const POD = `${MODEL}-6b7c9d8f5-x2kqp`;
@@ -467,6 +467,23 @@ describe("tfs doctor rules", () => {
             }));
             assert.deepStrictEqual(d.findings.map((f) => f.kind), ["model-not-found"]);
             hasEvidence(d.findings[0], /Progressing False \(ProgressDeadlineExceeded\)/);
+        });
+
+        it("tells a canary that its gate rolled back, until the Deployment has rolled since", () => {
+            const serving = deployment({ replicas: 2, ready: 2 });
+            const rolledBack = event(serving, {
+                kind: "Deployment", component: "tf-serving-canary", reason: "CanaryRolledBack", last: 120,
+                message: "canary of half-plus-two failed: step 1/2 (10 %): 212 calls, 212 failed (error ratio 1.0000), no successful call: error ratio 1.0000 > maxErrorRatio 0.01. Traffic is back on r/m@sha256:1",
+            });
+            const ready = [pod({ ready: true }), pod({ name: `${MODEL}-6b7c9d8f5-q8w7e`, ready: true })];
+            const d = run(snapshot({ pods: ready, deployments: [serving], services: [service({ address: "203.0.113.7" })], events: [rolledBack] }));
+            const f = only(d, "canary-rolled-back");
+            assert.strictEqual(f.severity, "warning");
+            hasEvidence(f, /error ratio 1\.0000 > maxErrorRatio 0\.01/);
+            assert.match(f.fix, /next `pulumi up` runs the canary again/);
+            const newer = { metadata: { name: `${MODEL}-7c8d9e0f1`, namespace: "serving", labels: labels(), creationTimestamp: ago(30), ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: MODEL, uid: "u", controller: true }] } };
+            const later = run(snapshot({ pods: ready, deployments: [serving], services: [service({ address: "203.0.113.7" })], events: [rolledBack], replicaSets: [newer as never] }));
+            assert.deepStrictEqual(later.findings.filter((x) => x.kind === "canary-rolled-back"), [], "a later release rolled the Deployment: the old failure is history");
         });
 
         it("falls back to not-ready, a warning while within the startup budget", () => {

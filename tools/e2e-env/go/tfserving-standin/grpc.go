@@ -239,6 +239,7 @@ func (s *server) grpcPredict(req []byte) (modelSpec, []byte, error) {
 	if err != nil {
 		return spec, nil, err
 	}
+	time.Sleep(v.loaded.delay)
 	sigName := spec.signature
 	if sigName == "" {
 		sigName = "serving_default"

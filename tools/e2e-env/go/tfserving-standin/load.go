@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,6 +20,26 @@ type loadedVersion struct {
 	dir       string
 	graph     *metaGraph
 	variables *restoredVariables
+	// delay is added to every Predict of this version: the stand-in's own knob
+	// (a file DelayFile in the version's assets.extra holding milliseconds), for
+	// a slow version in tests; the real server has no such file.
+	delay time.Duration
+}
+
+// DelayFile names the stand-in's knob for a slow version, under assets.extra.
+const DelayFile = "tfs_standin_predict_delay_ms"
+
+// predictDelay reads the knob of the version in dir: 0 without one.
+func predictDelay(dir string) time.Duration {
+	data, err := os.ReadFile(filepath.Join(dir, "assets.extra", DelayFile))
+	if err != nil {
+		return 0
+	}
+	ms, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || ms < 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 func (s *server) loadVersion(dir string) (*loadedVersion, error) {
@@ -59,7 +81,7 @@ func (s *server) loadVersion(dir string) (*loadedVersion, error) {
 			return nil, err
 		}
 	}
-	return &loadedVersion{dir: dir, graph: graph, variables: vars}, nil
+	return &loadedVersion{dir: dir, graph: graph, variables: vars, delay: predictDelay(dir)}, nil
 }
 
 func joinTags(tags []string) string {

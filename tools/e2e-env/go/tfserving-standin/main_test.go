@@ -859,3 +859,24 @@ func TestLatencyBucketsAreTFServingsAndSpelledAsItsExporterDoes(t *testing.T) {
 		}
 	}
 }
+
+func TestAVersionWithTheDelayKnobAnswersPredictsThatLate(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "m")
+	copyTree(t, fixture(t, "half_plus_two_cpu"), base)
+	if err := os.MkdirAll(filepath.Join(base, "00000123", "assets.extra"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(base, "00000123", "assets.extra"), DelayFile, "300\n")
+	h := loadedServer(t, "--model_name=m", "--model_base_path="+base).handler()
+	started := time.Now()
+	if code, body := call(t, h, "POST", "/v1/models/m:predict", `{"instances": [1]}`); code != 200 || asJSON(body) != `{"predictions":[2.5]}` {
+		t.Fatalf("%d %s", code, asJSON(body))
+	}
+	if took := time.Since(started); took < 300*time.Millisecond {
+		t.Fatalf("the predict took %s, want at least the knob's 300 ms", took)
+	}
+	started = time.Now()
+	if code, _ := call(t, h, "GET", "/v1/models/m", ""); code != 200 || time.Since(started) > 250*time.Millisecond {
+		t.Fatalf("a status GET is not delayed: %d after %s", code, time.Since(started))
+	}
+}

@@ -356,6 +356,7 @@ func (s *server) predict(name, version, label string, body []byte) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	time.Sleep(v.loaded.delay)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc any

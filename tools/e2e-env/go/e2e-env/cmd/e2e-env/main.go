@@ -294,8 +294,13 @@ func (e *env) start() error {
 }
 
 // linkBinDirs makes the PATH folders: only the tools a user runs (providers
-// stay in the plugin cache).
+// stay in the plugin cache). Beside the CLI (not on PATH, where the engine
+// would warn that it uses an ambient plugin) goes the plugin a Pulumi install
+// ships there for Node.js dynamic providers.
 func (e *env) linkBinDirs() error {
+	if err := writeIfChanged(filepath.Join(e.dirs.Pulumi, configs.DynamicProviderPlugin), configs.DynamicProviderScript, 0o755); err != nil {
+		return err
+	}
 	for _, l := range [][3]string{
 		{e.dirs.Pulumi, "pulumi", "pulumi"},
 		{e.dirs.Pulumi, "pulumi-language-nodejs", "pulumi-language-nodejs"},
@@ -315,6 +320,18 @@ func (e *env) linkBinDirs() error {
 		}
 	}
 	return nil
+}
+
+// writeIfChanged writes data to path unless it already holds exactly that.
+func writeIfChanged(path, data string, mode os.FileMode) error {
+	if old, err := os.ReadFile(path); err == nil && string(old) == data {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 var httpClient = &http.Client{Timeout: 5 * time.Second}

@@ -361,3 +361,20 @@ func validName(n string) bool {
 	}
 	return n != ""
 }
+
+// DynamicProviderPlugin is the plugin the Pulumi engine runs for a Node.js
+// dynamic resource (`pulumi-nodejs:dynamic:Resource`): a Pulumi install ships
+// it beside the CLI.
+const DynamicProviderPlugin = "pulumi-resource-pulumi-nodejs"
+
+// DynamicProviderScript is that plugin as this environment writes it: it runs
+// the dynamic provider of the @pulumi/pulumi the program itself resolves (the
+// engine starts it in the program's folder), with the engine's arguments.
+const DynamicProviderScript = `#!/bin/sh
+# Pulumi's Node.js dynamic provider, written by scripts/e2e-env beside the CLI.
+script=$(node -e 'process.stdout.write(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"))') || {
+	echo "pulumi-resource-pulumi-nodejs: @pulumi/pulumi is not installed where the program runs ($(pwd)); run npm ci there" >&2
+	exit 1
+}
+exec node "$script" "$@"
+`

@@ -130,3 +130,32 @@ func TestGatewayAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestTheDynamicProviderPluginRunsTheProgramsOwnSDK(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not on PATH")
+	}
+	// A program folder whose @pulumi/pulumi dynamic provider prints its arguments.
+	dir := t.TempDir()
+	sdk := filepath.Join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider")
+	if err := os.MkdirAll(sdk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), []byte(`{"name":"@pulumi/pulumi"}`), 0o644)
+	os.WriteFile(filepath.Join(sdk, "index.js"), []byte(`console.log("dynamic provider " + process.argv.slice(2).join(" "))`), 0o644)
+	plugin := filepath.Join(t.TempDir(), DynamicProviderPlugin)
+	if err := os.WriteFile(plugin, []byte(DynamicProviderScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(plugin, "127.0.0.1:4242")
+	cmd.Dir = filepath.Join(dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "dynamic provider 127.0.0.1:4242" {
+		t.Fatalf("in a program folder: %v %q", err, out)
+	}
+	cmd = exec.Command(plugin)
+	cmd.Dir = t.TempDir()
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "@pulumi/pulumi is not installed where the program runs") {
+		t.Fatalf("without the SDK: %v %q", err, out)
+	}
+}

@@ -1,0 +1,253 @@
+/**
+ * Canary releases on the real node, through the CLI a user runs (`pulumi up`, `tfs deploy`), on one
+ * live stack behind the environment's Gateway (Traefik), under steady client traffic: 20 REST
+ * predicts a second and 20 gRPC Predicts a second on one channel, both through the Gateway.
+ *
+ * 1. the stack with `canary` set is created as any other (nothing to prove yet);
+ * 2. a good version goes 10 % -> 50 % -> all: no failed request, each step's share as the canary
+ *    pods' own counts saw it within 5 points of its weight, the canary and the old pods gone after,
+ *    and the next preview has no changes;
+ * 3. a bad version (its signature renamed, so the clients' predicts fail), through `tfs deploy`:
+ *    rolled back by the error gate at the first step, failures only while it held its 10 %, the
+ *    exit and message naming the gate, the figure, the threshold and the step, `tfs doctor` telling
+ *    it, the old version still serving; the next preview would run it again, and the old config
+ *    changes nothing in the cluster;
+ * 4. a slow version (the stand-in's delay knob): rolled back by the latency gate;
+ * 5. an update killed mid-canary: the release puts traffic back by itself, no request fails, and
+ *    `pulumi up` again (after `pulumi cancel` for the lock the killed one left) converges.
+ *
+ * Shortened through the stack's own config (the same code path, shorter numbers): 15 s holds,
+ * 250m pods.
+ */
+import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { CliResult, TFS, runCli } from "../support/cli";
+import { CanarySample, ObservedStep, observedSteps, watchCanary } from "../support/canaryWatch";
+import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from "../support/e2eProject";
+import { GrpcTrafficReport, grpcUnderTraffic } from "../support/grpcTraffic";
+import { TrafficReport, predict, underTraffic } from "../support/traffic";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const CANARY = `${MODEL}-canary`;
+const TWO = [2.5, 3, 4.5];
+const HOLD_SECONDS = 15;
+const GATES = { maxErrorRatio: 0.01, maxP99Ms: 300, minRequests: 30 };
+/** The stand-in's knob (tools/e2e-env/go/tfserving-standin/load.go): every Predict of that version waits this long. */
+const DELAY_FILE = "tfs_standin_predict_delay_ms";
+const SLOW_MS = 800;
+
+interface Run {
+    result: CliResult;
+    rest: TrafficReport;
+    grpc: GrpcTrafficReport;
+    samples: CanarySample[];
+    steps: ObservedStep[];
+}
+
+describe("canary releases inside pulumi up: metric gates, automatic rollback, a killed update", function () {
+    this.timeout(30 * 60 * 1000);
+    let project: E2eProject;
+    let restUrl = "";
+    let grpcEndpoint = "";
+    const log: string[] = [];
+
+    const cli = async (command: string, args: string[], onSpawn?: (pid: number) => void): Promise<CliResult> => {
+        const result = await runCli(command, args, { cwd: project.projectDir, onSpawn });
+        log.push(`$ ${command} ${args.join(" ")} -> ${result.code} (${result.seconds.toFixed(1)} s)\n${result.stdout.slice(-6000)}\n${result.stderr.slice(-3000)}`);
+        return result;
+    };
+    const pulumi = (args: string[], onSpawn?: (pid: number) => void) => cli("pulumi", [...args, "--stack", project.stackName, "--non-interactive"], onSpawn);
+    const ok = (r: CliResult, what: string) => assert.strictEqual(r.code, 0, `${what} exited ${r.code}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+    const servingImage = async () => (await kubectlAsync("get", "deployment", MODEL, "-n", project.namespace)).spec.template.spec.containers[0].image as string;
+    const canaryExists = async () => (await kubectlAsync("get", "deployments", "-n", project.namespace)).items.some((d: any) => d.metadata.name === CANARY);
+
+    /** One version folder in the model folder: `from`'s files as version `version`, the others removed. */
+    const serveVersion = (from: string, version: number, delayMs?: number) => {
+        for (const v of fs.readdirSync(project.modelDir)) {
+            fs.rmSync(path.join(project.modelDir, v), { recursive: true, force: true });
+        }
+        const dir = path.join(project.modelDir, String(version));
+        fs.cpSync(from, dir, { recursive: true });
+        if (delayMs !== undefined) {
+            fs.mkdirSync(path.join(dir, "assets.extra"), { recursive: true });
+            fs.writeFileSync(path.join(dir, "assets.extra", DELAY_FILE), String(delayMs));
+        }
+    };
+    const config = (extra: Record<string, unknown> = {}) => project.setConfig({
+        replicas: 2, cpu: "250m", endpoint: "gateway", gateway: { className: env("TFS_E2E_GATEWAY_CLASS") },
+        loadBalancerSourceRanges: undefined, publicEndpoint: true,
+        canary: { steps: [10, 50], holdSeconds: HOLD_SECONDS, replicas: 1, gates: GATES },
+        ...extra,
+    });
+
+    /** Runs `command` under REST and gRPC traffic through the Gateway, watching the route and the pods. */
+    const underCanary = async (command: () => Promise<CliResult>): Promise<Run> => {
+        const running = command();
+        const [result, rest, grpc, samples] = await Promise.all([
+            running,
+            underTraffic(restUrl, MODEL, running, { rps: 20, maxSeconds: 900, expected: TWO }),
+            grpcUnderTraffic(grpcEndpoint, { tls: false }, MODEL, running, 900, 20),
+            watchCanary(project.namespace, MODEL, running),
+        ]);
+        const steps = observedSteps(samples);
+        console.log(`      traffic: REST ${rest.requests} requests, ${rest.failures.length} failed; gRPC ${grpc.requests}, ${grpc.failures.length} failed; ` +
+            `steps seen: ${steps.map((s) => `${s.weight} %: ${s.canaryPercent.toFixed(1)} % of ${s.calls} calls over ${s.seconds.toFixed(0)} s`).join("; ") || "none"}`);
+        return { result, rest, grpc, samples, steps };
+    };
+    /** The update's own lines about the canary, as it printed them. */
+    const canaryLines = (r: CliResult) => `${r.stdout}\n${r.stderr}`.split("\n").map((l) => l.trim()).filter((l) => l.includes(`canary of ${MODEL}`));
+
+    /** Bounded wait (`seconds`) for a state. */
+    const until = async (what: string, seconds: number, check: () => Promise<boolean>) => {
+        for (let i = 0; i < seconds * 2; i++) {
+            if (await check()) {
+                return;
+            }
+            await new Promise((r) => setTimeout(r, 500));
+        }
+        assert.fail(`${what}: not within ${seconds} s`);
+    };
+
+    before(async () => {
+        env("TFS_E2E_GATEWAY_CLASS");
+        project = await createProject();
+        config();
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") {
+            console.log(log.join("\n\n"));
+        }
+        log.length = 0;
+    });
+
+    after(async () => {
+        await project?.dispose();
+    });
+
+    let goodImage = "";
+
+    it("1. create: a stack with a canary set deploys as before, with the canary's Service and no canary pods", async () => {
+        ok(await pulumi(["up", "--yes"]), "pulumi up");
+        const out = await project.pulumi.outputs() as Record<string, string>;
+        restUrl = out.restUrl;
+        grpcEndpoint = out.grpcEndpoint;
+        assert.deepStrictEqual(await predict(restUrl, MODEL, [1, 2, 5]), TWO);
+        assert.strictEqual(await canaryExists(), false);
+        await kubectlAsync("get", "service", CANARY, "-n", project.namespace);
+        await project.pulumi.preview({ expectNoChanges: true });
+    });
+
+    it("2. a good version: 10 % -> 50 % -> all, each share within 5 points, no failed request, the canary and old pods gone", async () => {
+        const before = await servingImage();
+        serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 124);
+        const run = await underCanary(() => pulumi(["up", "--yes"]));
+        ok(run.result, "pulumi up");
+        console.log(canaryLines(run.result).map((l) => `      ${l}`).join("\n"));
+        assert.deepStrictEqual([...run.rest.failures, ...run.grpc.failures], [], "no request fails");
+        assert.deepStrictEqual(run.steps.map((s) => s.weight), [10, 50], "the route took each step's weight in order");
+        for (const s of run.steps) {
+            assert.ok(Math.abs(s.canaryPercent - s.weight) <= 5, `step ${s.weight} %: the canary's pods answered ${s.canaryPercent.toFixed(1)} % of ${s.calls} calls`);
+        }
+        const lines = canaryLines(run.result).join("\n");
+        assert.match(lines, /step 1\/2 \(10 %\): \d+ calls, 0 failed \(error ratio 0\.0000\), p99 [\d.]+ ms: passed/);
+        assert.match(lines, /step 2\/2 \(50 %\): \d+ calls, 0 failed .*: passed/);
+        goodImage = await servingImage();
+        assert.notStrictEqual(goodImage, before);
+        assert.strictEqual(((await project.pulumi.outputs()) as Record<string, string>).imageRef, goodImage);
+        assert.strictEqual(await canaryExists(), false, "the canary Deployment is gone");
+        const pods = (await kubectlAsync("get", "pods", "-n", project.namespace, "-l", "app.kubernetes.io/component=model-server")).items as any[];
+        assert.deepStrictEqual(pods.map((p) => p.spec.containers[0].image), [goodImage, goodImage], "only the serving pods, on the new image");
+        await project.pulumi.preview({ expectNoChanges: true });
+    });
+
+    it("3. a bad version through tfs deploy: the error gate rolls it back at 10 %, failures only while it held, the old version serves", async () => {
+        serveVersion(path.join(FIXTURES, "counter", "00000123"), 125);
+        // The new export renamed its signature; the config follows it, the clients do not.
+        config({ signature: "incr_counter_by" });
+        const run = await underCanary(() => cli("node", [TFS, "deploy", "--stack", project.stackName]));
+        assert.notStrictEqual(run.result.code, 0, "tfs deploy fails");
+        const output = `${run.result.stdout}\n${run.result.stderr}`;
+        assert.match(output, /canary of half-plus-two failed: step 1\/2 \(10 %\): \d+ calls, \d+ failed \(error ratio [\d.]+\).*: error ratio [\d.]+ > maxErrorRatio 0\.01/);
+        assert.match(output, /Traffic is back on .*half-plus-two@sha256:/);
+        assert.deepStrictEqual(run.steps.map((s) => s.weight), [10], "it never went past the first step");
+        const [held] = run.steps;
+        const failedAt = [...run.rest.failureTimes, ...run.grpc.failureTimes];
+        const windowSeconds = (held.to - held.from) / 1000 + 3;
+        const windowRequests = 40 * windowSeconds;
+        console.log(`      bad version: ${failedAt.length} requests failed (REST ${run.rest.failures.length}, gRPC ${run.grpc.failures.length}) ` +
+            `of about ${windowRequests.toFixed(0)} in the ${windowSeconds.toFixed(0)} s the canary held 10 %`);
+        assert.ok(failedAt.length > 0, "the bad version did fail the clients' predicts it got");
+        assert.ok(failedAt.every((t) => t >= held.from - 1000 && t <= held.to + 3000), "failures only while the canary held its share");
+        assert.ok(failedAt.length <= 0.15 * windowRequests, `${failedAt.length} failures > 15 % of the ${windowRequests.toFixed(0)} requests of the hold`);
+        assert.strictEqual(await servingImage(), goodImage, "the serving Deployment was not changed");
+        assert.strictEqual(((await project.pulumi.outputs()) as Record<string, string>).imageRef, goodImage, "the outputs say the old version serves");
+        assert.strictEqual(await canaryExists(), false);
+
+        const doctor = await cli("node", [TFS, "doctor", "--stack", project.stackName]);
+        assert.match(doctor.stdout, /canary of a new version failed its gate and was rolled back/);
+        assert.match(doctor.stdout, /maxErrorRatio 0\.01/);
+
+        // The same config again would run the canary again; the old one changes nothing in the cluster.
+        const again = await project.pulumi.preview();
+        assert.ok(again.includes(`update pulumi-nodejs:dynamic:Resource::${MODEL}-canary-release`), again.join("\n"));
+        serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 124);
+        config();
+        const back = await project.pulumi.preview();
+        assert.deepStrictEqual(back.filter((s) => !s.endsWith(`docker:index/image:Image::${MODEL}`)), [],
+            "only the Image goes back to the registry's copy of the serving version: nothing in the cluster changes");
+    });
+
+    it("4. a slow version: the latency gate rolls it back at 10 %", async () => {
+        serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 126, SLOW_MS);
+        const run = await underCanary(() => pulumi(["up", "--yes"]));
+        assert.notStrictEqual(run.result.code, 0);
+        assert.match(canaryLines(run.result).join("\n"), /failed: step 1\/2 \(10 %\): \d+ calls, 0 failed .*p99 [\d.]+ ms > maxP99Ms 300/);
+        assert.deepStrictEqual([...run.rest.failures, ...run.grpc.failures], [], "slow answers are still answers");
+        assert.strictEqual(await servingImage(), goodImage);
+        assert.strictEqual(await canaryExists(), false);
+    });
+
+    it("5. an update killed mid-canary: traffic goes back by itself, nothing fails, and pulumi up again converges", async () => {
+        serveVersion(path.join(FIXTURES, "half_plus_two_cpu", "00000123"), 127);
+        let pid = 0;
+        let killedAt = 0;
+        const run = await underCanary(async () => {
+            const up = pulumi(["up", "--yes"], (p) => { pid = p; });
+            await until("the canary takes its first step", 300, async () => (await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace))
+                .spec.rules[0].backendRefs.some((b: any) => b.name === CANARY && b.weight > 0));
+            // As a CI runner cancelling the job's main process: the engine dies, its plugins do not.
+            process.kill(pid, "SIGKILL");
+            killedAt = Date.now();
+            await up;
+            await until("the release puts all traffic back and deletes the canary", 60, async () => {
+                const route = await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace);
+                return route.spec.rules[0].backendRefs.every((b: any) => b.name !== CANARY || b.weight === 0) && !(await canaryExists());
+            });
+            // Whatever of the killed run still lives (idle plugins) ends here.
+            try {
+                process.kill(-pid, "SIGKILL");
+            } catch {
+                // already gone
+            }
+            return { code: 0, stdout: "", stderr: "", seconds: 0 };
+        });
+        assert.deepStrictEqual([...run.rest.failures, ...run.grpc.failures], [], "no request fails, before or after the kill");
+        assert.ok(killedAt > 0);
+        assert.strictEqual(await servingImage(), goodImage, "the old version serves");
+
+        const locked = await pulumi(["up", "--yes"]);
+        assert.notStrictEqual(locked.code, 0);
+        assert.match(`${locked.stdout}${locked.stderr}`, /the stack is currently locked .*pulumi cancel/s);
+        ok(await pulumi(["cancel", "--yes"]), "pulumi cancel");
+        const again = await underCanary(() => pulumi(["up", "--yes"]));
+        ok(again.result, "pulumi up after the kill");
+        assert.deepStrictEqual([...again.rest.failures, ...again.grpc.failures], []);
+        assert.deepStrictEqual(again.steps.map((s) => s.weight), [10, 50], "the canary ran again from its first step");
+        assert.notStrictEqual(await servingImage(), goodImage);
+        assert.strictEqual(await canaryExists(), false);
+        await project.pulumi.preview({ expectNoChanges: true });
+    });
+});
