@@ -15,7 +15,7 @@ import {
     MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, modelServerLabels,
 } from "../contract/labels";
 import { CanarySettings } from "../serving/canary";
-import { CanaryRelease } from "./canaryRelease";
+import { CanaryRelease } from "./canary/canaryRelease";
 import type { RouteRef } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {

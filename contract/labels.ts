@@ -28,6 +28,9 @@ export function modelServerLabels(modelName: string): Record<string, string> {
     };
 }
 
+/** The reason of the event a canary release records on the serving Deployment when its gate rolls it back; `tfs doctor` reads it. */
+export const CANARY_ROLLED_BACK = "CanaryRolledBack";
+
 /** Marks a canary's pods (`canary`); the serving pods carry none. */
 export const TRACK_LABEL = "tf-serving.dev/track";
 

@@ -3,11 +3,8 @@
  * for a pod that is not Ready for no reason the other rules know.
  */
 import { Finding, Rule, describeEvent, duration, podFinding, probeBudgetSeconds, readinessEvidence, secondsSince } from "./findings";
-import { INSTANCE_LABEL } from "../../contract/labels";
+import { CANARY_ROLLED_BACK, INSTANCE_LABEL } from "../../contract/labels";
 import { Deployment, eventTime, eventsFor, isPodReady, modelOf } from "./snapshot";
-
-/** The reason of the event a canary release records on the serving Deployment when its gate rolls it back (ops/canary/release.ts). */
-export const CANARY_ROLLED_BACK = "CanaryRolledBack";
 
 function deploymentObject(d: Deployment): string {
     return `deployment/${d.metadata?.name ?? "(unnamed)"}`;

@@ -154,6 +154,21 @@ describe("gateway objects against the Gateway API's own CRDs (standard channel, 
         assert.deepStrictEqual(problems("gatewayclasses", albGatewayClass("tf-serving-alb")), []);
     });
 
+    it("with a canary, the weighted routes of every shape fit (weights 100 and 0 are valid backendRefs)", function () {
+        this.timeout(300_000);
+        const GKE = { name: "half-plus-two", labels: { app: "m" }, className: "gke-l7-global-external-managed", platform: "gke" as const, certificateMap: "m" };
+        for (const input of [EKS, GKE, { name: "half-plus-two", labels: { app: "m" }, className: "traefik" }]) {
+            const { httpRoute, grpcRoute } = renderGatewayObjects({ ...input, canaryService: "half-plus-two-canary" });
+            assert.deepStrictEqual(problems("httproutes", httpRoute), [], input.className);
+            assert.deepStrictEqual(grpcRoute ? problems("grpcroutes", grpcRoute) : [], [], input.className);
+            assert.deepStrictEqual((httpRoute.spec as any).rules.map((r: any) => r.backendRefs.map((b: any) => `${b.name}=${b.weight}`).join(" ")),
+                (httpRoute.spec as any).rules.map(() => "half-plus-two=100 half-plus-two-canary=0"));
+        }
+        const broken = renderGatewayObjects({ ...EKS, canaryService: "half-plus-two-canary" }).httpRoute;
+        ((broken.spec as any).rules[0].backendRefs[1]).weight = "10 %";
+        assert.match(problems("httproutes", broken).join("\n"), /weight/);
+    });
+
     it("the check catches a parametersRef the API server refuses (no kind)", function () {
         this.timeout(300_000);
         const { gateway } = renderGatewayObjects(EKS);

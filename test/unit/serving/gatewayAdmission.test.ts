@@ -176,6 +176,14 @@ describe("GKE Gateway objects, as the GKE Gateway controller's CRDs and document
         assert.deepStrictEqual(healthCheckPolicyProblems(healthCheckPolicy), []);
     });
 
+    it("with a canary, the canary's Service gets a HealthCheckPolicy of its own that the CRD admits", () => {
+        const { canaryBackendPolicy } = renderGatewayObjects({ ...GKE, canaryService: `${NAME}-canary` });
+        assert.ok(canaryBackendPolicy);
+        assert.strictEqual((canaryBackendPolicy.spec as any).targetRef.name, `${NAME}-canary`);
+        assert.strictEqual(canaryBackendPolicy.metadata.name, `${NAME}-canary`);
+        assert.deepStrictEqual(healthCheckPolicyProblems(canaryBackendPolicy), []);
+    });
+
     it("the check refuses what the CRD refuses: a port without USE_FIXED_PORT, a second check, another namespace's Service", () => {
         const policy = (config: unknown, targetRef: unknown = { group: "", kind: "Service", name: NAME }): GatewayApiObject =>
             ({ apiVersion: "networking.gke.io/v1", kind: "HealthCheckPolicy", metadata: { name: NAME, labels: {} }, spec: { default: { config }, targetRef } });
@@ -197,6 +205,9 @@ describe("EKS Gateway objects, as the AWS Load Balancer Controller v3.5.0 admits
     it("the TargetGroupConfiguration fits its CRD, and each health check matcher is the one its protocol version reads", () => {
         assert.deepStrictEqual(targetGroupConfigurationProblems(renderGatewayObjects(EKS).targetGroupConfiguration, NAME), []);
         assert.deepStrictEqual(targetGroupConfigurationProblems(renderGatewayObjects({ ...EKS, drainSeconds: undefined }).targetGroupConfiguration, NAME), []);
+        // The controller takes one TargetGroupConfiguration per Service: the canary's Service has its own.
+        const canary = renderGatewayObjects({ ...EKS, canaryService: `${NAME}-canary` }).canaryBackendPolicy;
+        assert.deepStrictEqual(targetGroupConfigurationProblems(canary, `${NAME}-canary`), []);
     });
 
     it("the GatewayClass names the ALB controller and no parametersRef without a namespace (gateway_class_controller.go refuses one)", () => {

@@ -1,6 +1,6 @@
 /**
  * The canary release's work against the cluster, run by the `CanaryRelease` dynamic provider
- * (components/canaryRelease.ts) inside `pulumi up`:
+ * (canaryRelease.ts) inside `pulumi up`:
  *
  * - `release`, before the serving Deployment takes a new image: the canary Deployment (the new
  *   image, its own pods) is created and waited on until every pod is Ready (the model loaded and
@@ -17,8 +17,8 @@
  */
 import * as fs from "fs";
 import type * as K8s from "@kubernetes/client-node";
-import { apiConfiguration, loadKubeConfig } from "../doctor/collector";
-import { CANARY_ROLLED_BACK } from "../doctor/rolloutRules";
+import { apiConfiguration, loadKubeConfig } from "../../contract/kubeAccess";
+import { CANARY_ROLLED_BACK } from "../../contract/labels";
 import { METRICS_PATH } from "../../serving/flags";
 import { REST_PORT } from "../../serving/images";
 import {
@@ -26,7 +26,6 @@ import {
 } from "../../serving/canary";
 
 export const CANARY_FIELD_MANAGER = "tf-serving-canary";
-export { CANARY_ROLLED_BACK as ROLLED_BACK_REASON } from "../doctor/rolloutRules";
 
 export interface ReleaseInputs {
     /** Kubeconfig contents or file; empty: the ambient one. */

@@ -6,7 +6,7 @@
  * depends on it, so the engine changes its image only after every gate passed; a failed gate fails
  * this resource and the serving Deployment is left as it was), and `finish` after it (the routes
  * back to the serving pods alone, the canary's pods deleted). The work is in
- * `ops/canary/release.ts`; this file only adapts it to the provider protocol.
+ * `release.ts`; this file only adapts it to the provider protocol.
  *
  * The state tells the truth: the routes and Deployments the engine manages are, at the end of an
  * update, exactly what it recorded. The canary Deployment exists only during an update; if one is
@@ -14,10 +14,10 @@
  * change, so the next preview shows it and the next update cleans it up first.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInputs, ReleaseReport } from "../ops/canary/release";
+import type { ReleaseInputs, ReleaseReport } from "./release";
 
 /** The runner, resolved where this file is: `release.ts` when the program runs from sources, `release.js` from a build. */
-const RUNNER = require.resolve("../ops/canary/release");
+const RUNNER = require.resolve("./release");
 
 type Phase = "release" | "finish";
 type Props = ReleaseInputs & { phase: Phase };
@@ -26,7 +26,7 @@ type Props = ReleaseInputs & { phase: Phase };
  * The runner module, loaded in the provider's process. That process is plain Node.js: a
  * TypeScript source needs ts-node first (the program itself ran under it), a build does not.
  */
-function runner(): typeof import("../ops/canary/release") {
+function runner(): typeof import("./release") {
     const path = RUNNER;
     if (path.endsWith(".ts") && !(process as unknown as { [key: symbol]: boolean })[Symbol.for("ts-node.register.instance")]) {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -109,6 +109,8 @@ export class CanaryRelease extends pulumi.dynamic.Resource {
     declare readonly report: pulumi.Output<ReleaseReport | undefined>;
 
     constructor(name: string, args: CanaryReleaseArgs, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, kubeconfig: pulumi.secret(args.kubeconfig ?? ""), report: undefined }, opts);
+        // The provider returns its inputs as outputs in the clear: the engine keeps the kubeconfig secret only when told.
+        super(provider, name, { ...args, kubeconfig: pulumi.secret(args.kubeconfig ?? ""), report: undefined },
+            pulumi.mergeOptions(opts, { additionalSecretOutputs: ["kubeconfig"] }));
     }
 }
