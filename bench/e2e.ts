@@ -13,7 +13,12 @@
  *   variables file, generated here, never committed): first `up`, no-op `preview`, a new version's
  *   `up`, and the bytes the registry received for it against that version's compressed size.
  *
- * `--noop-only` stops after the no-op figures and their floors (a few minutes).
+ * - a canary release behind the Gateway (`canary`; same condition): a good version through 10 % and
+ *   50 % under REST and gRPC traffic, the update's seconds beyond its holds, when the canary was
+ *   Ready, and each step's share as the pods' own counts saw it against its weight.
+ *
+ * `--noop-only` stops after the no-op figures and their floors (a few minutes); `--canary-only`
+ * runs the canary release alone.
  *
  * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
  * (the program's and the floors' alternate), every other timing one run.
@@ -28,7 +33,8 @@ import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
 import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
-import { GrpcBalanceReport, grpcBalance } from "../test/support/grpcTraffic";
+import { GrpcBalanceReport, grpcBalance, grpcUnderTraffic } from "../test/support/grpcTraffic";
+import { observedSteps, watchCanary } from "../test/support/canaryWatch";
 import { query } from "../test/support/prometheus";
 import { TrafficReport, underTraffic } from "../test/support/traffic";
 
@@ -276,9 +282,59 @@ async function main(): Promise<void> {
     }
 }
 
+const CANARY_STEPS = [10, 50];
+const CANARY_HOLD_SECONDS = 15;
+
+/**
+ * A good version's canary release under 20 REST and 20 gRPC requests a second through the Gateway:
+ * the update's seconds, its holds, the rest (the canary's start, the serving rollout, the settle and
+ * the canary's removal), when the canary's pods were first Ready, and each step's observed share.
+ */
+async function canaryBench(log: (line: string) => void): Promise<Record<string, unknown>> {
+    const project = await createProject();
+    try {
+        const className = process.env.TFS_E2E_GATEWAY_CLASS as string;
+        project.setConfig({
+            replicas: 2, cpu: "250m", endpoint: "gateway", gateway: { className }, loadBalancerSourceRanges: undefined, publicEndpoint: true,
+            canary: { steps: CANARY_STEPS, holdSeconds: CANARY_HOLD_SECONDS, gates: { minRequests: 30 } },
+        });
+        log("[bench] canary: first up behind the Gateway");
+        const up = await project.stack.up({ onOutput: quiet });
+        const [restUrl, grpcEndpoint] = [up.outputs.restUrl.value as string, up.outputs.grpcEndpoint.value as string];
+        fs.cpSync(path.join(project.modelDir, "123"), path.join(project.modelDir, "124"), { recursive: true });
+        fs.rmSync(path.join(project.modelDir, "123"), { recursive: true, force: true });
+        log("[bench] canary: a new version through 10 % and 50 % under traffic");
+        const t0 = Date.now();
+        const updating = project.stack.up({ onOutput: quiet });
+        const [[updateSeconds], rest, grpc, samples] = await Promise.all([
+            seconds(() => updating),
+            underTraffic(restUrl, MODEL, updating, { rps: 20, expected: [2.5, 3, 4.5] }),
+            grpcUnderTraffic(grpcEndpoint, { tls: false }, MODEL, updating, 900, 20),
+            watchCanary(project.namespace, MODEL, updating),
+        ]);
+        const holds = CANARY_STEPS.length * CANARY_HOLD_SECONDS;
+        const firstReady = samples.find((x) => x.canaryPods.length > 0);
+        return {
+            updateSeconds: round(updateSeconds),
+            holdSeconds: holds,
+            beyondHoldsSeconds: round(updateSeconds - holds),
+            canaryReadyAfterSeconds: firstReady ? round((firstReady.at - t0) / 1000) : null,
+            steps: observedSteps(samples).map((x) => ({ weight: x.weight, observedPercent: round(x.canaryPercent), errorPoints: round(Math.abs(x.canaryPercent - x.weight)), calls: x.calls })),
+            requests: rest.requests + grpc.requests,
+            failed: rest.failures.length + grpc.failures.length,
+        };
+    } finally {
+        await project.dispose();
+    }
+}
+
 async function bench(): Promise<void> {
     const json = process.argv.includes("--json");
     const log = (line: string) => { if (!json) { console.error(line); } };
+    if (process.argv.includes("--canary-only")) {
+        console.log(JSON.stringify({ canary: await canaryBench(log) }, null, json ? 0 : 2));
+        return;
+    }
 
     const small = await createProject();
     let result: Record<string, unknown>;
@@ -323,6 +379,7 @@ async function bench(): Promise<void> {
             scrape = await scrapeCost(small.namespace);
             grpc = await grpcBench(small, log);
         }
+        const canary = update === null ? null : await canaryBench(log);
         result = {
             noopUp: round(noopUp), noopPreview: round(noopPreview),
             engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
@@ -334,6 +391,7 @@ async function bench(): Promise<void> {
             update: update && { requests: update.requests, failed: update.failures.length, p50Ms: round(update.p50), p99Ms: round(update.p99) },
             grpc,
             scrape,
+            canary,
         };
     } finally {
         await small.dispose();
@@ -381,6 +439,8 @@ async function bench(): Promise<void> {
         ["no-op preview, 1 GiB model / small model", ratio(r.bigModel.noopPreview, r.smallModel.noopPreview), "<= 1.25"],
         ["bytes pushed / new version compressed", ratio(r.bigModel.bytesPushed, r.bigModel.versionBytesCompressed), "<= 1.01"],
         ["failed requests during an update", r.update ? `${r.update.failed} of ${r.update.requests}` : "n/a (no node runs containers)", "0"],
+        ["canary release: seconds beyond its holds", r.canary ? String(r.canary.beyondHoldsSeconds) : "n/a", `(holds ${r.canary?.holdSeconds ?? "-"} s)`],
+        ["canary release: worst share error of a step (points)", r.canary ? String(Math.max(...r.canary.steps.map((x: any) => x.errorPoints))) : "n/a", "<= 5"],
     ];
     console.log(`\ntf-serving benchmark (${os.cpus().length} CPUs, ${new Date().toISOString()})`);
     console.log(JSON.stringify(result, null, 2));
