@@ -10,6 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement, poolPlacement } from "../nodePlacement";
 import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
+import { REST_PORT } from "../../serving/images";
 
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
 export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
@@ -172,6 +173,16 @@ export class GkeCluster extends pulumi.ComponentResource {
                 router: router.name,
                 natIpAllocateOption: "AUTO_ONLY",
                 sourceSubnetworkIpRangesToNat: "ALL_SUBNETWORKS_ALL_IP_RANGES",
+            }, { parent: this });
+            // GKE lets a private cluster's control plane reach the nodes on 443 and 10250 only. A canary
+            // release reads its pods' TF Serving metrics (REST port) through the API server's pod proxy.
+            new gcp.compute.Firewall(`${name}-control-plane-to-rest`, {
+                project,
+                network: network.id,
+                direction: "INGRESS",
+                sourceRanges: [args.masterCidr],
+                allows: [{ protocol: "tcp", ports: [String(REST_PORT)] }],
+                description: "the GKE control plane reaches TF Serving's REST port (canary metrics through the pod proxy)",
             }, { parent: this });
         }
 

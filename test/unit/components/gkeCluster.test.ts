@@ -49,6 +49,7 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(c.masterAuthorizedNetworksConfig, { cidrBlocks: [{ cidrBlock: "0.0.0.0/0", displayName: "any address" }], gcpPublicCidrsAccessEnabled: true },
             "no gke.apiAccessCidrs: any address, sent explicitly (an absent block keeps an earlier restriction)");
         assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 0);
+        assert.strictEqual(recorder.ofType("gcp:compute/firewall:Firewall").length, 0, "public nodes: the control plane reaches them already");
     });
 
     it("enforces NetworkPolicy with Dataplane V2, and leaves the conflicting Calico add-on off", async () => {
@@ -130,6 +131,9 @@ describe("GkeCluster", () => {
         assert.deepStrictEqual(c.masterAuthorizedNetworksConfig.cidrBlocks.map((b: any) => b.cidrBlock), ["203.0.113.0/24"]);
         assert.strictEqual(recorder.ofType("gcp:compute/routerNat:RouterNat").length, 1);
         assert.strictEqual((recorder.one("gcp:compute/subnetwork:Subnetwork").inputs as any).privateIpGoogleAccess, true);
+        const firewall = recorder.one("gcp:compute/firewall:Firewall").inputs as any;
+        assert.deepStrictEqual([firewall.direction, firewall.sourceRanges, firewall.allows], ["INGRESS", ["172.16.0.0/28"], [{ protocol: "tcp", ports: ["8501"] }]],
+            "the control plane reaches the pods' REST port (a canary's metrics through the pod proxy)");
     });
 
     it("initial pool: runs as the node service account, not the Compute Engine default one (terraform-provider-google#4435)", async () => {
