@@ -298,7 +298,11 @@ export class ModelServer extends pulumi.ComponentResource {
         this.restUrl = pulumi.interpolate`http://${formatHost(this.externalAddress)}:${REST_PORT}`;
         this.grpcEndpoint = pulumi.interpolate`${formatHost(this.externalAddress)}:${GRPC_PORT}`;
         this.modelStatusUrl = pulumi.interpolate`${this.restUrl}${modelStatusPath(modelName)}`;
-        this.imageRef = pulumi.output(args.image);
+        // With a canary the serving image is the Deployment's once it has rolled: after a release whose
+        // gate failed, the Deployment keeps the old image and so do the stack's outputs.
+        this.imageRef = args.canary
+            ? this.deployment.spec.template.spec.containers.apply((c) => c[0].image)
+            : pulumi.output(args.image);
 
         this.registerOutputs({
             externalIp: this.externalIp,

@@ -36,8 +36,11 @@ function runner(): typeof import("./release") {
     return require(path);
 }
 
-/** Inputs whose change is a change of the release (the kubeconfig is how it gets there, not what it does). */
-const IGNORED = new Set(["kubeconfig", "__provider", "report"]);
+/**
+ * Inputs whose change is no change of the release (the kubeconfig is how it gets there, not what it
+ * does). An array: Pulumi's closure serialization does not carry a Set's contents.
+ */
+const IGNORED = ["kubeconfig", "__provider", "report"];
 
 const provider: pulumi.dynamic.ResourceProvider = {
     async check(_olds: Props, news: Props) {
@@ -45,26 +48,26 @@ const provider: pulumi.dynamic.ResourceProvider = {
     },
 
     async diff(_id: string, olds: Props, news: Props) {
-        const changed = Object.keys(news).filter((k) => !IGNORED.has(k) && JSON.stringify(olds[k as keyof Props]) !== JSON.stringify(news[k as keyof Props]));
+        const changed = Object.keys(news).filter((k) => !IGNORED.includes(k) && JSON.stringify(olds[k as keyof Props]) !== JSON.stringify(news[k as keyof Props]));
         let left: string | undefined;
         try {
             left = await runner().leftovers(news);
         } catch {
             // No cluster to read yet (a preview before it exists): only the inputs decide.
         }
-        if (left !== undefined) {
+        // For the finish, a canary still serving is its own work (the release before it left it so); for a release it is a leftover.
+        if (left !== undefined && news.phase === "release") {
             console.log(`canary of ${news.model}: an earlier update left ${left}; this update retires it first`);
         }
         return { changes: changed.length > 0 || left !== undefined };
     },
 
     async create(inputs: Props) {
-        const report = await act(inputs);
-        return { id: `${inputs.namespace}/${inputs.model}/${inputs.phase}`, outs: { ...inputs, report } };
+        return { id: `${inputs.namespace}/${inputs.model}/${inputs.phase}`, outs: withReport(inputs, await act(inputs)) };
     },
 
     async update(_id: string, _olds: Props, news: Props) {
-        return { outs: { ...news, report: await act(news) } };
+        return { outs: withReport(news, await act(news)) };
     },
 
     async delete(_id: string, props: Props) {
@@ -76,6 +79,11 @@ const provider: pulumi.dynamic.ResourceProvider = {
         }
     },
 };
+
+/** The outputs: the inputs, and the release's report when there is one (the protocol's structs carry no undefined). */
+function withReport(inputs: Props, report: ReleaseReport | undefined): Record<string, unknown> {
+    return report === undefined ? { ...inputs } : { ...inputs, report };
+}
 
 /**
  * Runs a phase. Its lines go to the update's output (the engine shows a plugin's stdout); once the

@@ -201,6 +201,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
     });
 
     it("4. a slow version: the latency gate rolls it back at 10 %", async () => {
+        config();
         serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 126, SLOW_MS);
         const run = await underCanary(() => pulumi(["up", "--yes"]));
         assert.notStrictEqual(run.result.code, 0);
@@ -211,13 +212,19 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
     });
 
     it("5. an update killed mid-canary: traffic goes back by itself, nothing fails, and pulumi up again converges", async () => {
+        config();
         serveVersion(path.join(FIXTURES, "half_plus_two_cpu", "00000123"), 127);
         let pid = 0;
         let killedAt = 0;
         const run = await underCanary(async () => {
+            let ended = false;
             const up = pulumi(["up", "--yes"], (p) => { pid = p; });
-            await until("the canary takes its first step", 300, async () => (await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace))
-                .spec.rules[0].backendRefs.some((b: any) => b.name === CANARY && b.weight > 0));
+            void up.then(() => { ended = true; });
+            await until("the canary takes its first step", 300, async () => {
+                assert.ok(!ended, "pulumi up ended before the canary took a step");
+                return (await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace))
+                    .spec.rules[0].backendRefs.some((b: any) => b.name === CANARY && b.weight > 0);
+            });
             // As a CI runner cancelling the job's main process: the engine dies, its plugins do not.
             process.kill(pid, "SIGKILL");
             killedAt = Date.now();

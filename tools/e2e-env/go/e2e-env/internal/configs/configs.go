@@ -141,7 +141,10 @@ func (s Settings) PulumiEnv(passphrase string) [][2]string {
 	}
 	return [][2]string{
 		{"PULUMI_HOME", filepath.Join(s.State, "pulumi-home")},
-		{"PULUMI_BACKEND_URL", "file://" + filepath.Join(s.State, "pulumi-backend")},
+		// metadata=skip: gocloud's fileblob otherwise rewrites each checkpoint's ".attrs" sidecar in
+		// place (os.Create, then encode), and a read meanwhile (the program's StackReference to its own
+		// stack, while the engine saves the checkpoint) decodes an empty file: "failed to load checkpoint: EOF".
+		{"PULUMI_BACKEND_URL", "file://" + filepath.Join(s.State, "pulumi-backend") + "?metadata=skip"},
 		{"PULUMI_CONFIG_PASSPHRASE", passphrase},
 		{"PULUMI_SKIP_UPDATE_CHECK", "true"},
 		{"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK", "true"},

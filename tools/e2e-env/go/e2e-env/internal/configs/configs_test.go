@@ -87,7 +87,7 @@ func TestEnvFile(t *testing.T) {
 		"DOCKER_HOST":             "unix:///st/run/podman.sock",
 		"CONTAINERS_STORAGE_CONF": "/st/podman/storage.conf", "CONTAINERS_REGISTRIES_CONF": "/st/podman/registries.conf",
 		"CONTAINERS_CONF": "/st/podman/containers.conf", "PATH": "/b/pulumi-x/bin:/b/kube-y/bin:/usr/bin:/bin",
-		"PULUMI_HOME": "/st/pulumi-home", "PULUMI_BACKEND_URL": "file:///st/pulumi-backend", "PULUMI_CONFIG_PASSPHRASE": "tfs-e2e-local",
+		"PULUMI_HOME": "/st/pulumi-home", "PULUMI_BACKEND_URL": "file:///st/pulumi-backend?metadata=skip", "PULUMI_CONFIG_PASSPHRASE": "tfs-e2e-local",
 		"PULUMI_SKIP_UPDATE_CHECK": "true", "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK": "true",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true", "PULUMI_IGNORE_AMBIENT_PLUGINS": "true",
 		"PULUMI_DIY_BACKEND_NO_LEGACY_WARNING": "true", "TFS_E2E_REGISTRY": "127.0.0.1:5002",
