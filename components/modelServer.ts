@@ -25,6 +25,7 @@ import {
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
+import { AutoscalingSettings, hpaSpec } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
 import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
 
@@ -123,10 +124,13 @@ export interface ModelServerArgs {
      */
     rollout?: RolloutStrategy;
     /**
-     * Horizontal autoscaling on CPU utilization (`targetCpuUtilization` in percent of the CPU request).
-     * Default: none. Needs metrics-server in the cluster; `maxReplicas` also sets the update timeout.
+     * Horizontal autoscaling (`serving/autoscaling.ts`) on CPU utilization (`targetCpuUtilization`, percent
+     * of the CPU request; needs metrics-server), on inference calls per second per pod
+     * (`targetRequestsPerSecond`; needs a custom metrics API serving `INFERENCE_REQUEST_RATE_METRIC`), or
+     * both; at least one. `scaleDownStabilizationSeconds` defaults to 300. Default: none. `maxReplicas`
+     * also sets the update timeout.
      */
-    autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
+    autoscaling?: AutoscalingSettings;
     /**
      * Server-side batching. Default off. On: `--enable_batching` with a batching parameters file,
      * `parametersText` (a `BatchingParameters` text proto) or, by default, parameters matched to the CPU
@@ -280,14 +284,7 @@ export class ModelServer extends pulumi.ComponentResource {
         if (args.autoscaling) {
             new k8s.autoscaling.v2.HorizontalPodAutoscaler(name, {
                 metadata: { ...meta, name: modelName },
-                spec: {
-                    scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: this.deployment.metadata.name },
-                    minReplicas: args.autoscaling.minReplicas,
-                    maxReplicas: args.autoscaling.maxReplicas,
-                    metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: args.autoscaling.targetCpuUtilization } } }],
-                    // Loading a model takes a while: scale down slowly so a brief dip does not cost a reload.
-                    behavior: { scaleDown: { stabilizationWindowSeconds: 300 } },
-                },
+                spec: hpaSpec(this.deployment.metadata.name, args.autoscaling),
             }, childOpts);
         }
 

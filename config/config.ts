@@ -19,6 +19,7 @@ import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
 import { CANARY_DEFAULTS, CanarySettings } from "../serving/canary";
+import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, INFERENCE_REQUEST_RATE_METRIC } from "../serving/autoscaling";
 import type { GatewayPlatform } from "../serving/gateway";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
 import { awsPartition } from "../components/eks/partition";
@@ -59,7 +60,8 @@ export interface ModelSettings {
     resources: { cpu?: string; memoryRequest?: string; memoryLimit?: string };
     /** Server-side batching; `parametersFile` is a batching_parameters text proto on disk. */
     batching: { enabled: boolean; parametersFile?: string };
-    autoscaling?: { minReplicas: number; maxReplicas: number; targetCpuUtilization: number };
+    /** The HPA (`serving/autoscaling.ts`); undefined: a fixed `replicas` count. */
+    autoscaling?: AutoscalingSettings;
     /** A metric-gated canary for every new image (needs `endpoint: gateway`); undefined: the rolling update alone. */
     canary?: CanarySettings;
     /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
@@ -399,6 +401,15 @@ export function readConfig(all: Record<string, string>, project: string, project
     if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
     }
+    if (config.cloud !== "local") {
+        // The clusters this stack creates serve no custom metrics API yet: an HPA on a metric nobody serves never scales.
+        for (const m of models.filter((x) => x.autoscaling?.targetRequestsPerSecond !== undefined)) {
+            r.issues.push({
+                key: `${m.configKey("autoscaling")}.targetRequestsPerSecond`, value: m.autoscaling?.targetRequestsPerSecond,
+                expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}, which the ${config.cloud === "gcp" ? "GKE" : "EKS"} cluster this stack creates does not have yet: use targetCpuUtilization on cloud ${config.cloud} (README, Autoscaling)`,
+            });
+        }
+    }
     const pool = gpuPoolOf(config);
     if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
         const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
@@ -515,13 +526,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     const autoscalingReader = src("autoscaling").nested("autoscaling");
     let autoscaling: ModelSettings["autoscaling"];
     if (autoscalingReader) {
-        autoscalingReader.rejectUnknown(["minReplicas", "maxReplicas", "targetCpuUtilization"]);
-        const minReplicas = autoscalingReader.int("minReplicas", 2, { min: 1 });
-        const maxReplicas = autoscalingReader.int("maxReplicas", Math.max(minReplicas, 10), { min: 1 });
-        if (maxReplicas < minReplicas) {
-            autoscalingReader.fail("maxReplicas", `must be >= autoscaling.minReplicas (${minReplicas})`);
-        }
-        autoscaling = { minReplicas, maxReplicas, targetCpuUtilization: autoscalingReader.int("targetCpuUtilization", 70, { min: 10, max: 100 }) };
+        autoscaling = readAutoscaling(autoscalingReader);
     }
 
     const canary = readCanary(src("canary"), name);
@@ -612,6 +617,31 @@ const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number
     notReadyMinutes: { min: 1, max: 120 },
     restarts: { min: 1, max: 100 },
 };
+
+/**
+ * `autoscaling`: the HPA's bounds and targets. Without either target the HPA is on CPU at 70 %, as it
+ * always was; a request-rate target alone leaves CPU out (a batching or GPU server is full long before
+ * its CPU is); both make the HPA follow whichever asks for more pods.
+ */
+function readAutoscaling(r: ConfigReader): AutoscalingSettings {
+    r.rejectUnknown(["minReplicas", "maxReplicas", "targetCpuUtilization", "targetRequestsPerSecond", "scaleDownStabilizationSeconds"]);
+    const minReplicas = r.int("minReplicas", 2, { min: 1 });
+    const maxReplicas = r.int("maxReplicas", Math.max(minReplicas, 10), { min: 1 });
+    if (maxReplicas < minReplicas) {
+        r.fail("maxReplicas", `must be >= autoscaling.minReplicas (${minReplicas})`);
+    }
+    const targetRequestsPerSecond = r.int("targetRequestsPerSecond", undefined, { min: 1 });
+    const cpuBounds = { min: 10, max: 100 };
+    const targetCpuUtilization = targetRequestsPerSecond === undefined ? r.int("targetCpuUtilization", 70, cpuBounds) : r.int("targetCpuUtilization", undefined, cpuBounds);
+    // The HPA API's bound (autoscaling/v2 HPAScalingRules: stabilizationWindowSeconds <= 3600).
+    const scaleDownStabilizationSeconds = r.int("scaleDownStabilizationSeconds", DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, { min: 0, max: 3600 });
+    return {
+        minReplicas, maxReplicas,
+        ...(targetCpuUtilization !== undefined ? { targetCpuUtilization } : {}),
+        ...(targetRequestsPerSecond !== undefined ? { targetRequestsPerSecond } : {}),
+        scaleDownStabilizationSeconds,
+    };
+}
 
 function readMonitoring(top: ConfigReader, cloud: Cloud): MonitoringSettings {
     // The GKE clusters this program creates get managed collection; elsewhere nothing is assumed installed.

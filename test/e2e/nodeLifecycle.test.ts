@@ -58,7 +58,7 @@ describe("the real node leaves nothing behind (a second environment: start, run 
         TFS_E2E_KCM_PORT: "20257", TFS_E2E_SCHEDULER_PORT: "20259", TFS_E2E_KWOK_PORT: "20247",
         TFS_E2E_KUBELET_PORT: "20350", TFS_E2E_POD_SUBNET: "10.213.9.0/24", TFS_E2E_NODE_BRIDGE: BRIDGE,
         TFS_E2E_NODE_CGROUP: `/${CGROUP}`, TFS_E2E_LB_IP_RANGE: "127.0.109.0/24",
-        TFS_E2E_GATEWAY_ADDRESS: "127.0.119.1", TFS_E2E_GATEWAY_ADMIN_PORT: "29092",
+        TFS_E2E_GATEWAY_ADDRESS: "127.0.119.1", TFS_E2E_GATEWAY_ADMIN_PORT: "29092", TFS_E2E_METRICS_PORT: "29093",
     };
     const script = path.join(ROOT, "scripts", "e2e-env");
     const kubectl = (...args: string[]) => execFileSync("kubectl",

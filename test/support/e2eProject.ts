@@ -40,6 +40,7 @@ export function suiteEnvironment(cache = process.env.TFS_E2E_CACHE || path.join(
         TFS_E2E_POD_SUBNET: "10.213.1.0/24", TFS_E2E_NODE_BRIDGE: "tfse2e1", TFS_E2E_NODE_CGROUP: "/tfs-e2e-suite",
         TFS_E2E_LB_IP_RANGE: "127.0.101.0/24", TFS_E2E_PROMETHEUS_PORT: "19190",
         TFS_E2E_GATEWAY_ADDRESS: "127.0.111.1", TFS_E2E_GATEWAY_ADMIN_PORT: "19192",
+        TFS_E2E_METRICS_PORT: "19193", // and 19194 (prometheus-adapter)
     };
 }
 

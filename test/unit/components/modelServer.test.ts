@@ -273,6 +273,14 @@ describe("ModelServer", () => {
         assert.deepStrictEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [2, 6]);
         assert.strictEqual(hpa.spec.metrics[0].resource.target.averageUtilization, 60);
         assert.strictEqual((rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec.replicas, undefined);
+        assert.deepStrictEqual(hpa.spec.behavior, { scaleDown: { stabilizationWindowSeconds: 300 } });
+    });
+
+    it("scales on the inference request rate with the window it is given", async () => {
+        const { rec } = await serve({ autoscaling: { minReplicas: 1, maxReplicas: 3, targetRequestsPerSecond: 15, scaleDownStabilizationSeconds: 20 } });
+        const hpa = rec.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
+        assert.deepStrictEqual(hpa.spec.metrics, [{ type: "Pods", pods: { metric: { name: "tfserving_inference_requests_per_second" }, target: { type: "AverageValue", averageValue: "15" } } }]);
+        assert.deepStrictEqual(hpa.spec.behavior, { scaleDown: { stabilizationWindowSeconds: 20 } });
     });
 
     it("reports the address from an ip (GKE, kind)", async () => {

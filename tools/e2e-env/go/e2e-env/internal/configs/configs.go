@@ -40,6 +40,11 @@ type Settings struct {
 	// as the Gateway's ports are fixed. GatewayAdminPort serves Traefik's ping.
 	GatewayAddress   string
 	GatewayAdminPort int
+	// MetricsPort serves metrics-server (metrics.k8s.io), the next port
+	// prometheus-adapter (custom.metrics.k8s.io), both on the node bridge's
+	// host address: the API server reaches them through Endpoints, which
+	// refuse loopback addresses.
+	MetricsPort int
 
 	LBMode     string // TFS_E2E_LB_MODE: ip or hostname
 	LBIPRange  string // one loopback address per LoadBalancer Service
@@ -86,6 +91,10 @@ func FromEnv(getenv func(string) string, home, root string) (Settings, error) {
 		err = fmt.Errorf("TFS_E2E_GATEWAY_ADDRESS=%q is no IPv4 loopback address (127.x.y.z)", s.GatewayAddress)
 	}
 	s.GatewayAdminPort = port("TFS_E2E_GATEWAY_ADMIN_PORT", 19092)
+	s.MetricsPort = port("TFS_E2E_METRICS_PORT", 19093)
+	if s.MetricsPort == 65535 {
+		err = fmt.Errorf("TFS_E2E_METRICS_PORT=%d leaves no port after it for prometheus-adapter", s.MetricsPort)
+	}
 	s.LBMode = str("TFS_E2E_LB_MODE", "ip")
 	s.LBIPRange = str("TFS_E2E_LB_IP_RANGE", "127.0.100.0/24")
 	s.PodSubnet = str("TFS_E2E_POD_SUBNET", "10.213.0.0/24")

@@ -45,8 +45,15 @@ func Clients(cpuNode string) []Client {
 		{"scheduler", "", "system:kube-scheduler"},
 		{"kubelet", "system:nodes", "system:node:" + cpuNode},
 		{"apiserver-kubelet-client", "system:masters", "kube-apiserver-kubelet-client"},
+		// The aggregation layer's identity towards the aggregated API servers
+		// (metrics-server, prometheus-adapter): its CN is the API server's
+		// --requestheader-allowed-names.
+		{"front-proxy-client", "", FrontProxyClientCN},
 	}
 }
+
+// FrontProxyClientCN is the front-proxy client certificate's common name.
+const FrontProxyClientCN = "front-proxy-client"
 
 func newKey() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) }
 
@@ -145,8 +152,8 @@ func sign(dir, name string, template *x509.Certificate, ca *x509.Certificate, ca
 
 // Ensure makes what is missing under dir. The CA, the API server's and the
 // first three clients' certificates and the service-account keys are made
-// together, once (marked by the file "done"); the kubelet's two identities are
-// added to a folder made before them.
+// together, once (marked by the file "done"); the later clients (the kubelet's
+// two identities, the front proxy's) are added to a folder made before them.
 func Ensure(dir, cpuNode string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -236,6 +243,45 @@ func Ensure(dir, cpuNode string) error {
 		return f.Close()
 	}
 	return nil
+}
+
+// EnsureServing makes NAME.crt and NAME.key, a serving certificate from the CA
+// for dns and ips, unless the one there already names exactly those (a
+// changed TFS_E2E_POD_SUBNET moves the address it is served on).
+func EnsureServing(dir, name string, dns []string, ips []net.IP) error {
+	if c, err := LoadCert(filepath.Join(dir, name+".crt")); err == nil && exists(filepath.Join(dir, name+".key")) && sameNames(c, dns, ips) {
+		return nil
+	}
+	ca, err := LoadCert(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		return err
+	}
+	caKey, err := LoadKey(filepath.Join(dir, "ca.key"))
+	if err != nil {
+		return err
+	}
+	return sign(dir, name, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: name},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: ips, DNSNames: dns,
+	}, ca, caKey)
+}
+
+func sameNames(c *x509.Certificate, dns []string, ips []net.IP) bool {
+	if len(c.DNSNames) != len(dns) || len(c.IPAddresses) != len(ips) {
+		return false
+	}
+	for i := range dns {
+		if c.DNSNames[i] != dns[i] {
+			return false
+		}
+	}
+	for i := range ips {
+		if !c.IPAddresses[i].Equal(ips[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Verify checks that NAME.crt chains to the CA for usage and matches NAME.key.

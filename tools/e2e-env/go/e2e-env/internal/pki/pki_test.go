@@ -3,6 +3,7 @@ package pki
 import (
 	"bytes"
 	"crypto/x509"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,6 +43,7 @@ func TestEnsure(t *testing.T) {
 		"scheduler":                {"", "system:kube-scheduler"},
 		"kubelet":                  {"system:nodes", "system:node:tfs-e2e-cpu"},
 		"apiserver-kubelet-client": {"system:masters", "kube-apiserver-kubelet-client"},
+		"front-proxy-client":       {"", "front-proxy-client"},
 	}
 	for name, w := range want {
 		if err := Verify(dir, name, x509.ExtKeyUsageClientAuth); err != nil {
@@ -73,7 +75,7 @@ func TestEnsure(t *testing.T) {
 		t.Fatalf("sa.pub is not sa.key's public key (%v)", err)
 	}
 	keys, _ := filepath.Glob(filepath.Join(dir, "*.key"))
-	if len(keys) != 8 {
+	if len(keys) != 9 {
 		t.Errorf("%d keys: %v", len(keys), keys)
 	}
 	for _, k := range keys {
@@ -113,5 +115,40 @@ func TestEnsureKeepsExistingFiles(t *testing.T) {
 	}
 	if err := Verify(dir, "kubelet", x509.ExtKeyUsageClientAuth); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestEnsureServing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pki")
+	if err := Ensure(dir, "n"); err != nil {
+		t.Fatal(err)
+	}
+	dns := []string{"metrics-server.kube-system.svc"}
+	ips := []net.IP{net.ParseIP("10.213.0.1")}
+	if err := EnsureServing(dir, "aggregated", dns, ips); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir, "aggregated", x509.ExtKeyUsageServerAuth); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := LoadCert(filepath.Join(dir, "aggregated.crt"))
+	for _, h := range []string{"metrics-server.kube-system.svc", "10.213.0.1"} {
+		if err := c.VerifyHostname(h); err != nil {
+			t.Error(err)
+		}
+	}
+	// The same names: kept. Another address: made again.
+	if err := EnsureServing(dir, "aggregated", dns, ips); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := LoadCert(filepath.Join(dir, "aggregated.crt")); again.SerialNumber.Cmp(c.SerialNumber) != 0 {
+		t.Error("a certificate with the same names was made again")
+	}
+	if err := EnsureServing(dir, "aggregated", dns, []net.IP{net.ParseIP("10.214.0.1")}); err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := LoadCert(filepath.Join(dir, "aggregated.crt"))
+	if err := moved.VerifyHostname("10.214.0.1"); err != nil {
+		t.Error(err)
 	}
 }

@@ -22,6 +22,8 @@ type Versions struct {
 	PulumiSDK          string // "3.248.0", @pulumi/pulumi in package-lock.json
 	KubernetesProvider string // "4.34.2", @pulumi/kubernetes in package-lock.json
 	DockerProvider     string // "5.2.0", @pulumi/docker in package-lock.json
+	MetricsServer      string // "v0.8.0", sigs.k8s.io/metrics-server in go/metrics-server/go.mod
+	PrometheusAdapter  string // "v0.12.0", sigs.k8s.io/prometheus-adapter in go/prometheus-adapter/go.mod
 }
 
 // ModuleVersion returns the version a go.mod's require lines give module
@@ -127,5 +129,24 @@ func Read(root string) (Versions, error) {
 	if err != nil {
 		return Versions{}, err
 	}
-	return Parse(kube, pulumi, lock)
+	v, err := Parse(kube, pulumi, lock)
+	if err != nil {
+		return v, err
+	}
+	for _, m := range []struct {
+		dir, module string
+		dst         *string
+	}{
+		{"metrics-server", "sigs.k8s.io/metrics-server", &v.MetricsServer},
+		{"prometheus-adapter", "sigs.k8s.io/prometheus-adapter", &v.PrometheusAdapter},
+	} {
+		gomod, err := read("tools/e2e-env/go/" + m.dir + "/go.mod")
+		if err != nil {
+			return v, err
+		}
+		if *m.dst, err = ModuleVersion(gomod, m.module); err != nil {
+			return v, fmt.Errorf("go/%s/%w", m.dir, err)
+		}
+	}
+	return v, nil
 }

@@ -1,0 +1,69 @@
+/**
+ * The model server's HorizontalPodAutoscaler (autoscaling/v2), rendered from the stack's `autoscaling`
+ * settings: on CPU utilization (the resource metrics API, metrics-server), on the inference request
+ * rate per pod (the custom metrics API), or on both, when the HPA follows whichever asks for more
+ * pods (the controller computes a count per metric and takes the largest).
+ */
+
+/**
+ * The custom metrics API's per-pod metric: TF Serving's successful predict, classify and regress calls
+ * per second (probe GETs left out). The loopback environment's prometheus-adapter serves it under this
+ * name (`tools/e2e-env/go/e2e-env/internal/metricsapi`, `RequestRateMetric`; a unit test pins the two
+ * together), from `:tensorflow:serving:request_latency_count` with the `API` values of
+ * `observability/metrics.ts`' `INFERENCE_APIS`.
+ */
+export const INFERENCE_REQUEST_RATE_METRIC = "tfserving_inference_requests_per_second";
+
+/** Loading a model takes a while: scale down slowly so a brief dip does not cost a reload. */
+export const DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS = 300;
+
+export interface AutoscalingSettings {
+    minReplicas: number;
+    maxReplicas: number;
+    /** Percent of the pods' CPU request, averaged over the pods. */
+    targetCpuUtilization?: number;
+    /** Inference calls per second per pod, averaged over the pods. */
+    targetRequestsPerSecond?: number;
+    /** How long the HPA keeps the highest recent recommendation before it removes pods. Default 300. */
+    scaleDownStabilizationSeconds?: number;
+}
+
+type Metric =
+    | { type: "Resource"; resource: { name: "cpu"; target: { type: "Utilization"; averageUtilization: number } } }
+    | { type: "Pods"; pods: { metric: { name: string }; target: { type: "AverageValue"; averageValue: string } } };
+
+export interface HpaSpec<Name> {
+    scaleTargetRef: { apiVersion: "apps/v1"; kind: "Deployment"; name: Name };
+    minReplicas: number;
+    maxReplicas: number;
+    metrics: Metric[];
+    behavior: { scaleDown: { stabilizationWindowSeconds: number } };
+}
+
+/**
+ * The HPA's spec for the Deployment `deploymentName` (a name or a Pulumi output of one). A CPU-only
+ * setting renders exactly what this program rendered before the request rate existed (same fields,
+ * same order), so an upgrade changes no live HPA.
+ */
+export function hpaSpec<Name>(deploymentName: Name, a: AutoscalingSettings): HpaSpec<Name> {
+    if (a.targetCpuUtilization === undefined && a.targetRequestsPerSecond === undefined) {
+        throw new Error("autoscaling needs targetCpuUtilization, targetRequestsPerSecond or both");
+    }
+    const metrics: Metric[] = [];
+    if (a.targetCpuUtilization !== undefined) {
+        metrics.push({ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: a.targetCpuUtilization } } });
+    }
+    if (a.targetRequestsPerSecond !== undefined) {
+        metrics.push({
+            type: "Pods",
+            pods: { metric: { name: INFERENCE_REQUEST_RATE_METRIC }, target: { type: "AverageValue", averageValue: String(a.targetRequestsPerSecond) } },
+        });
+    }
+    return {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: deploymentName },
+        minReplicas: a.minReplicas,
+        maxReplicas: a.maxReplicas,
+        metrics,
+        behavior: { scaleDown: { stabilizationWindowSeconds: a.scaleDownStabilizationSeconds ?? DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } },
+    };
+}
