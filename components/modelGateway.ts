@@ -12,7 +12,7 @@ import * as net from "net";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { modelServerLabels } from "../contract/labels";
-import { GKE_HTTPS_PORT, GatewayApiObject, GatewayPlatform, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
 import { modelNameProblem } from "../serving/modelConfig";
 
 /** A route a canary release moves the weights of. */
@@ -21,27 +21,12 @@ export interface RouteRef {
     name: string;
 }
 
-export interface ModelGatewayArgs {
+/** The Gateway's settings (serving/gateway.ts `GatewayInput`, whose fields say what each does), for one model's Service. */
+export interface ModelGatewayArgs extends Omit<GatewayInput, "name" | "labels"> {
     /** The model's name: the Gateway's, the routes' and their backend Service's (`ModelServer`'s Service). */
     model: string;
     /** The model server's namespace. */
     namespace: pulumi.Input<string>;
-    /** The cluster's GatewayClass. */
-    className: string;
-    /** A `kubernetes.io/tls` Secret in the namespace for the listeners; without one (and no map or ARN), plaintext, which a preview warns about. */
-    tlsSecretName?: string;
-    /** `gke`, `eks` or `generic` (default): see `serving/gateway.ts`. */
-    platform?: GatewayPlatform;
-    /** GKE: a Certificate Manager map instead of a Secret. */
-    certificateMap?: string;
-    /** EKS (required there): the ACM certificate of both listeners. */
-    certificateArn?: string;
-    /** EKS: CIDRs the ALB lets in; default any address. */
-    sourceRanges?: string[];
-    /** EKS: seconds a removed pod's target drains (the pod's termination grace). */
-    drainSeconds?: number;
-    /** The canary's Service: the routes then have a second backend, at weight 0 until a canary release moves it. */
-    canaryService?: string;
 }
 
 export class ModelGateway extends pulumi.ComponentResource {
@@ -62,23 +47,13 @@ export class ModelGateway extends pulumi.ComponentResource {
             throw new Error(`ModelGateway ${name}: ${problem}`);
         }
         super("tf-serving:index:ModelGateway", name, {}, opts);
-        const objects = renderGatewayObjects({
-            name: args.model,
-            labels: modelServerLabels(args.model),
-            className: args.className,
-            tlsSecretName: args.tlsSecretName,
-            platform: args.platform,
-            certificateMap: args.certificateMap,
-            certificateArn: args.certificateArn,
-            sourceRanges: args.sourceRanges,
-            drainSeconds: args.drainSeconds,
-            canaryService: args.canaryService,
-        });
+        const { model, namespace, ...settings } = args;
+        const objects = renderGatewayObjects({ ...settings, name: model, labels: modelServerLabels(model) });
         const tls = [args.tlsSecretName, args.certificateMap, args.certificateArn].some((c) => c !== undefined);
         if (!tls) {
             pulumi.log.warn(plaintextGatewayWarning(args.model, args.className), this);
         }
-        const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace: args.namespace } });
+        const inNamespace = (o: GatewayApiObject) => ({ ...o, metadata: { ...o.metadata, namespace } });
         // Until this component existed these were ModelServer's children, of the same names.
         const formerParent = pulumi.createUrn(name, "tf-serving:index:ModelServer", undefined);
         const child = (dependsOn: pulumi.Resource[] = []): pulumi.CustomResourceOptions => ({ parent: this, dependsOn, aliases: [{ parent: formerParent }] });
