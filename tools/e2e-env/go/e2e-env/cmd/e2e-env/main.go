@@ -384,9 +384,22 @@ func (e *env) apiReady() bool {
 }
 
 func (e *env) nodeReady(name string) func() bool {
+	return e.nodeReadySince(name, time.Time{})
+}
+
+// nodeReadySince: Ready, as a kubelet reported it at or after since. A state
+// folder keeps the Node object of the last run, Ready until the controller
+// notices the old kubelet is gone: only a fresh heartbeat says this one runs.
+func (e *env) nodeReadySince(name string, since time.Time) func() bool {
 	return func() bool {
-		out, err := e.kubectl("", "get", "node", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
-		return err == nil && out == "True"
+		out, err := e.kubectl("", "get", "node", name, "-o",
+			`jsonpath={.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].lastHeartbeatTime}`)
+		status, beat, _ := strings.Cut(out, " ")
+		if err != nil || status != "True" {
+			return false
+		}
+		at, err := time.Parse(time.RFC3339, strings.TrimSpace(beat))
+		return err == nil && !at.Before(since.Truncate(time.Second))
 	}
 }
 
@@ -516,22 +529,31 @@ func (e *env) startCPUNode() error {
 			return err
 		}
 	}
-	t0 := time.Now()
 	p := s.PKI()
-	if err := e.sup.Spawn("node", filepath.Join(e.dirs.Kube, "kube"), "node", "run", "--name", configs.CPUNode,
-		"--dir", filepath.Join(s.State, "node"), "--log-dir", s.Logs(),
-		"--api-server", s.APIServer(), "--ca", p+"/ca.crt", "--cert", p+"/kubelet.crt", "--key", p+"/kubelet.key",
-		"--pod-subnet", s.PodSubnet, "--bridge", s.NodeBridge, "--cgroup-root", s.NodeCgroup,
-		"--kubelet-port", fmt.Sprint(s.KubeletPort), "--healthz-port", fmt.Sprint(s.KubeletHealthzPort()),
-		"--sandbox-image", images.PauseImage(s.Registry(), bundles.KeyOf(e.dirs.Pause)),
-		"--labels", "node.kubernetes.io/instance-type=tfs-e2e-cpu"); err != nil {
-		return err
+	// The kubelet exits when it starts before containerd serves its CRI ("server is not initialized
+	// yet"), which a busy machine makes likely: the node is started again, three times at most.
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		t0 := time.Now()
+		if err := e.sup.Spawn("node", filepath.Join(e.dirs.Kube, "kube"), "node", "run", "--name", configs.CPUNode,
+			"--dir", filepath.Join(s.State, "node"), "--log-dir", s.Logs(),
+			"--api-server", s.APIServer(), "--ca", p+"/ca.crt", "--cert", p+"/kubelet.crt", "--key", p+"/kubelet.key",
+			"--pod-subnet", s.PodSubnet, "--bridge", s.NodeBridge, "--cgroup-root", s.NodeCgroup,
+			"--kubelet-port", fmt.Sprint(s.KubeletPort), "--healthz-port", fmt.Sprint(s.KubeletHealthzPort()),
+			"--sandbox-image", images.PauseImage(s.Registry(), bundles.KeyOf(e.dirs.Pause)),
+			"--labels", "node.kubernetes.io/instance-type=tfs-e2e-cpu"); err != nil {
+			return err
+		}
+		err := e.sup.WaitFor("node", 120*time.Second, e.nodeReadySince(configs.CPUNode, t0))
+		if err == nil {
+			logf("node %s ready in %s s", configs.CPUNode, elapsed(t0))
+			return nil
+		}
+		if attempt == attempts || e.sup.Alive("node") {
+			return err
+		}
+		logf("node %s exited while starting; starting it again (%d of %d)", configs.CPUNode, attempt+1, attempts)
 	}
-	if err := e.sup.WaitFor("node", 120*time.Second, e.nodeReady(configs.CPUNode)); err != nil {
-		return err
-	}
-	logf("node %s ready in %s s", configs.CPUNode, elapsed(t0))
-	return nil
 }
 
 // installCRDs puts the Prometheus Operator's CRDs (from its module) and GMP's
