@@ -14,7 +14,9 @@ export interface MockRun extends Recorder {
 /** Installs the mock runtime and opens a stack; call before constructing resources. */
 export async function startMockRuntime(options: MockOptions = {}): Promise<MockRun> {
     const recorder = new Recorder();
-    const record = await installMocks(options, recorder);
+    // A stack of this worker's own: a stack's build contexts are staged under .tfs/build/<stack>/, and
+    // mocha's two workers would otherwise write each other's Dockerfiles there.
+    const record = await installMocks({ stack: `test-${process.pid}`, ...options }, recorder);
     let close: () => void = () => undefined;
     let stack: Promise<unknown> = Promise.resolve();
     await new Promise<void>((opened) => {
