@@ -14,7 +14,7 @@ import { predict, underTraffic } from "../support/traffic";
 
 /** The Gateway API has no source ranges: the stack says the endpoint is open on purpose (the address is loopback here). */
 const OPEN = { loadBalancerSourceRanges: undefined, publicEndpoint: true };
-/** Three pods of 250m fit beside whatever else runs on the real node's 2 cores. */
+/** Three pods of 250m fit beside the other lane's pods (test/e2e/lanes.ts) on the real node's 2 cores. */
 const CPU = "250m";
 const SCALE_DOWN_SECONDS = 15;
 /** Bounds of each wait: the HPA syncs every 15 s, the adapter's rate window is 1 min. */

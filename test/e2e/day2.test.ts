@@ -165,7 +165,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
     });
 
     it("5. replicas and CPU changed: only the Deployment, serving throughout", async () => {
-        project.setConfig({ versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, replicas: 1, cpu: "400m" });
+        project.setConfig({ versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, replicas: 1, cpu: "300m" });
         assert.deepStrictEqual(await preview(), [`update ${DEPLOYMENT}::${MODEL}`]);
         const { result } = await updateUnderTraffic(() => pulumi("up", "--yes"), `${MODEL}/labels/stable`, [TWO]);
         ok(result, "pulumi up");
@@ -175,7 +175,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
         assert.strictEqual(d.spec.template.spec.containers[0].resources.limits.cpu, "400m");
     });
 
-    const withLabels = { versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, replicas: 1, cpu: "400m" };
+    const withLabels = { versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, replicas: 1, cpu: "300m" };
 
     it("6. a second model added (only its resources are created), then removed (only they are deleted)", async () => {
         const { versions, versionLabels, ...shared } = withLabels;
@@ -183,7 +183,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
             ...shared,
             modelPath: undefined,
             modelName: undefined,
-            models: [{ name: MODEL, path: modelDir, versions, versionLabels }, { name: SECOND, path: threeDir, cpu: "250m" }],
+            models: [{ name: MODEL, path: modelDir, versions, versionLabels }, { name: SECOND, path: threeDir, cpu: "200m" }],
         });
         const adding = await preview();
         const created = [

@@ -158,7 +158,7 @@ describe("tfs doctor against the end-to-end API server", function () {
         if (args) {
             container.args = args;
         }
-        container.resources = { requests: { cpu: "250m", memory: "128Mi" }, limits: { cpu: "250m", memory: "256Mi" } };
+        container.resources = { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "100m", memory: "256Mi" } };
         const created = await core.createNamespacedPod({
             namespace: ns,
             body: { metadata: { name: `${MODEL}-7d9f8c6b5-real1`, labels: labels() }, spec: spec as K8s.V1PodSpec },

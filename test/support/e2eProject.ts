@@ -101,7 +101,8 @@ export interface E2eProject {
 }
 
 export async function createProject(): Promise<E2eProject> {
-    const run = Date.now().toString(36);
+    // Two lanes create projects side by side (test/e2e/lanes.ts): the pid keeps their names apart.
+    const run = `${Date.now().toString(36)}${process.pid.toString(36)}`;
     const namespace = `tfs-e2e-${run}`;
     const stackName = `e2e-${run}`;
     fs.mkdirSync(path.join(ROOT, ".tfs"), { recursive: true });
@@ -121,8 +122,9 @@ export async function createProject(): Promise<E2eProject> {
             baseImage: env("TFS_E2E_BASE_IMAGE"),
             registry: { server: env("TFS_E2E_REGISTRY"), repositoryPrefix: `e2e-${run}` },
             loadBalancerSourceRanges: ["127.0.0.0/8"],
-            // The real node has the machine's 2 cores: two pods and the rollout's surge pod fit.
-            cpu: "500m",
+            // The real node has the machine's 2 cores, shared by the two lanes of test/e2e/lanes.ts:
+            // two pods and the rollout's surge pod of each stack fit beside the other lane's.
+            cpu: "200m",
             ...extra,
         };
         const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [`tf-serving:${k}`, v]));

@@ -2,7 +2,8 @@
  * Mocha's spec reporter, plus the wall time of each test file (its hooks included: the stacks a
  * file brings up and destroys are most of its cost) as a table at the end. With `TFS_TEST_TIMES`
  * set, the same figures are written there as JSON lines (`{"file", "seconds", "passed", "failed"}`),
- * which `.ci/run` prints in its budget table. For a serial run (the end-to-end suite): in parallel
+ * which `.ci/run` prints in its budget table (with the `lane`, when test/e2e/lanes.ts ran the file
+ * beside others). For a mocha process that runs its files one by one (each lane): in parallel
  * mode a worker's events arrive together when its file ends, so no wall time can be read from them.
  */
 import * as fs from "fs";
@@ -48,7 +49,8 @@ class FileTimes extends Mocha.reporters.Spec {
             }
         });
         runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
-            const rows = [...files.values()].map((t) => ({ file: t.file, seconds: ((t.ended ?? Date.now()) - t.started) / 1000, passed: t.passed, failed: t.failed }));
+            const lane = process.env.TFS_E2E_LANE; // test/e2e/lanes.ts runs files side by side
+            const rows = [...files.values()].map((t) => ({ file: t.file, seconds: ((t.ended ?? Date.now()) - t.started) / 1000, passed: t.passed, failed: t.failed, ...(lane ? { lane } : {}) }));
             console.log("\n  wall time per file (hooks included)");
             for (const r of rows) {
                 console.log(`  ${r.seconds.toFixed(0).padStart(6)} s  ${String(r.passed).padStart(3)} passed ${String(r.failed).padStart(2)} failed  ${r.file}`);

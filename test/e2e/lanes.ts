@@ -1,0 +1,134 @@
+/**
+ * `npm run test:e2e`: starts the suite's loopback environment once, runs the end-to-end files in
+ * two lanes side by side against it (each lane a mocha process running its files one after the
+ * other), stops the environment. Most of a file's time is waiting on states (a progress deadline,
+ * a canary's holds, an HPA's stabilisation window, a pod's grace period), so a second lane uses the
+ * time the first spends waiting; the node's 2 cores hold both lanes' pods because every test pod
+ * asks for 300m or less.
+ *
+ * What decides the lanes: every file that deploys a Gateway runs in lane 1, one after the other (all
+ * Gateways of the environment share one Traefik address, 127.0.111.1:8500/8501, so two at once
+ * would take each other's traffic); the rest, lane 2. A file in neither list goes to lane 2, so a
+ * new file is never skipped. `TFS_E2E_LANES=1` runs every file in one lane (as before);
+ * `npm run test:e2e -- FILE...` runs only those files, in one lane. Each line of a lane's output
+ * starts with its name; `TFS_TEST_TIMES` gets every file's time (fileTimes.ts) and the
+ * environment's start and stop, as `.ci/run` prints them.
+ */
+import { ChildProcess, spawn } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import * as readline from "readline";
+import { ROOT, startEnvironment, suiteEnvironmentCommand } from "../support/e2eProject";
+
+/** Lane 1: the files that deploy a Gateway (one at a time), then short ones to even the lanes. */
+const GATEWAY_LANE = ["gateway", "canary", "autoscaling", "doctor", "operate", "checkouts"];
+
+const E2E = path.join(ROOT, "test", "e2e");
+const fileOf = (name: string) => path.join(E2E, `${name}.test.ts`);
+
+export function lanes(all: string[], requested: string[], laneCount: number): string[][] {
+    if (requested.length > 0) {
+        return [requested];
+    }
+    if (laneCount <= 1) {
+        return [all];
+    }
+    const first = GATEWAY_LANE.map(fileOf).filter((f) => all.includes(f));
+    return [first, all.filter((f) => !first.includes(f))].filter((l) => l.length > 0);
+}
+
+function timed(what: string, run: () => void): void {
+    const started = Date.now();
+    try {
+        run();
+    } finally {
+        if (process.env.TFS_TEST_TIMES) {
+            fs.appendFileSync(process.env.TFS_TEST_TIMES, `${JSON.stringify({ file: what, seconds: (Date.now() - started) / 1000, passed: 0, failed: 0 })}\n`);
+        }
+    }
+}
+
+const running = new Set<ChildProcess>();
+
+function runLane(name: string, files: string[]): Promise<number> {
+    const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
+    const child = spawn(process.execPath, [mocha, "--no-config", "--require", "ts-node/register/transpile-only", "--extension", "ts",
+        "--timeout", "900000", "--reporter", "./test/support/fileTimes.ts", ...files], {
+        cwd: ROOT, env: { ...process.env, TFS_E2E_LANE: name }, stdio: ["ignore", "pipe", "pipe"], detached: true,
+    });
+    running.add(child);
+    console.log(`[${name}] ${files.map((f) => path.relative(ROOT, f)).join(" ")}`);
+    for (const stream of [child.stdout, child.stderr]) {
+        readline.createInterface({ input: stream }).on("line", (line) => console.log(`[${name}] ${line}`));
+    }
+    return new Promise((resolve) => {
+        child.once("exit", (code, signal) => {
+            running.delete(child);
+            resolve(code ?? (signal ? 1 : 0));
+        });
+        child.once("error", (err) => {
+            running.delete(child);
+            console.error(`[${name}] ${err.message}`);
+            resolve(1);
+        });
+    });
+}
+
+function stopEnvironment(): void {
+    if (process.env.TFS_E2E_KEEP !== "1") {
+        timed("(environment stop)", () => suiteEnvironmentCommand("stop", 5 * 60 * 1000));
+    }
+}
+
+/** Ctrl-C or CI's timeout: the lanes' process groups end, then the environment stops. */
+function onSignal(signal: NodeJS.Signals): void {
+    for (const child of running) {
+        try {
+            process.kill(-child.pid!, "SIGTERM");
+        } catch {
+            // gone meanwhile
+        }
+    }
+    setTimeout(() => {
+        for (const child of running) {
+            try {
+                process.kill(-child.pid!, "SIGKILL");
+            } catch {
+                // gone meanwhile
+            }
+        }
+        try {
+            stopEnvironment();
+        } finally {
+            process.exit(signal === "SIGINT" ? 130 : 143);
+        }
+    }, 10_000);
+}
+
+async function main(): Promise<number> {
+    const all = fs.readdirSync(E2E).filter((f) => f.endsWith(".test.ts")).sort().map((f) => path.join(E2E, f));
+    const requested = process.argv.slice(2).map((f) => path.resolve(f));
+    const missing = requested.filter((f) => !fs.existsSync(f));
+    if (missing.length > 0) {
+        console.error(`no such test file: ${missing.join(", ")}`);
+        return 2;
+    }
+    const laneCount = Number(process.env.TFS_E2E_LANES ?? "2");
+    const planned = lanes(all, requested, laneCount);
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    try {
+        timed("(environment start)", startEnvironment);
+        const codes = await Promise.all(planned.map((files, i) => runLane(planned.length > 1 ? `lane ${i + 1}` : "e2e", files)));
+        return Math.max(...codes);
+    } finally {
+        stopEnvironment();
+    }
+}
+
+if (require.main === module) {
+    main().then((code) => process.exit(code), (err: Error) => {
+        console.error(err.message);
+        process.exit(1);
+    });
+}

@@ -1,0 +1,38 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { lanes } from "../../e2e/lanes";
+import { ROOT } from "../../support/e2eProject";
+
+const E2E = path.join(ROOT, "test", "e2e");
+const files = fs.readdirSync(E2E).filter((f) => f.endsWith(".test.ts")).sort().map((f) => path.join(E2E, f));
+const name = (f: string) => path.basename(f, ".test.ts");
+
+describe("the end-to-end lanes (test/e2e/lanes.ts)", () => {
+    it("runs every file once, in two lanes", () => {
+        const planned = lanes(files, [], 2);
+        assert.strictEqual(planned.length, 2);
+        assert.deepStrictEqual([...planned.flat()].sort(), files);
+    });
+
+    it("puts every file that deploys a Gateway in one lane (they share Traefik's one address)", () => {
+        const gatewayFiles = files.filter((f) => /endpoint: "gateway"/.test(fs.readFileSync(f, "utf8")));
+        assert.ok(gatewayFiles.length >= 3, `found only ${gatewayFiles.map(name).join(", ")}`);
+        const [first, second] = lanes(files, [], 2);
+        assert.deepStrictEqual(gatewayFiles.filter((f) => !first.includes(f)).map(name), []);
+        assert.ok(second.length > 0);
+    });
+
+    it("sends a file it does not know to the second lane", () => {
+        const extra = path.join(E2E, "brandNew.test.ts");
+        const [first, second] = lanes([...files, extra], [], 2);
+        assert.ok(!first.includes(extra));
+        assert.ok(second.includes(extra));
+    });
+
+    it("runs one lane when asked (TFS_E2E_LANES=1) or when files are named", () => {
+        assert.deepStrictEqual(lanes(files, [], 1), [files]);
+        const one = [path.join(E2E, "canary.test.ts")];
+        assert.deepStrictEqual(lanes(files, one, 2), [one]);
+    });
+});
