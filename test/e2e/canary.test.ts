@@ -17,7 +17,7 @@
  *    `pulumi up` again (after `pulumi cancel` for the lock the killed one left) converges.
  *
  * Shortened through the stack's own config (the same code path, shorter numbers): 15 s holds,
- * 200m pods (the other lane runs beside this file: test/e2e/lanes.ts).
+ * 250m pods.
  */
 import * as assert from "assert";
 import * as fs from "fs";
@@ -76,7 +76,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         }
     };
     const config = (extra: Record<string, unknown> = {}) => project.setConfig({
-        replicas: 2, cpu: "200m", endpoint: "gateway", gateway: { className: env("TFS_E2E_GATEWAY_CLASS") },
+        replicas: 2, cpu: "250m", endpoint: "gateway", gateway: { className: env("TFS_E2E_GATEWAY_CLASS") },
         loadBalancerSourceRanges: undefined, publicEndpoint: true,
         canary: { steps: [10, 50], holdSeconds: HOLD_SECONDS, replicas: 1, gates: GATES },
         ...extra,

@@ -58,7 +58,7 @@ describe("one stack from two checkouts at different paths (workstation and CI)",
                 "tf-serving:modelPath": "models/half_plus_two",
                 "tf-serving:modelName": MODEL,
                 "tf-serving:replicas": 1,
-                "tf-serving:cpu": "200m", // beside the other lane's pods (test/e2e/lanes.ts)
+                "tf-serving:cpu": "250m", // beside the other lane's pods (test/e2e/lanes.ts)
                 "tf-serving:namespace": namespace,
                 "tf-serving:baseImage": env("TFS_E2E_BASE_IMAGE"),
                 "tf-serving:registry": { server: env("TFS_E2E_REGISTRY"), repositoryPrefix: `e2e-clones-${run}` },

@@ -172,7 +172,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
         await noChanges();
         const d = await rolledOut(MODEL);
         assert.strictEqual(d.spec.replicas, 1);
-        assert.strictEqual(d.spec.template.spec.containers[0].resources.limits.cpu, "400m");
+        assert.strictEqual(d.spec.template.spec.containers[0].resources.limits.cpu, "300m");
     });
 
     const withLabels = { versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, replicas: 1, cpu: "300m" };
@@ -183,7 +183,7 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
             ...shared,
             modelPath: undefined,
             modelName: undefined,
-            models: [{ name: MODEL, path: modelDir, versions, versionLabels }, { name: SECOND, path: threeDir, cpu: "200m" }],
+            models: [{ name: MODEL, path: modelDir, versions, versionLabels }, { name: SECOND, path: threeDir, cpu: "250m", replicas: 1 }],
         });
         const adding = await preview();
         const created = [

@@ -17,7 +17,7 @@
  *
  * The three run side by side, each in a namespace of its own with its own rules (alerts are matched
  * by namespace), started in `before` and awaited by their `it`: each mostly waits on the cluster, and
- * their pods ask for 150m of CPU so that all of them fit the node at once (wrong path: 2 pods and a
+ * their pods ask for 250m of CPU so that all of them fit the node at once (wrong path: 2 pods and a
  * surge pod; the others one each), beside the other lane's (test/e2e/lanes.ts). The windows are the stack's own numbers made short through its
  * inputs (`notReadyMinutes: 1`, a startup budget of 20 s, a progress deadline 60 s past it), not a
  * different code path.
@@ -41,7 +41,7 @@ const MODEL = "half-plus-two";
 const MI = 2 ** 20;
 const THRESHOLDS = { ...DEFAULT_THRESHOLDS, notReadyMinutes: 1 };
 /** Small pods and short windows: the same inputs a user sets, with smaller numbers. */
-const SHORT: Partial<ModelServerStackConfig> = { cpu: "150m", startupSeconds: 20, deadlineMarginSeconds: 60 };
+const SHORT: Partial<ModelServerStackConfig> = { cpu: "250m", startupSeconds: 20, deadlineMarginSeconds: 60 };
 
 function folderBytes(dir: string): number {
     return fs.readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => {

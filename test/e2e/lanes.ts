@@ -3,13 +3,15 @@
  * two lanes side by side against it (each lane a mocha process running its files one after the
  * other), stops the environment. Most of a file's time is waiting on states (a progress deadline,
  * a canary's holds, an HPA's stabilisation window, a pod's grace period), so a second lane uses the
- * time the first spends waiting; the node's 2 cores hold both lanes' pods because every test pod
- * asks for 300m or less.
+ * time the first spends waiting.
  *
  * What decides the lanes: every file that deploys a Gateway runs in lane 1, one after the other (all
  * Gateways of the environment share one Traefik address, 127.0.111.1:8500/8501, so two at once
- * would take each other's traffic); the rest, lane 2. A file in neither list goes to lane 2, so a
- * new file is never skipped. `TFS_E2E_LANES=1` runs every file in one lane (as before);
+ * would take each other's traffic); and the node's CPU: a test pod asks for 250m, the least the
+ * program accepts, and both lanes' pods must fit the node's 2 cores. The failure scenarios (five
+ * pods at once) run first in lane 1 while lane 2 runs its lighter files; the canary (four pods)
+ * meets day 2 (three at most) or less. A file in neither list goes to the end of lane 2, so a new
+ * file is never skipped. `TFS_E2E_LANES=1` runs every file in one lane, one after the other;
  * `npm run test:e2e -- FILE...` runs only those files, in one lane. Each line of a lane's output
  * starts with its name; `TFS_TEST_TIMES` gets every file's time (fileTimes.ts) and the
  * environment's start and stop, as `.ci/run` prints them.
@@ -20,8 +22,11 @@ import * as path from "path";
 import * as readline from "readline";
 import { ROOT, startEnvironment, suiteEnvironmentCommand } from "../support/e2eProject";
 
-/** Lane 1: the files that deploy a Gateway (one at a time), then short ones to even the lanes. */
-const GATEWAY_LANE = ["gateway", "canary", "autoscaling", "doctor", "operate", "checkouts"];
+/** The files of each lane, in their order (see above). */
+export const LANES = [
+    ["failures", "gateway", "canary", "autoscaling"],
+    ["stack", "doctor", "operate", "day2", "checkouts", "privateRegistry", "nodeLifecycle"],
+];
 
 const E2E = path.join(ROOT, "test", "e2e");
 const fileOf = (name: string) => path.join(E2E, `${name}.test.ts`);
@@ -33,8 +38,9 @@ export function lanes(all: string[], requested: string[], laneCount: number): st
     if (laneCount <= 1) {
         return [all];
     }
-    const first = GATEWAY_LANE.map(fileOf).filter((f) => all.includes(f));
-    return [first, all.filter((f) => !first.includes(f))].filter((l) => l.length > 0);
+    const planned = LANES.map((names) => names.map(fileOf).filter((f) => all.includes(f)));
+    planned[planned.length - 1].push(...all.filter((f) => !planned.flat().includes(f)));
+    return planned.filter((l) => l.length > 0);
 }
 
 function timed(what: string, run: () => void): void {

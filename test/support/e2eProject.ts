@@ -122,9 +122,9 @@ export async function createProject(): Promise<E2eProject> {
             baseImage: env("TFS_E2E_BASE_IMAGE"),
             registry: { server: env("TFS_E2E_REGISTRY"), repositoryPrefix: `e2e-${run}` },
             loadBalancerSourceRanges: ["127.0.0.0/8"],
-            // The real node has the machine's 2 cores, shared by the two lanes of test/e2e/lanes.ts:
-            // two pods and the rollout's surge pod of each stack fit beside the other lane's.
-            cpu: "200m",
+            // The least the program accepts: the real node's 2 cores hold the pods of both lanes
+            // (test/e2e/lanes.ts), two of each stack and its rollout's surge pod.
+            cpu: "250m",
             ...extra,
         };
         const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [`tf-serving:${k}`, v]));
