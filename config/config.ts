@@ -401,15 +401,7 @@ export function readConfig(all: Record<string, string>, project: string, project
     if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
     }
-    if (config.cloud !== "local") {
-        // The clusters this stack creates serve no custom metrics API yet: an HPA on a metric nobody serves never scales.
-        for (const m of models.filter((x) => x.autoscaling?.targetRequestsPerSecond !== undefined)) {
-            r.issues.push({
-                key: `${m.configKey("autoscaling")}.targetRequestsPerSecond`, value: m.autoscaling?.targetRequestsPerSecond,
-                expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}, which the ${config.cloud === "gcp" ? "GKE" : "EKS"} cluster this stack creates does not have yet: use targetCpuUtilization on cloud ${config.cloud} (README, Autoscaling)`,
-            });
-        }
-    }
+    r.issues.push(...requestRateIssues(config, models));
     const pool = gpuPoolOf(config);
     if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
         const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
@@ -428,6 +420,32 @@ export function readConfig(all: Record<string, string>, project: string, project
         throw new ConfigError(r.issues, project);
     }
     return config;
+}
+
+/**
+ * What a request-rate target needs from the cluster the stack creates. GKE: Managed Prometheus
+ * (`monitoring.collector: gke`), whose rule evaluator records the rate the Custom Metrics Stackdriver
+ * Adapter serves. EKS: a custom metrics API the stack does not install yet. Local: the user's cluster
+ * (checked by nothing here: `tfs doctor` and the HPA's events say when no adapter serves the metric).
+ */
+function requestRateIssues(config: ServingConfig, models: ModelSettings[]): ConfigIssue[] {
+    const users = models.filter((m) => m.autoscaling?.targetRequestsPerSecond !== undefined);
+    const key = (m: ModelSettings) => `${m.configKey("autoscaling")}.targetRequestsPerSecond`;
+    if (config.cloud === "gcp" && config.monitoring.collector !== "gke" && users.length > 0) {
+        return [{
+            key: "monitoring.collector", value: config.monitoring.collector,
+            expected: `must be "gke" (the default on cloud gcp) while ${key(users[0])} is set: on GKE the request rate is recorded by Managed Service for Prometheus ` +
+                "and read by the Custom Metrics Stackdriver Adapter the stack installs; remove monitoring.collector, or scale on targetCpuUtilization instead (README, Autoscaling)",
+        }];
+    }
+    if (config.cloud === "aws") {
+        return users.map((m) => ({
+            key: key(m), value: m.autoscaling?.targetRequestsPerSecond,
+            expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}, which the EKS cluster this stack creates does not have yet: ` +
+                "use targetCpuUtilization on cloud aws (README, Autoscaling)",
+        }));
+    }
+    return [];
 }
 
 /** The GPU pool the stack creates, in the terms of its config keys; undefined for an existing cluster or an unknown instance type. */

@@ -178,6 +178,9 @@ function defaultCall(token: string, args: Record<string, unknown>): Record<strin
             return { ...args, version: `v0.0.0-${String(args.addonName)}-for-${String(args.kubernetesVersion)}-eksbuild.1` };
         case "aws:iam/getPolicyDocument:getPolicyDocument":
             return { json: "{}" };
+        case "gcp:organizations/getProject:getProject":
+            // A project number of the right shape: the Custom Metrics adapter's Workload Identity principal names it.
+            return { ...args, number: "123456789012", name: String(args.projectId) };
         case "gcp:organizations/getClientConfig:getClientConfig":
             return { accessToken: "mock-gcp-access-token", project: "mock-project", region: "us-central1" };
         default:

@@ -233,12 +233,28 @@ describe("readConfig", () => {
         assert.match(byKey["autoscaling.targetRps"].expected, /targetRequestsPerSecond/, "did you mean");
     });
 
-    it("refuses a request-rate target on the clouds, whose clusters serve no custom metrics API yet", () => {
-        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "p", region: "us-central1" }, autoscaling: { targetRequestsPerSecond: 10 } });
+    it("takes a request-rate target on GKE with Managed Prometheus (the default collector there)", () => {
+        const config = readConfig(cfg({ ...BASE, cloud: "gcp", gke: { project: "my-project", region: "us-central1" }, autoscaling: { targetRequestsPerSecond: 10 } }), PROJECT, DIR);
+        assert.strictEqual(config.monitoring.collector, "gke");
+        assert.strictEqual(config.models[0].autoscaling?.targetRequestsPerSecond, 10);
+    });
+
+    it("refuses a request-rate target on GKE without Managed Prometheus, naming monitoring.collector and the way out", () => {
+        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "p", region: "us-central1" }, monitoring: { collector: "prometheus-operator" },
+            autoscaling: { targetRequestsPerSecond: 10 } });
+        const issue = issues.find((i) => i.key === "monitoring.collector");
+        assert.ok(issue, JSON.stringify(issues));
+        assert.strictEqual(issue.value, "prometheus-operator");
+        assert.match(issue.expected, /must be "gke".*autoscaling\.targetRequestsPerSecond.*Custom Metrics Stackdriver Adapter.*targetCpuUtilization/);
+    });
+
+    it("refuses a request-rate target on EKS, whose cluster serves no custom metrics API yet", () => {
+        const eks = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"] };
+        const issues = issuesOf({ ...BASE, cloud: "aws", eks, autoscaling: { targetRequestsPerSecond: 10 } });
         const issue = issues.find((i) => i.key === "autoscaling.targetRequestsPerSecond");
         assert.ok(issue, JSON.stringify(issues));
         assert.strictEqual(issue.value, 10);
-        assert.match(issue.expected, /tfserving_inference_requests_per_second.*GKE.*targetCpuUtilization/);
+        assert.match(issue.expected, /tfserving_inference_requests_per_second.*EKS.*targetCpuUtilization/);
     });
 
     it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {
