@@ -24,7 +24,7 @@ export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "
 const EKS_KEYS = [
     "region", "profile", "zones", "clusterName", "kubernetesVersion", "deletionProtection", "vpcCidr", "natGateways",
     "privateSubnetIds", "publicSubnetIds", "apiAccessCidrs", "adminPrincipalArns", "cpuNodeGroup", "gpuNodeGroup",
-    "devicePluginImage", "registry",
+    "devicePluginImage", "registry", "clusterAutoscaler",
 ];
 const GROUP_KEYS = ["instanceType", "desiredNodes", "minNodes", "maxNodes", "diskSizeGb", "capacityType"];
 
@@ -93,6 +93,8 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         cpuNodeGroup: readCpuNodeGroup(section(r, "cpuNodeGroup")),
         gpuNodeGroup,
         devicePluginImage,
+        // Off unless asked: turning it on adds resources and tags to a running stack's node groups.
+        clusterAutoscaler: r.bool("clusterAutoscaler", false),
         registry: readRegistry(section(r, "registry")),
     };
 }

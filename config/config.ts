@@ -460,10 +460,11 @@ function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
     const eks = config.cloud === "aws" ? config.eks.gpuNodeGroup : undefined;
     const gpusPerNode = eks && nvidiaGpusPerInstance(eks.instanceType);
     if (eks !== undefined && gpusPerNode !== undefined) {
-        return {
-            nodes: eks.desiredNodes, nodesKey: "eks.gpuNodeGroup.desiredNodes", alsoRaise: "eks.gpuNodeGroup.maxNodes",
-            gpusPerNode, gpusPerNodeKey: "eks.gpuNodeGroup.instanceType", nodeName: eks.instanceType,
-        };
+        const gpu = { gpusPerNode, gpusPerNodeKey: "eks.gpuNodeGroup.instanceType", nodeName: eks.instanceType };
+        // With the Cluster Autoscaler the group grows to maxNodes when GPU pods are pending, as GKE's pool does; without it desiredNodes is what runs.
+        return config.cloud === "aws" && config.eks.clusterAutoscaler
+            ? { nodes: eks.maxNodes, nodesKey: "eks.gpuNodeGroup.maxNodes", ...gpu }
+            : { nodes: eks.desiredNodes, nodesKey: "eks.gpuNodeGroup.desiredNodes", alsoRaise: "eks.gpuNodeGroup.maxNodes", ...gpu };
     }
     return undefined;
 }

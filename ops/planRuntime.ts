@@ -115,6 +115,9 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { name: inputs.repositoryId };
         case "aws:iam/role:Role":
             return { name, arn: `arn:aws:iam::123456789012:role/${name}` };
+        case "aws:eks/nodeGroup:NodeGroup":
+            // EKS names the Auto Scaling group it makes for a managed node group (eks-<group>-<uuid>).
+            return { resources: [{ autoscalingGroups: [{ name: `eks-${name}-00000000-0000-0000-0000-000000000000` }], remoteAccessSecurityGroupId: "" }] };
         case "aws:eks/cluster:Cluster":
             // Without a configured version EKS creates the cluster on its default one.
             return {

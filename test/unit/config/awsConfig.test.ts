@@ -28,8 +28,14 @@ describe("eks config", () => {
             cpuNodeGroup: { instanceType: "m6i.xlarge", desiredNodes: 2, minNodes: 1, maxNodes: 4, diskSizeGb: 50, capacityType: "ON_DEMAND" },
             gpuNodeGroup: undefined,
             devicePluginImage: undefined,
+            clusterAutoscaler: false,
             registry: { repositoryPrefix: "tf-serving", keepImages: 10, forceDelete: false },
         });
+    });
+
+    it("clusterAutoscaler: off unless set, a boolean when set", () => {
+        assert.strictEqual(read({ ...BASE, clusterAutoscaler: true }).config.clusterAutoscaler, true);
+        assert.strictEqual(issueFor(read({ ...BASE, clusterAutoscaler: "yes" }).issues, "eks.clusterAutoscaler").value, "yes");
     });
 
     it("a region without zones is an error when the stack creates the VPC", () => {

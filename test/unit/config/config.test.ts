@@ -214,6 +214,22 @@ describe("readConfig", () => {
         assert.strictEqual(local.rollout, "surge", "an existing cluster's GPUs are not known: Kubernetes' surge stays");
     });
 
+    it("on EKS, the GPU capacity check reads the GPU group's maxNodes with the Cluster Autoscaler, desiredNodes without it", () => {
+        const eks = (extra: Record<string, unknown>) => ({
+            region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"],
+            gpuNodeGroup: { instanceType: "g5.xlarge", desiredNodes: 1, minNodes: 0, maxNodes: 3 }, ...extra,
+        });
+        const values = { ...BASE, cloud: "aws", gpu: "true", replicas: "2" };
+        const [fixed] = issuesOf({ ...values, eks: eks({}) });
+        assert.strictEqual(fixed.key, "eks.gpuNodeGroup.desiredNodes", "without an autoscaler the group runs desiredNodes");
+        assert.match(fixed.expected, /Set eks\.gpuNodeGroup\.desiredNodes \(and eks\.gpuNodeGroup\.maxNodes\) to at least 2/);
+        const models = readConfig(cfg({ ...values, eks: eks({ clusterAutoscaler: true }) }), PROJECT, DIR).models;
+        assert.strictEqual(models[0].rollout, "surge", "3 nodes of 1 GPU hold 2 pods and a surge pod");
+        const [scaled] = issuesOf({ ...values, replicas: "4", eks: eks({ clusterAutoscaler: true }) });
+        assert.strictEqual(scaled.key, "eks.gpuNodeGroup.maxNodes");
+        assert.match(scaled.expected, /holds 3 nodes x 1 GPU \(g5\.xlarge, eks\.gpuNodeGroup\.instanceType\) = 3 GPUs.*Set eks\.gpuNodeGroup\.maxNodes to at least 4/);
+    });
+
     it("reads autoscaling's targets and scale-down window, CPU at 70 % when no target is set", () => {
         const read = (a: unknown) => readConfig(cfg({ ...BASE, autoscaling: a }), PROJECT, DIR).models[0].autoscaling;
         assert.deepStrictEqual(read({}), { minReplicas: 2, maxReplicas: 10, targetCpuUtilization: 70, scaleDownStabilizationSeconds: 300 });
