@@ -425,7 +425,8 @@ export function readConfig(all: Record<string, string>, project: string, project
 /**
  * What a request-rate target needs from the cluster the stack creates. GKE: Managed Prometheus
  * (`monitoring.collector: gke`), whose rule evaluator records the rate the Custom Metrics Stackdriver
- * Adapter serves. EKS: a custom metrics API the stack does not install yet. Local: the user's cluster
+ * Adapter serves. EKS: a Prometheus the cluster runs (`eks.prometheusUrl`) for the prometheus-adapter
+ * the stack installs, and a collector that has it scrape the pods. Local: the user's cluster
  * (checked by nothing here: `tfs doctor` and the HPA's events say when no adapter serves the metric).
  */
 function requestRateIssues(config: ServingConfig, models: ModelSettings[]): ConfigIssue[] {
@@ -438,12 +439,25 @@ function requestRateIssues(config: ServingConfig, models: ModelSettings[]): Conf
                 "and read by the Custom Metrics Stackdriver Adapter the stack installs; remove monitoring.collector, or scale on targetCpuUtilization instead (README, Autoscaling)",
         }];
     }
-    if (config.cloud === "aws") {
+    if (config.cloud === "aws" && users.length > 0 && config.eks.prometheusUrl === undefined) {
         return users.map((m) => ({
             key: key(m), value: m.autoscaling?.targetRequestsPerSecond,
-            expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}, which the EKS cluster this stack creates does not have yet: ` +
-                "use targetCpuUtilization on cloud aws (README, Autoscaling)",
+            expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}: on EKS the stack installs prometheus-adapter over the Prometheus that scrapes the model pods, ` +
+                "which EKS does not run; set eks.prometheusUrl to its in-cluster URL (e.g. `pulumi config set --path eks.prometheusUrl http://prometheus-server.monitoring.svc:80`), " +
+                "or scale on targetCpuUtilization (README, Autoscaling)",
         }));
+    }
+    if (config.cloud === "aws" && users.length > 0 && config.monitoring.collector === "none") {
+        return [{
+            key: "monitoring.collector", value: "none",
+            expected: `must be "annotations" or "prometheus-operator" while ${key(users[0])} is set: prometheus-adapter reads the request rate from the Prometheus that scrapes the model pods`,
+        }];
+    }
+    if (config.cloud === "aws" && users.length === 0 && config.eks.prometheusUrl !== undefined) {
+        return [{
+            key: "eks.prometheusUrl", value: config.eks.prometheusUrl,
+            expected: "does nothing without a model's autoscaling.targetRequestsPerSecond (prometheus-adapter is installed only for a request-rate HPA): remove it, or set the target",
+        }];
     }
     return [];
 }

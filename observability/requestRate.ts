@@ -14,7 +14,7 @@
  * adapter matches pods on and the namespace, cluster, location and project GMP sets itself.
  */
 import { INFERENCE_REQUEST_RATE_METRIC } from "../serving/autoscaling";
-import { MonitoredModel, TF_SERVING_METRICS, inferenceMatchers } from "./metrics";
+import { INFERENCE_APIS, MonitoredModel, TF_SERVING_METRICS, inferenceMatchers } from "./metrics";
 import { RULE_INTERVAL, ruleGroupName } from "./alerts";
 
 export interface RecordingRule {
@@ -46,5 +46,23 @@ export function requestRateRecording(model: MonitoredModel): RecordingGroup {
         name: `${ruleGroupName(model)}.request-rate`,
         interval: RULE_INTERVAL,
         rules: [{ record: INFERENCE_REQUEST_RATE_METRIC, expr: requestRateExpr(model) }],
+    };
+}
+
+/**
+ * prometheus-adapter's rule for the same rate (its docs/config.md): the per-pod metric
+ * `INFERENCE_REQUEST_RATE_METRIC` from the latency histogram's count, by the series' `namespace` and
+ * `pod` labels (which a Prometheus Operator PodMonitor and the usual annotation-based `kubernetes-pods`
+ * scrape both set). The loopback environment's rule (`tools/e2e-env/go/e2e-env/internal/metricsapi`,
+ * `AdapterConfig`) is the same with its own window; a unit test pins the two together. The HPA's metric
+ * selector (`model_name`) joins `<<.LabelMatchers>>`.
+ */
+export function prometheusAdapterRule(window: string = REQUEST_RATE_WINDOW): Record<string, unknown> {
+    const series = `${TF_SERVING_METRICS.requestLatency}_count`;
+    return {
+        seriesQuery: `${series}{namespace!="",pod!=""}`,
+        resources: { overrides: { namespace: { resource: "namespace" }, pod: { resource: "pod" } } },
+        name: { matches: `^${series.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, as: INFERENCE_REQUEST_RATE_METRIC },
+        metricsQuery: `sum by (<<.GroupBy>>) (rate(<<.Series>>{<<.LabelMatchers>>,API=~"${INFERENCE_APIS.join("|")}"}[${window}]))`,
     };
 }

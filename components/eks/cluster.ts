@@ -2,8 +2,8 @@
  * An EKS cluster for TF Serving: its network (or existing subnets), the control plane with API
  * access entries (no aws-auth ConfigMap), the VPC CNI add-on enforcing NetworkPolicy, a CPU and an
  * optional GPU managed node group, the metrics-server add-on when models autoscale, NVIDIA's device
- * plugin when there are GPU nodes, the AWS Load Balancer Controller (with the Pod Identity agent
- * add-on) when asked, and a Kubernetes provider built from a deterministic kubeconfig that gets its
+ * plugin when there are GPU nodes, the AWS Load Balancer Controller and the Cluster Autoscaler (with
+ * the Pod Identity agent add-on) when asked, prometheus-adapter for a request-rate HPA, and a Kubernetes provider built from a deterministic kubeconfig that gets its
  * token from `aws eks get-token`.
  */
 import * as aws from "@pulumi/aws";
@@ -16,6 +16,8 @@ import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
 import { AwsLoadBalancerController } from "./loadBalancerController";
 import { ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
+import { PrometheusAdapter, PrometheusEndpoint, eksRequestRateMetric } from "./prometheusAdapter";
+import { PodMetricRef } from "../../serving/autoscaling";
 import { nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
@@ -100,6 +102,12 @@ export interface EksClusterArgs {
      * at `desiredNodes`, with their inputs as before this option existed.
      */
     clusterAutoscaler?: boolean;
+    /**
+     * Install prometheus-adapter (`prometheusAdapter.ts`) over this Prometheus, so a request-rate HPA
+     * reads the model pods' inference rate. Default none; the EKS stack sets it from `eks.prometheusUrl`
+     * when a model has `targetRequestsPerSecond`.
+     */
+    prometheusAdapter?: { prometheus: PrometheusEndpoint };
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -126,6 +134,8 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly loadBalancerController?: AwsLoadBalancerController;
     /** Present only with `clusterAutoscaler`. */
     readonly clusterAutoscaler?: ClusterAutoscaler;
+    /** Present only with `prometheusAdapter`. */
+    readonly prometheusAdapter?: PrometheusAdapter;
     /** Where CPU and GPU model pods go on this cluster. */
     readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
 
@@ -239,9 +249,18 @@ export class EksCluster extends pulumi.ComponentResource {
                 dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });
         }
+        if (args.prometheusAdapter) {
+            this.prometheusAdapter = new PrometheusAdapter(`${name}-prometheus-adapter`, { prometheus: args.prometheusAdapter.prometheus, dependsOn: this.nodeGroups },
+                { parent: this, provider: this.provider });
+        }
         this.placement = poolPlacement();
 
         this.registerOutputs({ clusterName: this.clusterName, kubeconfig: this.kubeconfig });
+    }
+
+    /** The metric a model's request-rate HPA reads here: what prometheus-adapter serves, selected on the model. */
+    requestRateMetric(model: string): PodMetricRef {
+        return eksRequestRateMetric(model);
     }
 
     /**

@@ -29,8 +29,15 @@ describe("eks config", () => {
             gpuNodeGroup: undefined,
             devicePluginImage: undefined,
             clusterAutoscaler: false,
+            prometheusUrl: undefined,
             registry: { repositoryPrefix: "tf-serving", keepImages: 10, forceDelete: false },
         });
+    });
+
+    it("prometheusUrl: an in-cluster URL with a scheme, refused otherwise with an example", () => {
+        assert.strictEqual(read({ ...BASE, prometheusUrl: "http://prometheus-server.monitoring.svc:80" }).config.prometheusUrl, "http://prometheus-server.monitoring.svc:80");
+        const issue = issueFor(read({ ...BASE, prometheusUrl: "prometheus-server.monitoring.svc" }).issues, "eks.prometheusUrl");
+        assert.match(issue.expected, /in-cluster URL of the Prometheus that scrapes the model pods, such as "http:\/\/prometheus-server\.monitoring\.svc:80"/);
     });
 
     it("clusterAutoscaler: off unless set, a boolean when set", () => {

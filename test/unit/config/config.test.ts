@@ -264,13 +264,21 @@ describe("readConfig", () => {
         assert.match(issue.expected, /must be "gke".*autoscaling\.targetRequestsPerSecond.*Custom Metrics Stackdriver Adapter.*targetCpuUtilization/);
     });
 
-    it("refuses a request-rate target on EKS, whose cluster serves no custom metrics API yet", () => {
-        const eks = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"] };
-        const issues = issuesOf({ ...BASE, cloud: "aws", eks, autoscaling: { targetRequestsPerSecond: 10 } });
-        const issue = issues.find((i) => i.key === "autoscaling.targetRequestsPerSecond");
-        assert.ok(issue, JSON.stringify(issues));
+    it("a request-rate target on EKS needs eks.prometheusUrl (EKS runs no Prometheus), and a collector that scrapes the pods", () => {
+        const eks = (extra: Record<string, unknown> = {}) => ({ region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"], ...extra });
+        const target = { autoscaling: { targetRequestsPerSecond: 10 } };
+        const issue = issuesOf({ ...BASE, cloud: "aws", eks: eks(), ...target }).find((i) => i.key === "autoscaling.targetRequestsPerSecond");
+        assert.ok(issue);
         assert.strictEqual(issue.value, 10);
-        assert.match(issue.expected, /tfserving_inference_requests_per_second.*EKS.*targetCpuUtilization/);
+        assert.match(issue.expected, /tfserving_inference_requests_per_second.*prometheus-adapter.*set eks\.prometheusUrl.*targetCpuUtilization/);
+        const url = { prometheusUrl: "http://prometheus-server.monitoring.svc:80" };
+        assert.strictEqual(readConfig(cfg({ ...BASE, cloud: "aws", eks: eks(url), ...target }), PROJECT, DIR).models[0].autoscaling?.targetRequestsPerSecond, 10);
+        const [none] = issuesOf({ ...BASE, cloud: "aws", eks: eks(url), monitoring: { collector: "none" }, ...target });
+        assert.strictEqual(none.key, "monitoring.collector");
+        assert.match(none.expected, /"annotations" or "prometheus-operator".*autoscaling\.targetRequestsPerSecond/);
+        const [idle] = issuesOf({ ...BASE, cloud: "aws", eks: eks(url) });
+        assert.strictEqual(idle.key, "eks.prometheusUrl");
+        assert.match(idle.expected, /does nothing without a model's autoscaling\.targetRequestsPerSecond/);
     });
 
     it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {

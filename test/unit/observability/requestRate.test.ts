@@ -1,6 +1,8 @@
 import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
 import { INFERENCE_APIS } from "../../../observability/metrics";
-import { REQUEST_RATE_WINDOW, requestRateExpr, requestRateRecording } from "../../../observability/requestRate";
+import { REQUEST_RATE_WINDOW, prometheusAdapterRule, requestRateExpr, requestRateRecording } from "../../../observability/requestRate";
 import { INFERENCE_REQUEST_RATE_METRIC } from "../../../serving/autoscaling";
 import { selectorMatchers } from "../../support/promqlSelectors";
 
@@ -23,5 +25,22 @@ describe("the recorded request rate (what a request-rate HPA reads on GKE)", () 
         assert.deepStrictEqual([by.model_name.op, by.model_name.value], ["=", "half-plus-two"]);
         assert.deepStrictEqual([by.namespace.op, by.namespace.value], ["=", "serving"], "the only namespace matcher GMP's webhook admits");
         assert.deepStrictEqual([by.API.op, by.API.value.split("|")], ["=~", [...INFERENCE_APIS]]);
+    });
+});
+
+describe("prometheus-adapter's rule for the rate (EKS)", () => {
+    it("is the loopback environment's rule (metricsapi.go, AdapterConfig) but for the rate window", () => {
+        const go = fs.readFileSync(path.resolve(__dirname, "../../../tools/e2e-env/go/e2e-env/internal/metricsapi/metricsapi.go"), "utf8");
+        const series = /const RequestSeries = "([^"]+)"/.exec(go)?.[1];
+        const window = /const RateWindow = "([^"]+)"/.exec(go)?.[1];
+        assert.ok(series && window, "metricsapi.go declares RequestSeries and RateWindow");
+        const rule = prometheusAdapterRule(window) as { seriesQuery: string; name: { matches: string; as: string }; metricsQuery: string };
+        assert.strictEqual(rule.seriesQuery, `${series}{namespace!="",pod!=""}`);
+        assert.ok(new RegExp(rule.name.matches).test(series) && !new RegExp(rule.name.matches).test(`${series}x`));
+        assert.strictEqual(rule.name.as, INFERENCE_REQUEST_RATE_METRIC);
+        // The Go test's expected query once the adapter fills the template (metricsapi_test.go).
+        const goTest = fs.readFileSync(path.resolve(__dirname, "../../../tools/e2e-env/go/e2e-env/internal/metricsapi/metricsapi_test.go"), "utf8");
+        const filled = rule.metricsQuery.replace("<<.GroupBy>>", "pod").replace("<<.Series>>", series).replace("<<.LabelMatchers>>", 'namespace="m",pod=~"a|b"');
+        assert.ok(goTest.includes(`want := \`${filled}\``), filled);
     });
 });

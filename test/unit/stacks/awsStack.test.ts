@@ -245,6 +245,20 @@ describe("EKS stack (deployAws under mocks)", () => {
         });
     });
 
+    it("a request-rate HPA: prometheus-adapter over eks.prometheusUrl, the HPA on its metric for the model; metrics-server beside it", async () => {
+        const config = exampleConfig("aws-example", (eks: any) => { eks.prometheusUrl = "http://prometheus-server.monitoring.svc:80"; },
+            { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 4, targetCpuUtilization: 70, targetRequestsPerSecond: 20 }) });
+        const { recorder } = await runCloudStack(config, NLB);
+        const release = recorder.one("kubernetes:helm.sh/v3:Release", "prometheus-adapter").inputs as any;
+        assert.strictEqual(release.chart, "prometheus-adapter");
+        assert.deepStrictEqual(release.values.prometheus, { url: "http://prometheus-server.monitoring.svc", port: 80, path: "" });
+        assert.deepStrictEqual(release.values.rules.custom.map((r: any) => r.name.as), ["tfserving_inference_requests_per_second"]);
+        const hpa = recorder.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
+        assert.deepStrictEqual(hpa.spec.metrics.map((m: any) => m.type), ["Resource", "Pods"]);
+        assert.deepStrictEqual(hpa.spec.metrics[1].pods.metric, { name: "tfserving_inference_requests_per_second", selector: { matchLabels: { model_name: "half-plus-two" } } });
+        assert.ok(recorder.ofType("aws:eks/addon:Addon").some((a) => (a.inputs as any).addonName === "metrics-server"), "the CPU target reads metrics.k8s.io");
+    });
+
     it("without eks.clusterAutoscaler the node groups are as before: no tags, no autoscaler, no Pod Identity agent", async () => {
         const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 4 }) }), NLB);
         for (const group of recorder.ofType("aws:eks/nodeGroup:NodeGroup")) {
