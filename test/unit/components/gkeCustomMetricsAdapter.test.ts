@@ -63,7 +63,8 @@ describe("Custom Metrics Stackdriver Adapter (GKE's request-rate HPA)", () => {
     });
 
     it("runs the pinned image with the new resource model, under its own service account, and may read pods and nodes only", () => {
-        const spec = adapterDeploymentSpec();
+        // Plain values, typed as Pulumi inputs.
+        const spec = adapterDeploymentSpec() as unknown as { selector: unknown; template: { metadata: unknown; spec: unknown } };
         const pod = spec.template.spec as { serviceAccountName: string; containers: { image: string; command: string[] }[] };
         assert.strictEqual(pod.serviceAccountName, CUSTOM_METRICS_ADAPTER.serviceAccount);
         assert.match(pod.containers[0].image, /^gcr\.io\/gke-release\/custom-metrics-stackdriver-adapter:v[0-9.]+-gke\.[0-9]+$/);
@@ -74,6 +75,6 @@ describe("Custom Metrics Stackdriver Adapter (GKE's request-rate HPA)", () => {
             assert.strictEqual(labels[k], v, "the Deployment's selector selects its own pods (and the Service's)");
         }
         assert.deepStrictEqual(adapterServiceSpec().selector, selector);
-        assert.deepStrictEqual(ADAPTER_RESOURCE_RULES.flatMap((r) => r.verbs), ["get", "list", "watch"]);
+        assert.deepStrictEqual(ADAPTER_RESOURCE_RULES.flatMap((r) => r.verbs as string[]), ["get", "list", "watch"]);
     });
 });
