@@ -432,6 +432,21 @@ export function readConfig(all: Record<string, string>, project: string, project
 function requestRateIssues(config: ServingConfig, models: ModelSettings[]): ConfigIssue[] {
     const users = models.filter((m) => m.autoscaling?.targetRequestsPerSecond !== undefined);
     const key = (m: ModelSettings) => `${m.configKey("autoscaling")}.targetRequestsPerSecond`;
+    if (config.cloud === "gcp" && users.length > 0 && config.gke.customMetricsAdapterImage === undefined) {
+        const release = cloudSections.gcp().CUSTOM_METRICS_ADAPTER_RELEASE;
+        return [{
+            key: "gke.customMetricsAdapterImage", value: undefined,
+            expected: `required while ${key(users[0])} is set: the Custom Metrics Stackdriver Adapter the stack installs, pinned by digest (the policy pack refuses tags), ` +
+                `e.g. \`pulumi config set --path gke.customMetricsAdapterImage ${release}@sha256:...\` with the digest ` +
+                `\`docker buildx imagetools inspect ${release}\` prints; or scale on targetCpuUtilization (README, Autoscaling)`,
+        }];
+    }
+    if (config.cloud === "gcp" && users.length === 0 && config.gke.customMetricsAdapterImage !== undefined) {
+        return [{
+            key: "gke.customMetricsAdapterImage", value: config.gke.customMetricsAdapterImage,
+            expected: "does nothing without a model's autoscaling.targetRequestsPerSecond (the adapter is installed only for a request-rate HPA): remove it, or set the target",
+        }];
+    }
     if (config.cloud === "gcp" && config.monitoring.collector !== "gke" && users.length > 0) {
         return [{
             key: "monitoring.collector", value: config.monitoring.collector,

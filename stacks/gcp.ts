@@ -27,7 +27,7 @@ export interface GcpDeployOptions {
 /** Refuses a change the running stack cannot take (`config/liveChanges.ts`), then registers the stack. */
 export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[], options: GcpDeployOptions = {}): Promise<StackOutputs> {
     const gke = config.gke;
-    const { registry: registrySettings, ...clusterArgs } = gke;
+    const { registry: registrySettings, customMetricsAdapterImage, ...clusterArgs } = gke;
     const settings: DeployedSettings = { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: gkeSettingsOf(gke) };
     const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
     checkLiveChanges(await readDeployedState(previous), settings);
@@ -35,7 +35,8 @@ export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[
 
     const managedPrometheus = config.monitoring.collector === "gke";
     // A request-rate HPA reads GMP's recorded rate through the Custom Metrics Stackdriver Adapter (config checks it has GMP).
-    const customMetricsAdapter = models.some((m) => m.settings.autoscaling?.targetRequestsPerSecond !== undefined);
+    const customMetricsAdapter = customMetricsAdapterImage !== undefined && models.some((m) => m.settings.autoscaling?.targetRequestsPerSecond !== undefined)
+        ? { image: customMetricsAdapterImage } : undefined;
     const cluster = new GkeCluster("gke", { ...clusterArgs, managedPrometheus, customMetricsAdapter }, { providers: [provider] });
     const registry = new ArtifactRegistry("images", {
         project: gke.project,

@@ -67,9 +67,10 @@ export interface GkeClusterArgs {
     /**
      * Install the Custom Metrics Stackdriver Adapter (`customMetricsAdapter.ts`), with its Cloud
      * Monitoring read role through Workload Identity, so a request-rate HPA reads the rate GMP records.
-     * Needs `managedPrometheus`. Default false; the GKE stack sets it when a model has `targetRequestsPerSecond`.
+     * Needs `managedPrometheus`; `image` is the adapter's, pinned by digest. Default none; the GKE stack
+     * sets it when a model has `targetRequestsPerSecond`.
      */
-    customMetricsAdapter?: boolean;
+    customMetricsAdapter?: { image: string };
 }
 
 /** Node service account id (6-30 characters) derived from the cluster name. */
@@ -241,7 +242,7 @@ export class GkeCluster extends pulumi.ComponentResource {
         this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig }, { parent: this });
         this.placement = poolPlacement(args.gpuPool ? { "cloud.google.com/gke-accelerator": args.gpuPool.acceleratorType } : {});
         if (args.customMetricsAdapter) {
-            this.customMetricsAdapter = new CustomMetricsStackdriverAdapter(`${name}-custom-metrics`, { project, dependsOn: this.nodePools },
+            this.customMetricsAdapter = new CustomMetricsStackdriverAdapter(`${name}-custom-metrics`, { project, image: args.customMetricsAdapter.image, dependsOn: this.nodePools },
                 { parent: this, provider: this.provider });
         }
 

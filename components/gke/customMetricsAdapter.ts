@@ -20,9 +20,13 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INFERENCE_REQUEST_RATE_METRIC, PodMetricRef } from "../../serving/autoscaling";
 
-/** The pinned adapter: the image of the upstream production manifest (k8s-stackdriver at 673c7dd, 2026-08). */
+/**
+ * The adapter: the release of the upstream production manifest (k8s-stackdriver at 673c7dd, 2026-08).
+ * The stack runs it pinned by digest (`gke.customMetricsAdapterImage`), as the policy pack requires of
+ * every container; its digest is the user's to give, since this program could not look it up.
+ */
 export const CUSTOM_METRICS_ADAPTER = {
-    image: "gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0",
+    release: "gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0",
     namespace: "custom-metrics",
     serviceAccount: "custom-metrics-stackdriver-adapter",
     name: "custom-metrics-stackdriver-adapter",
@@ -61,7 +65,7 @@ export function adapterPrincipal(projectNumber: string, project: string): string
 const SELECTOR_LABELS = { run: CUSTOM_METRICS_ADAPTER.name, "k8s-app": CUSTOM_METRICS_ADAPTER.name };
 
 /** The adapter's Deployment: the upstream production settings (new resource model, its requests and limits, its probe, GKE's GPU and TPU taints tolerated). */
-export function adapterDeploymentSpec(): k8s.types.input.apps.v1.DeploymentSpec {
+export function adapterDeploymentSpec(image: string): k8s.types.input.apps.v1.DeploymentSpec {
     return {
         replicas: 1,
         selector: { matchLabels: SELECTOR_LABELS },
@@ -75,7 +79,7 @@ export function adapterDeploymentSpec(): k8s.types.input.apps.v1.DeploymentSpec 
                 ],
                 containers: [{
                     name: "pod-custom-metrics-stackdriver-adapter",
-                    image: CUSTOM_METRICS_ADAPTER.image,
+                    image,
                     command: ["/adapter", "--use-new-resource-model=true", "--fallback-for-container-metrics=true"],
                     resources: { limits: { cpu: "250m", memory: "200Mi" }, requests: { cpu: "250m", memory: "200Mi" } },
                     readinessProbe: {
@@ -119,6 +123,8 @@ export const ADAPTER_RESOURCE_RULES: k8s.types.input.rbac.v1.PolicyRule[] = [
 export interface CustomMetricsStackdriverAdapterArgs {
     /** The cluster's project: where the adapter reads Cloud Monitoring and whose workload pool names its identity. */
     project: string;
+    /** The adapter's image, pinned by digest (`NAME@sha256:...`). */
+    image: string;
     /** What the adapter's pods need first (the node pools). */
     dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
@@ -165,7 +171,7 @@ export class CustomMetricsStackdriverAdapter extends pulumi.ComponentResource {
         // Its first calls to Cloud Monitoring need the role; it reads its credentials per call, but an empty start is noise in its logs.
         this.deployment = new k8s.apps.v1.Deployment(name, {
             metadata: { ...meta, name: CUSTOM_METRICS_ADAPTER.name, labels: SELECTOR_LABELS },
-            spec: adapterDeploymentSpec(),
+            spec: adapterDeploymentSpec(args.image),
         }, { parent: this, dependsOn: [viewer, ...bindings, ...(args.dependsOn ?? [])] });
         const service = new k8s.core.v1.Service(name, {
             metadata: { ...meta, name: CUSTOM_METRICS_ADAPTER.name, labels: SELECTOR_LABELS },

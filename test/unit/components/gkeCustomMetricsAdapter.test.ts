@@ -62,12 +62,14 @@ describe("Custom Metrics Stackdriver Adapter (GKE's request-rate HPA)", () => {
         assert.deepStrictEqual(adapterServiceSpec().ports, [{ port: 443, protocol: "TCP", targetPort: 443 }]);
     });
 
-    it("runs the pinned image with the new resource model, under its own service account, and may read pods and nodes only", () => {
+    it("runs the configured image with the new resource model, under its own service account, and may read pods and nodes only", () => {
         // Plain values, typed as Pulumi inputs.
-        const spec = adapterDeploymentSpec() as unknown as { selector: unknown; template: { metadata: unknown; spec: unknown } };
+        const image = `${CUSTOM_METRICS_ADAPTER.release}@sha256:${"0".repeat(64)}`;
+        const spec = adapterDeploymentSpec(image) as unknown as { selector: unknown; template: { metadata: unknown; spec: unknown } };
         const pod = spec.template.spec as { serviceAccountName: string; containers: { image: string; command: string[] }[] };
         assert.strictEqual(pod.serviceAccountName, CUSTOM_METRICS_ADAPTER.serviceAccount);
-        assert.match(pod.containers[0].image, /^gcr\.io\/gke-release\/custom-metrics-stackdriver-adapter:v[0-9.]+-gke\.[0-9]+$/);
+        assert.strictEqual(pod.containers[0].image, image, "the configured image, pinned by digest");
+        assert.match(CUSTOM_METRICS_ADAPTER.release, /^gcr\.io\/gke-release\/custom-metrics-stackdriver-adapter:v[0-9.]+-gke\.[0-9]+$/);
         assert.ok(pod.containers[0].command.includes("--use-new-resource-model=true"));
         const selector = (spec.selector as { matchLabels: Record<string, string> }).matchLabels;
         const labels = (spec.template.metadata as { labels: Record<string, string> }).labels;

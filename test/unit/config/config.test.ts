@@ -15,6 +15,7 @@ function cfg(values: Record<string, unknown>): Record<string, string> {
 }
 
 const BASE = { modelPath: "models/half_plus_two", publicEndpoint: "true" };
+const ADAPTER_IMAGE = `gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0@sha256:${"a".repeat(64)}`;
 
 function issuesOf(values: Record<string, unknown>): { key: string; value: unknown; expected: string }[] {
     try {
@@ -249,14 +250,29 @@ describe("readConfig", () => {
         assert.match(byKey["autoscaling.targetRps"].expected, /targetRequestsPerSecond/, "did you mean");
     });
 
-    it("takes a request-rate target on GKE with Managed Prometheus (the default collector there)", () => {
-        const config = readConfig(cfg({ ...BASE, cloud: "gcp", gke: { project: "my-project", region: "us-central1" }, autoscaling: { targetRequestsPerSecond: 10 } }), PROJECT, DIR);
+    it("takes a request-rate target on GKE with Managed Prometheus (the default collector there) and the adapter's image pinned by digest", () => {
+        const gke = { project: "my-project", region: "us-central1", customMetricsAdapterImage: ADAPTER_IMAGE };
+        const config = readConfig(cfg({ ...BASE, cloud: "gcp", gke, autoscaling: { targetRequestsPerSecond: 10 } }), PROJECT, DIR);
         assert.strictEqual(config.monitoring.collector, "gke");
         assert.strictEqual(config.models[0].autoscaling?.targetRequestsPerSecond, 10);
     });
 
+    it("a request-rate target on GKE needs the adapter's image pinned by digest; the image alone does nothing and is refused", () => {
+        const gke = { project: "my-project", region: "us-central1" };
+        const [missing] = issuesOf({ ...BASE, cloud: "gcp", gke, autoscaling: { targetRequestsPerSecond: 10 } });
+        assert.strictEqual(missing.key, "gke.customMetricsAdapterImage");
+        assert.match(missing.expected, /required while autoscaling\.targetRequestsPerSecond is set.*pinned by digest.*custom-metrics-stackdriver-adapter:v0\.16\.9-gke\.0@sha256:/);
+        const [tagged] = issuesOf({ ...BASE, cloud: "gcp", gke: { ...gke, customMetricsAdapterImage: "gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0" },
+            autoscaling: { targetRequestsPerSecond: 10 } });
+        assert.strictEqual(tagged.key, "gke.customMetricsAdapterImage");
+        assert.match(tagged.expected, /must be pinned by digest/);
+        const [idle] = issuesOf({ ...BASE, cloud: "gcp", gke: { ...gke, customMetricsAdapterImage: ADAPTER_IMAGE } });
+        assert.strictEqual(idle.key, "gke.customMetricsAdapterImage");
+        assert.match(idle.expected, /does nothing without a model's autoscaling\.targetRequestsPerSecond/);
+    });
+
     it("refuses a request-rate target on GKE without Managed Prometheus, naming monitoring.collector and the way out", () => {
-        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "p", region: "us-central1" }, monitoring: { collector: "prometheus-operator" },
+        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "my-project", region: "us-central1", customMetricsAdapterImage: ADAPTER_IMAGE }, monitoring: { collector: "prometheus-operator" },
             autoscaling: { targetRequestsPerSecond: 10 } });
         const issue = issues.find((i) => i.key === "monitoring.collector");
         assert.ok(issue, JSON.stringify(issues));

@@ -3,6 +3,7 @@ import { parse } from "yaml";
 import { REDACTED, fakeDigest } from "../../../ops/planRuntime";
 import { GATEWAY_WAIT_FOR } from "../../../serving/gateway";
 import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
+import { checkImageDigests } from "../../../policy/checks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -194,7 +195,9 @@ describe("GKE stack (composed under mocks)", () => {
     });
 
     it("a request-rate HPA: the Custom Metrics Stackdriver Adapter with its Workload Identity role, the recorded rate, and the HPA on the adapter's metric", async () => {
-        const config = exampleConfig("gcp-example", () => undefined, { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 4, targetRequestsPerSecond: 20 }) });
+        const image = `gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0@sha256:${"b".repeat(64)}`;
+        const config = exampleConfig("gcp-example", (gke: any) => { gke.customMetricsAdapterImage = image; },
+            { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 4, targetRequestsPerSecond: 20 }) });
         const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
         const hpa = recorder.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
         assert.deepStrictEqual(hpa.spec.metrics, [{
@@ -211,6 +214,8 @@ describe("GKE stack (composed under mocks)", () => {
         assert.match(member.member, /^principal:\/\/iam\.googleapis\.com\/projects\/[0-9]+\/locations\/global\/workloadIdentityPools\/[a-z0-9-]+\.svc\.id\.goog\/subject\/ns\/custom-metrics\/sa\/custom-metrics-stackdriver-adapter$/);
         const adapter = recorder.one("kubernetes:apps/v1:Deployment", "custom-metrics").inputs as any;
         assert.strictEqual(adapter.metadata.namespace, "custom-metrics");
+        assert.strictEqual(adapter.spec.template.spec.containers[0].image, image);
+        assert.deepStrictEqual(checkImageDigests(adapter), [], "the policy pack's image-digest rule passes");
         assert.deepStrictEqual(recorder.ofType("kubernetes:apiregistration.k8s.io/v1:APIService").map((r) => (r.inputs as any).metadata.name).sort(),
             ["v1beta1.custom.metrics.k8s.io", "v1beta2.custom.metrics.k8s.io"]);
         const cluster = recorder.one("gcp:container/cluster:Cluster").inputs as any;
