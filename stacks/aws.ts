@@ -1,6 +1,7 @@
 /**
  * cloud: aws. An EKS cluster with a CPU and an optional GPU node group (and NVIDIA's device plugin
- * with it; metrics-server when a model autoscales), one ECR repository per model, then the models
+ * with it; metrics-server when a model autoscales, prometheus-adapter when one scales on its request
+ * rate, the Cluster Autoscaler with `eks.clusterAutoscaler`), one ECR repository per model, then the models
  * through the cloud-agnostic `deployModels`, exposed through a Network Load Balancer (EKS's built-in
  * controller), or with `endpoint: gateway` through an ALB of the AWS Load Balancer Controller the
  * stack installs. The AWS provider is explicit, built from
