@@ -10,6 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { AlertThresholds, DEFAULT_THRESHOLDS, alertRules } from "../observability/alerts";
 import { Collector, KubeObject, collectorObjects } from "../observability/collectors";
 import { grafanaDashboardConfigMap } from "../observability/dashboard";
+import { requestRateRecording } from "../observability/requestRate";
 
 export interface ModelMonitoringArgs {
     /** The model's name: its pods carry it as `app.kubernetes.io/instance` and its Deployment is named after it. */
@@ -27,6 +28,12 @@ export interface ModelMonitoringArgs {
     thresholds?: AlertThresholds;
     /** Extra labels on the scrape and rule objects (a Prometheus' `podMonitorSelector`/`ruleSelector`). Default none. */
     labels?: Record<string, string>;
+    /**
+     * Record the model's inference request rate per pod (`observability/requestRate.ts`) in the `gke`
+     * collector's `Rules`, for a request-rate HPA on GKE (the Custom Metrics Stackdriver Adapter reads
+     * what GMP's rule evaluator records). Default false; ignored by the other collectors.
+     */
+    recordRequestRate?: boolean;
 }
 
 export class ModelMonitoring extends pulumi.ComponentResource {
@@ -38,7 +45,7 @@ export class ModelMonitoring extends pulumi.ComponentResource {
         const target = { name: args.model, namespace: args.namespace };
         const group = alertRules(target, args.thresholds ?? DEFAULT_THRESHOLDS);
         const objects = args.collector === "none" ? []
-            : [...collectorObjects(args.collector, args.model, group, { labels: args.labels ?? {} }), grafanaDashboardConfigMap(target)];
+            : [...collectorObjects(args.collector, args.model, group, { labels: args.labels ?? {} }, args.recordRequestRate ? requestRateRecording(target) : undefined), grafanaDashboardConfigMap(target)];
         const namespace = args.namespaceRef ?? args.namespace;
         // `m-podmonitoring`, `m-rules`, ... for the objects named after the model; `m-dashboard`, `m-prometheus-rules` for the ConfigMaps.
         const childName = (o: KubeObject) => `${name}-${o.metadata.name === args.model ? o.kind.toLowerCase() : o.metadata.name.slice(args.model.length + 1)}`;

@@ -25,7 +25,7 @@ import {
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
-import { AutoscalingSettings, hpaSpec } from "../serving/autoscaling";
+import { AutoscalingSettings, PodMetricRef, hpaSpec } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
 import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
 
@@ -131,6 +131,12 @@ export interface ModelServerArgs {
      * also sets the update timeout.
      */
     autoscaling?: AutoscalingSettings;
+    /**
+     * The custom metrics API's metric a `targetRequestsPerSecond` HPA reads, as the cluster's adapter
+     * names it (e.g. `GkeCluster.requestRateMetric`). Default `PROMETHEUS_ADAPTER_METRIC`, what
+     * prometheus-adapter serves with the rule in `tools/e2e-env/go/e2e-env/internal/metricsapi`.
+     */
+    requestRateMetric?: PodMetricRef;
     /**
      * Server-side batching. Default off. On: `--enable_batching` with a batching parameters file,
      * `parametersText` (a `BatchingParameters` text proto) or, by default, parameters matched to the CPU
@@ -284,7 +290,7 @@ export class ModelServer extends pulumi.ComponentResource {
         if (args.autoscaling) {
             new k8s.autoscaling.v2.HorizontalPodAutoscaler(name, {
                 metadata: { ...meta, name: modelName },
-                spec: hpaSpec(this.deployment.metadata.name, args.autoscaling),
+                spec: hpaSpec(this.deployment.metadata.name, args.autoscaling, args.requestRateMetric),
             }, childOpts);
         }
 

@@ -8,13 +8,16 @@ import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
 import { instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
 import { eksKubernetesVersionProblem } from "../components/eks/kubernetesVersions";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
+import { prometheusEndpoint } from "../components/eks/prometheusAdapter";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
 import { EcrSettings } from "../components/registry/ecr";
 import { REPOSITORY_PATH } from "../contract/registry";
 import { NO_ARM64, escapeRegExp, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigIssue, ConfigReader } from "./configReader";
 
-export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "callerArn" | "metricsServer"> {
+export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "callerArn" | "metricsServer" | "prometheusAdapter"> {
+    /** The in-cluster URL of the Prometheus that scrapes the model pods, for prometheus-adapter (a request-rate HPA); checked against the models in `readConfig`. */
+    prometheusUrl?: string;
     /** Cluster administrators as configured; required, but checked against the caller by `adminAccessIssues` (the caller's ARN makes the message). */
     adminPrincipalArns?: string[];
     /** Where the model images go. */
@@ -24,7 +27,7 @@ export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "
 const EKS_KEYS = [
     "region", "profile", "zones", "clusterName", "kubernetesVersion", "deletionProtection", "vpcCidr", "natGateways",
     "privateSubnetIds", "publicSubnetIds", "apiAccessCidrs", "adminPrincipalArns", "cpuNodeGroup", "gpuNodeGroup",
-    "devicePluginImage", "registry",
+    "devicePluginImage", "registry", "clusterAutoscaler", "prometheusUrl",
 ];
 const GROUP_KEYS = ["instanceType", "desiredNodes", "minNodes", "maxNodes", "diskSizeGb", "capacityType"];
 
@@ -93,6 +96,9 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         cpuNodeGroup: readCpuNodeGroup(section(r, "cpuNodeGroup")),
         gpuNodeGroup,
         devicePluginImage,
+        // Off unless asked: turning it on adds resources and tags to a running stack's node groups.
+        clusterAutoscaler: r.bool("clusterAutoscaler", false),
+        prometheusUrl: readPrometheusUrl(r),
         registry: readRegistry(section(r, "registry")),
     };
 }
@@ -128,6 +134,15 @@ export function adminAccessIssues(adminPrincipalArns: string[] | undefined, call
         expected: `does not include ${callerArn}, the identity running Pulumi${hint}: it would be locked out of the cluster and every ` +
             `Kubernetes resource would fail as Unauthorized; add it (${set(callerArn, adminPrincipalArns.length)}), or run Pulumi as one of the listed principals`,
     }];
+}
+
+function readPrometheusUrl(r: ConfigReader): string | undefined {
+    const url = r.string("prometheusUrl");
+    const endpoint = url === undefined ? undefined : prometheusEndpoint(url);
+    if (typeof endpoint === "string") {
+        r.fail("prometheusUrl", endpoint);
+    }
+    return url;
 }
 
 function readKubernetesVersion(r: ConfigReader): string | undefined {

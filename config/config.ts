@@ -401,15 +401,7 @@ export function readConfig(all: Record<string, string>, project: string, project
     if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
         r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
     }
-    if (config.cloud !== "local") {
-        // The clusters this stack creates serve no custom metrics API yet: an HPA on a metric nobody serves never scales.
-        for (const m of models.filter((x) => x.autoscaling?.targetRequestsPerSecond !== undefined)) {
-            r.issues.push({
-                key: `${m.configKey("autoscaling")}.targetRequestsPerSecond`, value: m.autoscaling?.targetRequestsPerSecond,
-                expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}, which the ${config.cloud === "gcp" ? "GKE" : "EKS"} cluster this stack creates does not have yet: use targetCpuUtilization on cloud ${config.cloud} (README, Autoscaling)`,
-            });
-        }
-    }
+    r.issues.push(...requestRateIssues(config, models));
     const pool = gpuPoolOf(config);
     if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
         const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
@@ -430,6 +422,61 @@ export function readConfig(all: Record<string, string>, project: string, project
     return config;
 }
 
+/**
+ * What a request-rate target needs from the cluster the stack creates. GKE: Managed Prometheus
+ * (`monitoring.collector: gke`), whose rule evaluator records the rate the Custom Metrics Stackdriver
+ * Adapter serves. EKS: a Prometheus the cluster runs (`eks.prometheusUrl`) for the prometheus-adapter
+ * the stack installs, and a collector that has it scrape the pods. Local: the user's cluster
+ * (checked by nothing here: `tfs doctor` and the HPA's events say when no adapter serves the metric).
+ */
+function requestRateIssues(config: ServingConfig, models: ModelSettings[]): ConfigIssue[] {
+    const users = models.filter((m) => m.autoscaling?.targetRequestsPerSecond !== undefined);
+    const key = (m: ModelSettings) => `${m.configKey("autoscaling")}.targetRequestsPerSecond`;
+    if (config.cloud === "gcp" && users.length > 0 && config.gke.customMetricsAdapterImage === undefined) {
+        const release = cloudSections.gcp().CUSTOM_METRICS_ADAPTER_RELEASE;
+        return [{
+            key: "gke.customMetricsAdapterImage", value: undefined,
+            expected: `required while ${key(users[0])} is set: the Custom Metrics Stackdriver Adapter the stack installs, pinned by digest (the policy pack refuses tags), ` +
+                `e.g. \`pulumi config set --path gke.customMetricsAdapterImage ${release}@sha256:...\` with the digest ` +
+                `\`docker buildx imagetools inspect ${release}\` prints; or scale on targetCpuUtilization (README, Autoscaling)`,
+        }];
+    }
+    if (config.cloud === "gcp" && users.length === 0 && config.gke.customMetricsAdapterImage !== undefined) {
+        return [{
+            key: "gke.customMetricsAdapterImage", value: config.gke.customMetricsAdapterImage,
+            expected: "does nothing without a model's autoscaling.targetRequestsPerSecond (the adapter is installed only for a request-rate HPA): remove it, or set the target",
+        }];
+    }
+    if (config.cloud === "gcp" && config.monitoring.collector !== "gke" && users.length > 0) {
+        return [{
+            key: "monitoring.collector", value: config.monitoring.collector,
+            expected: `must be "gke" (the default on cloud gcp) while ${key(users[0])} is set: on GKE the request rate is recorded by Managed Service for Prometheus ` +
+                "and read by the Custom Metrics Stackdriver Adapter the stack installs; remove monitoring.collector, or scale on targetCpuUtilization instead (README, Autoscaling)",
+        }];
+    }
+    if (config.cloud === "aws" && users.length > 0 && config.eks.prometheusUrl === undefined) {
+        return users.map((m) => ({
+            key: key(m), value: m.autoscaling?.targetRequestsPerSecond,
+            expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}: on EKS the stack installs prometheus-adapter over the Prometheus that scrapes the model pods, ` +
+                "which EKS does not run; set eks.prometheusUrl to its in-cluster URL (e.g. `pulumi config set --path eks.prometheusUrl http://prometheus-server.monitoring.svc:80`), " +
+                "or scale on targetCpuUtilization (README, Autoscaling)",
+        }));
+    }
+    if (config.cloud === "aws" && users.length > 0 && config.monitoring.collector === "none") {
+        return [{
+            key: "monitoring.collector", value: "none",
+            expected: `must be "annotations" or "prometheus-operator" while ${key(users[0])} is set: prometheus-adapter reads the request rate from the Prometheus that scrapes the model pods`,
+        }];
+    }
+    if (config.cloud === "aws" && users.length === 0 && config.eks.prometheusUrl !== undefined) {
+        return [{
+            key: "eks.prometheusUrl", value: config.eks.prometheusUrl,
+            expected: "does nothing without a model's autoscaling.targetRequestsPerSecond (prometheus-adapter is installed only for a request-rate HPA): remove it, or set the target",
+        }];
+    }
+    return [];
+}
+
 /** The GPU pool the stack creates, in the terms of its config keys; undefined for an existing cluster or an unknown instance type. */
 function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
     const gke = config.cloud === "gcp" ? config.gke.gpuPool : undefined;
@@ -442,10 +489,11 @@ function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
     const eks = config.cloud === "aws" ? config.eks.gpuNodeGroup : undefined;
     const gpusPerNode = eks && nvidiaGpusPerInstance(eks.instanceType);
     if (eks !== undefined && gpusPerNode !== undefined) {
-        return {
-            nodes: eks.desiredNodes, nodesKey: "eks.gpuNodeGroup.desiredNodes", alsoRaise: "eks.gpuNodeGroup.maxNodes",
-            gpusPerNode, gpusPerNodeKey: "eks.gpuNodeGroup.instanceType", nodeName: eks.instanceType,
-        };
+        const gpu = { gpusPerNode, gpusPerNodeKey: "eks.gpuNodeGroup.instanceType", nodeName: eks.instanceType };
+        // With the Cluster Autoscaler the group grows to maxNodes when GPU pods are pending, as GKE's pool does; without it desiredNodes is what runs.
+        return config.cloud === "aws" && config.eks.clusterAutoscaler
+            ? { nodes: eks.maxNodes, nodesKey: "eks.gpuNodeGroup.maxNodes", ...gpu }
+            : { nodes: eks.desiredNodes, nodesKey: "eks.gpuNodeGroup.desiredNodes", alsoRaise: "eks.gpuNodeGroup.maxNodes", ...gpu };
     }
     return undefined;
 }

@@ -9,16 +9,23 @@ import { GKE_BOOT_DISK_TYPES, GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSe
 import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "../components/registry/artifactRegistry";
 import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigReader } from "./configReader";
+import { CUSTOM_METRICS_ADAPTER } from "../components/gke/customMetricsAdapter";
+import { DIGEST_PINNED_IMAGE } from "../contract/registry";
 import { ipv4BlocksOverlap } from "../contract/cidr";
 
-export interface GcpConfig extends GkeClusterArgs {
+export interface GcpConfig extends Omit<GkeClusterArgs, "customMetricsAdapter"> {
+    /** The Custom Metrics Stackdriver Adapter's image pinned by digest, for a request-rate HPA; checked against the models in `readConfig`. */
+    customMetricsAdapterImage?: string;
     /** Where the model images go. */
     registry: ArtifactRegistrySettings;
 }
 
+/** The adapter release the stack is written for (its image is configured pinned by digest). */
+export const CUSTOM_METRICS_ADAPTER_RELEASE = CUSTOM_METRICS_ADAPTER.release;
+
 const GKE_KEYS = [
     "project", "region", "zones", "clusterName", "releaseChannel", "deletionProtection", "privateNodes",
-    "subnetCidr", "masterCidr", "apiAccessCidrs", "cpuPool", "gpuPool", "registry",
+    "subnetCidr", "masterCidr", "apiAccessCidrs", "cpuPool", "gpuPool", "registry", "customMetricsAdapterImage",
 ];
 const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "diskType", "spot"];
 const GPU_POOL_KEYS = [...POOL_KEYS, "acceleratorType", "acceleratorCount", "driverVersion"];
@@ -95,7 +102,17 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
         cpuPool: readCpuPool(section(r, "cpuPool")),
         gpuPool,
         registry: readRegistry(section(r, "registry"), region),
+        customMetricsAdapterImage: readAdapterImage(r),
     };
+}
+
+function readAdapterImage(r: ConfigReader): string | undefined {
+    const image = r.string("customMetricsAdapterImage");
+    if (image !== undefined && !DIGEST_PINNED_IMAGE.test(image)) {
+        r.fail("customMetricsAdapterImage", `must be pinned by digest, e.g. "${CUSTOM_METRICS_ADAPTER.release}@sha256:<64 hex digits>" ` +
+            "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images");
+    }
+    return image;
 }
 
 function readMachineType(r: ConfigReader, fallback: string | undefined): string | undefined {

@@ -4,8 +4,9 @@
  *
  * A GPU pod that finds no free GPU stays Pending forever. The pool holds `nodes x gpusPerNode` GPUs:
  * on GKE `gke.gpuPool.maxNodes x acceleratorCount` (the autoscaler adds nodes up to maxNodes); on EKS
- * `eks.gpuNodeGroup.desiredNodes x` the instance type's GPUs (nothing in this stack scales EKS nodes,
- * so desiredNodes is what runs). The models need `pods x gpuCount` each, summed, where `pods` is
+ * `eks.gpuNodeGroup.maxNodes x` the instance type's GPUs with `eks.clusterAutoscaler` (it adds nodes up
+ * to maxNodes), `desiredNodes x` them without it (nothing scales the group then, so desiredNodes is what
+ * runs). The models need `pods x gpuCount` each, summed, where `pods` is
  * `replicas` or the HPA's `maxReplicas`. A surge rollout needs one more pod's GPUs per model at once
  * (a `pulumi up` may roll them all together); when the pool has no such room, GPU models roll one pod
  * at a time instead (`oneAtATime`), which fits an exactly sized pool.

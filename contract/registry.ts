@@ -13,3 +13,6 @@ export function dockerConfigJson(server: string, username: string, password: str
     const auth = Buffer.from(`${username}:${password}`).toString("base64");
     return JSON.stringify({ auths: { [server]: { username, password, auth } } });
 }
+
+/** `NAME[:TAG]@sha256:<64 hex>`: an image reference that can only ever mean one image (the policy pack refuses any other). */
+export const DIGEST_PINNED_IMAGE = /^[^\s@]+@sha256:[0-9a-f]{64}$/;

@@ -5,6 +5,8 @@
  */
 export { GKE_RELEASE_CHANNELS, GkeCluster } from "../components/gke/cluster";
 export type { GkeClusterArgs, GkeReleaseChannel } from "../components/gke/cluster";
+export { CUSTOM_METRICS_ADAPTER, CustomMetricsStackdriverAdapter } from "../components/gke/customMetricsAdapter";
+export type { CustomMetricsStackdriverAdapterArgs } from "../components/gke/customMetricsAdapter";
 export type { GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
 export { ArtifactRegistry } from "../components/registry/artifactRegistry";
 export type {

@@ -14,6 +14,7 @@ import { stringify } from "yaml";
 import { modelServerLabels, REST_PORT_NAME } from "../contract/labels";
 import { METRICS_PATH } from "../serving/flags";
 import { RuleGroup } from "./alerts";
+import { RecordingGroup } from "./requestRate";
 
 export const COLLECTORS = ["gke", "prometheus-operator", "annotations", "none"] as const;
 export type Collector = (typeof COLLECTORS)[number];
@@ -86,9 +87,13 @@ export function gmpRuleGroup(group: RuleGroup): RuleGroup {
     };
 }
 
-/** GKE's `Rules`: namespaced, so GMP scopes its queries to the namespace's series and labels its alerts with it. */
-export function gmpRules(model: string, group: RuleGroup, extra: ObjectLabels): KubeObject {
-    return modelObject("monitoring.googleapis.com/v1", "Rules", model, extra, { groups: [gmpRuleGroup(group)] });
+/**
+ * GKE's `Rules`: namespaced, so GMP scopes its queries to the namespace's series and labels its alerts
+ * with it. `recording` (the request rate a request-rate HPA reads on GKE, `requestRateRecording`) comes
+ * as a second group; without it the object is what it always was.
+ */
+export function gmpRules(model: string, group: RuleGroup, extra: ObjectLabels, recording?: RecordingGroup): KubeObject {
+    return modelObject("monitoring.googleapis.com/v1", "Rules", model, extra, { groups: [gmpRuleGroup(group), ...(recording ? [recording] : [])] });
 }
 
 /** The Prometheus Operator's `PrometheusRule`. */
@@ -119,11 +124,15 @@ export function rulesConfigMap(model: string, group: RuleGroup): KubeObject {
     };
 }
 
-/** The scrape object and the rules object of a model for `collector` (none for `annotations`' scrape and for `none`). */
-export function collectorObjects(collector: Collector, model: string, group: RuleGroup, extra: ObjectLabels): KubeObject[] {
+/**
+ * The scrape object and the rules object of a model for `collector` (none for `annotations`' scrape and
+ * for `none`). `recording` goes into GKE's `Rules` only: there GMP's rule evaluator is what produces the
+ * request rate the Custom Metrics Stackdriver Adapter serves.
+ */
+export function collectorObjects(collector: Collector, model: string, group: RuleGroup, extra: ObjectLabels, recording?: RecordingGroup): KubeObject[] {
     switch (collector) {
         case "gke":
-            return [podMonitoring(model, extra), gmpRules(model, group, extra)];
+            return [podMonitoring(model, extra), gmpRules(model, group, extra, recording)];
         case "prometheus-operator":
             return [podMonitor(model, extra), prometheusRule(model, group, extra)];
         case "annotations":

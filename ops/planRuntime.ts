@@ -115,6 +115,9 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             return { name: inputs.repositoryId };
         case "aws:iam/role:Role":
             return { name, arn: `arn:aws:iam::123456789012:role/${name}` };
+        case "aws:eks/nodeGroup:NodeGroup":
+            // EKS names the Auto Scaling group it makes for a managed node group (eks-<group>-<uuid>).
+            return { resources: [{ autoscalingGroups: [{ name: `eks-${name}-00000000-0000-0000-0000-000000000000` }], remoteAccessSecurityGroupId: "" }] };
         case "aws:eks/cluster:Cluster":
             // Without a configured version EKS creates the cluster on its default one.
             return {
@@ -178,6 +181,9 @@ function defaultCall(token: string, args: Record<string, unknown>): Record<strin
             return { ...args, version: `v0.0.0-${String(args.addonName)}-for-${String(args.kubernetesVersion)}-eksbuild.1` };
         case "aws:iam/getPolicyDocument:getPolicyDocument":
             return { json: "{}" };
+        case "gcp:organizations/getProject:getProject":
+            // A project number of the right shape: the Custom Metrics adapter's Workload Identity principal names it.
+            return { ...args, number: "123456789012", name: String(args.projectId) };
         case "gcp:organizations/getClientConfig:getClientConfig":
             return { accessToken: "mock-gcp-access-token", project: "mock-project", region: "us-central1" };
         default:

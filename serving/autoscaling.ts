@@ -28,9 +28,24 @@ export interface AutoscalingSettings {
     scaleDownStabilizationSeconds?: number;
 }
 
+/**
+ * The custom metrics API's metric a request-rate target reads, as the cluster's adapter names it: the
+ * loopback environment's prometheus-adapter serves `INFERENCE_REQUEST_RATE_METRIC` itself; GKE's Custom
+ * Metrics Stackdriver Adapter serves Cloud Monitoring's metric type with `|` for `/`, narrowed by a
+ * selector on the metric's labels (`components/gke/customMetricsAdapter.ts`).
+ */
+export interface PodMetricRef {
+    name: string;
+    /** Labels the adapter filters the metric's series on; default none. */
+    selector?: { matchLabels: Record<string, string> };
+}
+
+/** What the loopback environment's (and a self-run) prometheus-adapter serves. */
+export const PROMETHEUS_ADAPTER_METRIC: PodMetricRef = { name: INFERENCE_REQUEST_RATE_METRIC };
+
 type Metric =
     | { type: "Resource"; resource: { name: "cpu"; target: { type: "Utilization"; averageUtilization: number } } }
-    | { type: "Pods"; pods: { metric: { name: string }; target: { type: "AverageValue"; averageValue: string } } };
+    | { type: "Pods"; pods: { metric: PodMetricRef; target: { type: "AverageValue"; averageValue: string } } };
 
 export interface HpaSpec<Name> {
     scaleTargetRef: { apiVersion: "apps/v1"; kind: "Deployment"; name: Name };
@@ -43,9 +58,10 @@ export interface HpaSpec<Name> {
 /**
  * The HPA's spec for the Deployment `deploymentName` (a name or a Pulumi output of one). A CPU-only
  * setting renders exactly what this program rendered before the request rate existed (same fields,
- * same order), so an upgrade changes no live HPA.
+ * same order), so an upgrade changes no live HPA. `requestRateMetric` is the metric a request-rate target
+ * reads on this cluster (default `PROMETHEUS_ADAPTER_METRIC`).
  */
-export function hpaSpec<Name>(deploymentName: Name, a: AutoscalingSettings): HpaSpec<Name> {
+export function hpaSpec<Name>(deploymentName: Name, a: AutoscalingSettings, requestRateMetric: PodMetricRef = PROMETHEUS_ADAPTER_METRIC): HpaSpec<Name> {
     if (a.targetCpuUtilization === undefined && a.targetRequestsPerSecond === undefined) {
         throw new Error("autoscaling needs targetCpuUtilization, targetRequestsPerSecond or both");
     }
@@ -56,7 +72,7 @@ export function hpaSpec<Name>(deploymentName: Name, a: AutoscalingSettings): Hpa
     if (a.targetRequestsPerSecond !== undefined) {
         metrics.push({
             type: "Pods",
-            pods: { metric: { name: INFERENCE_REQUEST_RATE_METRIC }, target: { type: "AverageValue", averageValue: String(a.targetRequestsPerSecond) } },
+            pods: { metric: { ...requestRateMetric }, target: { type: "AverageValue", averageValue: String(a.targetRequestsPerSecond) } },
         });
     }
     return {

@@ -1,6 +1,7 @@
 /**
  * cloud: aws. An EKS cluster with a CPU and an optional GPU node group (and NVIDIA's device plugin
- * with it; metrics-server when a model autoscales), one ECR repository per model, then the models
+ * with it; metrics-server when a model autoscales, prometheus-adapter when one scales on its request
+ * rate, the Cluster Autoscaler with `eks.clusterAutoscaler`), one ECR repository per model, then the models
  * through the cloud-agnostic `deployModels`, exposed through a Network Load Balancer (EKS's built-in
  * controller), or with `endpoint: gateway` through an ALB of the AWS Load Balancer Controller the
  * stack installs. The AWS provider is explicit, built from
@@ -10,6 +11,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { EksCluster } from "../components/eks/cluster";
 import { Ecr } from "../components/registry/ecr";
+import { prometheusEndpoint } from "../components/eks/prometheusAdapter";
 import { adminAccessIssues } from "../config/awsConfig";
 import { ConfigFor } from "../config/config";
 import { ConfigError } from "../config/configReader";
@@ -53,7 +55,7 @@ export async function callerPrincipalArn(provider: aws.Provider): Promise<string
  */
 export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[], options: AwsDeployOptions = {}): Promise<StackOutputs> {
     const eks = config.eks;
-    const { registry: registrySettings, adminPrincipalArns, network, ...clusterArgs } = eks;
+    const { registry: registrySettings, adminPrincipalArns, network, prometheusUrl, ...clusterArgs } = eks;
     const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
     const deployed = await readDeployedState(previous);
     const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed, config.service.endpoint);
@@ -76,13 +78,17 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
 
     // An HPA without metrics-server never scales, and EKS does not install it.
     const metricsServer = models.some((m) => m.settings.autoscaling !== undefined);
+    // A request-rate HPA reads prometheus-adapter, over the cluster's Prometheus (config requires the URL with the target).
+    const endpoint = prometheusUrl !== undefined && models.some((m) => m.settings.autoscaling?.targetRequestsPerSecond !== undefined)
+        ? prometheusEndpoint(prometheusUrl) : undefined;
+    const prometheusAdapter = endpoint !== undefined && typeof endpoint !== "string" ? { prometheus: endpoint } : undefined;
     const clusterNetwork = network.kind === "create" && recorded.network.kind === "create"
         ? { ...network, subnetScheme: recorded.network.subnetScheme, clusterZones: recorded.network.clusterZones }
         : network;
     // The Gateway on EKS is the AWS Load Balancer Controller's; the stack's own GatewayClass unless one is named.
     const gateway = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
     const loadBalancerController = gateway && { gatewayClassName: gateway.createClass ? gateway.className : undefined };
-    const cluster = new EksCluster("eks", { ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer, loadBalancerController }, { providers: [provider] });
+    const cluster = new EksCluster("eks", { ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer, loadBalancerController, prometheusAdapter }, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
     // The version EKS runs, not the config key (which may be unset): the next bump is checked against it.

@@ -6,6 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { NodePlacement } from "../components/modelServer";
+import { PodMetricRef } from "../serving/autoscaling";
 import { ServingConfig } from "../config/config";
 import { PreparedModel, RegistryTarget, StackOutputs, deployModels } from "./deploy";
 import { PreviousOutputs } from "./previousOutputs";
@@ -18,6 +19,8 @@ export interface CreatedCluster extends pulumi.Resource {
     clusterName: pulumi.Output<string>;
     /** The controller that serves the models' Gateways, where the stack installs one (EKS): its webhooks must answer first. */
     loadBalancerController?: pulumi.Resource;
+    /** The metric a model's request-rate HPA reads, where the cluster serves one under its own name (GKE's adapter). */
+    requestRateMetric?(model: string): PodMetricRef;
 }
 
 export function deployToCluster(
@@ -36,6 +39,7 @@ export function deployToCluster(
             registry,
             previous,
             placement: cluster.placement,
+            requestRateMetric: cluster.requestRateMetric?.bind(cluster),
             serviceAnnotations,
             cluster: { kubeconfig: cluster.kubeconfig },
             // Pods wait for their nodes (and the device plugin, and pull access to the registry).

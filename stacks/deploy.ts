@@ -12,6 +12,7 @@ import { canaryName } from "../contract/labels";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
+import { PodMetricRef } from "../serving/autoscaling";
 import { contextFolder } from "../serving/contextLocation";
 import { modelStatusPath } from "../serving/probes";
 import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
@@ -71,6 +72,8 @@ export interface DeployArgs {
     placement: { cpu: NodePlacement; gpu: NodePlacement };
     /** Extra Service annotations (cloud load balancer settings). */
     serviceAnnotations?: Record<string, string>;
+    /** The metric a model's request-rate HPA reads on this cluster; default what prometheus-adapter serves. */
+    requestRateMetric?: (model: string) => PodMetricRef;
     /** The stack's last outputs (which image each model ran); default read here (one reader per program run). */
     previous?: PreviousOutputs;
     /** Resources the model servers wait for (node pools, the device plugin). */
@@ -159,6 +162,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             replicas: settings.replicas,
             rollout: settings.rollout,
             autoscaling: settings.autoscaling,
+            requestRateMetric: settings.autoscaling?.targetRequestsPerSecond !== undefined ? args.requestRateMetric?.(settings.name) : undefined,
             placement: settings.gpu ? args.placement.gpu : args.placement.cpu,
             enableWarmup: settings.enableWarmup,
             extraServerArgs: settings.extraServerArgs,
@@ -176,6 +180,8 @@ export function deployModels(args: DeployArgs): StackOutputs {
     for (const { settings } of args.models) {
         new ModelMonitoring(settings.name, {
             model: settings.name, namespace: config.namespace, namespaceRef: namespace, ...config.monitoring,
+            // On GKE the request-rate HPA reads what GMP's rule evaluator records from these Rules.
+            recordRequestRate: settings.autoscaling?.targetRequestsPerSecond !== undefined,
         }, { provider, dependsOn: args.dependsOn });
     }
 

@@ -1,6 +1,7 @@
 /**
- * cloud: gcp. A GKE cluster with a CPU and an optional GPU node pool, an Artifact Registry
- * repository its nodes can pull from, then the models through the cloud-agnostic `deployModels`.
+ * cloud: gcp. A GKE cluster with a CPU and an optional GPU node pool (and the Custom Metrics
+ * Stackdriver Adapter when a model scales on its request rate), an Artifact Registry repository its
+ * nodes can pull from, then the models through the cloud-agnostic `deployModels`.
  * The Google provider is explicit, built from `gke.project` and `gke.region`, so the `gke` section is
  * the only place these are set (credentials stay ambient: `gcloud auth application-default login`).
  */
@@ -26,14 +27,17 @@ export interface GcpDeployOptions {
 /** Refuses a change the running stack cannot take (`config/liveChanges.ts`), then registers the stack. */
 export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[], options: GcpDeployOptions = {}): Promise<StackOutputs> {
     const gke = config.gke;
-    const { registry: registrySettings, ...clusterArgs } = gke;
+    const { registry: registrySettings, customMetricsAdapterImage, ...clusterArgs } = gke;
     const settings: DeployedSettings = { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: gkeSettingsOf(gke) };
     const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
     checkLiveChanges(await readDeployedState(previous), settings);
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });
 
     const managedPrometheus = config.monitoring.collector === "gke";
-    const cluster = new GkeCluster("gke", { ...clusterArgs, managedPrometheus }, { providers: [provider] });
+    // A request-rate HPA reads GMP's recorded rate through the Custom Metrics Stackdriver Adapter (config checks it has GMP).
+    const customMetricsAdapter = customMetricsAdapterImage !== undefined && models.some((m) => m.settings.autoscaling?.targetRequestsPerSecond !== undefined)
+        ? { image: customMetricsAdapterImage } : undefined;
+    const cluster = new GkeCluster("gke", { ...clusterArgs, managedPrometheus, customMetricsAdapter }, { providers: [provider] });
     const registry = new ArtifactRegistry("images", {
         project: gke.project,
         settings: registrySettings,

@@ -2,8 +2,8 @@
  * An EKS cluster for TF Serving: its network (or existing subnets), the control plane with API
  * access entries (no aws-auth ConfigMap), the VPC CNI add-on enforcing NetworkPolicy, a CPU and an
  * optional GPU managed node group, the metrics-server add-on when models autoscale, NVIDIA's device
- * plugin when there are GPU nodes, the AWS Load Balancer Controller (with the Pod Identity agent
- * add-on) when asked, and a Kubernetes provider built from a deterministic kubeconfig that gets its
+ * plugin when there are GPU nodes, the AWS Load Balancer Controller and the Cluster Autoscaler (with
+ * the Pod Identity agent add-on) when asked, prometheus-adapter for a request-rate HPA, and a Kubernetes provider built from a deterministic kubeconfig that gets its
  * token from `aws eks get-token`.
  */
 import * as aws from "@pulumi/aws";
@@ -15,6 +15,10 @@ import { addonVersionFor, metricsServerAddonArgs, podIdentityAgentAddonArgs, vpc
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
 import { AwsLoadBalancerController } from "./loadBalancerController";
+import { ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
+import { PrometheusAdapter, PrometheusEndpoint, eksRequestRateMetric } from "./prometheusAdapter";
+import { PodMetricRef } from "../../serving/autoscaling";
+import { nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 
@@ -90,6 +94,20 @@ export interface EksClusterArgs {
      * `endpoint: gateway`.
      */
     loadBalancerController?: { gatewayClassName?: string };
+    /**
+     * Install the Cluster Autoscaler (`clusterAutoscaler.ts`) with its IAM role through EKS Pod Identity
+     * (and the Pod Identity agent add-on): the node groups then scale between their `minNodes` and
+     * `maxNodes` (the GPU group down to zero when idle, up when a GPU pod is pending), carry its
+     * discovery tags, and `desiredNodes` is their size at creation only. Default false: the groups stay
+     * at `desiredNodes`, with their inputs as before this option existed.
+     */
+    clusterAutoscaler?: boolean;
+    /**
+     * Install prometheus-adapter (`prometheusAdapter.ts`) over this Prometheus, so a request-rate HPA
+     * reads the model pods' inference rate. Default none; the EKS stack sets it from `eks.prometheusUrl`
+     * when a model has `targetRequestsPerSecond`.
+     */
+    prometheusAdapter?: { prometheus: PrometheusEndpoint };
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -114,6 +132,10 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly devicePlugin?: NvidiaDevicePlugin;
     /** Present only with `loadBalancerController`. */
     readonly loadBalancerController?: AwsLoadBalancerController;
+    /** Present only with `clusterAutoscaler`. */
+    readonly clusterAutoscaler?: ClusterAutoscaler;
+    /** Present only with `prometheusAdapter`. */
+    readonly prometheusAdapter?: PrometheusAdapter;
     /** Where CPU and GPU model pods go on this cluster. */
     readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
 
@@ -165,11 +187,15 @@ export class EksCluster extends pulumi.ComponentResource {
 
         const nodeRole = serviceRole(`${name}-nodes`, "ec2.amazonaws.com", EKS_NODE_POLICIES, partition, this);
         // Node groups and add-ons follow the control plane's version, so a bump moves all of them in one update.
-        const at = { clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds, kubernetesVersion: cluster.version };
+        const at = {
+            clusterName: cluster.name, nodeRoleArn: nodeRole.role.arn, subnetIds: privateSubnetIds, kubernetesVersion: cluster.version,
+            tags: args.clusterAutoscaler ? autoscalerDiscoveryTags(args.clusterName) : undefined,
+        };
         const addonVersion = (addon: string) => addonVersionFor(addon, cluster.version, { parent: this });
         // The CNI goes in before the nodes, so every node starts with the network policy agent running.
         this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name, addonVersion("vpc-cni")), { parent: this });
-        const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni] };
+        // With the autoscaler the desired size is its own: a `pulumi up` must not set it back.
+        const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni], ignoreChanges: args.clusterAutoscaler ? ["scalingConfig.desiredSize"] : [] };
         this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
         if (args.gpuNodeGroup) {
             this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, at), groupOpts));
@@ -195,10 +221,12 @@ export class EksCluster extends pulumi.ComponentResource {
                 image: args.devicePluginImage,
             }, { parent: this, provider: this.provider });
         }
-        if (args.loadBalancerController) {
-            // A DaemonSet: the add-on turns ACTIVE only once it runs on nodes.
-            const agent = new aws.eks.Addon(`${name}-pod-identity-agent`, podIdentityAgentAddonArgs(cluster.name, addonVersion("eks-pod-identity-agent")),
-                { parent: this, dependsOn: this.nodeGroups });
+        // A DaemonSet: the add-on turns ACTIVE only once it runs on nodes. Both controllers get their IAM roles through it.
+        const agent = args.loadBalancerController || args.clusterAutoscaler
+            ? new aws.eks.Addon(`${name}-pod-identity-agent`, podIdentityAgentAddonArgs(cluster.name, addonVersion("eks-pod-identity-agent")),
+                { parent: this, dependsOn: this.nodeGroups })
+            : undefined;
+        if (args.loadBalancerController && agent) {
             this.loadBalancerController = new AwsLoadBalancerController(`${name}-lbc`, {
                 clusterName: cluster.name,
                 region: args.region,
@@ -208,9 +236,31 @@ export class EksCluster extends pulumi.ComponentResource {
                 dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });
         }
+        if (args.clusterAutoscaler && agent) {
+            const gpuGroup = args.gpuNodeGroup && this.nodeGroups[1];
+            this.clusterAutoscaler = new ClusterAutoscaler(`${name}-cluster-autoscaler`, {
+                clusterName: cluster.name,
+                region: args.region,
+                kubernetesVersion: cluster.version,
+                gpuGroup: gpuGroup && args.gpuNodeGroup ? {
+                    autoscalingGroupName: gpuGroup.resources.apply((r) => r?.[0]?.autoscalingGroups?.[0]?.name ?? ""),
+                    gpusPerNode: nvidiaGpusPerInstance(args.gpuNodeGroup.instanceType),
+                } : undefined,
+                dependsOn: [agent, ...this.nodeGroups],
+            }, { parent: this, provider: this.provider });
+        }
+        if (args.prometheusAdapter) {
+            this.prometheusAdapter = new PrometheusAdapter(`${name}-prometheus-adapter`, { prometheus: args.prometheusAdapter.prometheus, dependsOn: this.nodeGroups },
+                { parent: this, provider: this.provider });
+        }
         this.placement = poolPlacement();
 
         this.registerOutputs({ clusterName: this.clusterName, kubeconfig: this.kubeconfig });
+    }
+
+    /** The metric a model's request-rate HPA reads here: what prometheus-adapter serves, selected on the model. */
+    requestRateMetric(model: string): PodMetricRef {
+        return eksRequestRateMetric(model);
     }
 
     /**

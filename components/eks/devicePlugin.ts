@@ -17,8 +17,9 @@ import { GPU_TOLERATION } from "../nodePlacement";
  */
 export const NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1@sha256:af31e2b7c7f89834c4e5219860def7ac2e49a207b3d4e8610d5a26772b7738e5";
 
-/** `NAME[:TAG]@sha256:<64 hex>`: an image reference that can only ever mean one image. */
-export const DIGEST_PINNED_IMAGE = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
+import { DIGEST_PINNED_IMAGE } from "../../contract/registry";
+
+export { DIGEST_PINNED_IMAGE };
 
 const DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
 const PLUGIN_LABELS = { "app.kubernetes.io/name": "nvidia-device-plugin" };

@@ -14,11 +14,14 @@ export type CapacityType = (typeof CAPACITY_TYPES)[number];
 export interface EksNodeGroupSettings {
     /** EC2 instance type, e.g. `m6i.xlarge` (CPU) or `g5.xlarge` (GPU). x86 only: TF Serving has no arm64 image. */
     instanceType: string;
-    /** Nodes EKS keeps running. Nothing in this stack autoscales nodes, so this is the group's size. */
+    /**
+     * Nodes EKS keeps running: the group's size, or with the Cluster Autoscaler (`eks.clusterAutoscaler`)
+     * its size at creation only (the autoscaler owns it afterwards).
+     */
     desiredNodes: number;
-    /** Lower bound of the group (for a cluster autoscaler you add, or manual scaling). */
+    /** Lower bound of the group: the Cluster Autoscaler never goes below it (0 lets the GPU group scale to nothing). */
     minNodes: number;
-    /** Upper bound of the group. */
+    /** Upper bound of the group: the Cluster Autoscaler never goes above it. */
     maxNodes: number;
     /** Root volume in GiB; the serving image (model included) is pulled onto it. */
     diskSizeGb: number;
@@ -42,6 +45,8 @@ export interface NodeGroupPlacement {
      * upgrade while the nodes lag behind; with it, a bump rolls the nodes right after the control plane.
      */
     kubernetesVersion: pulumi.Input<string>;
+    /** Tags of the node group (the Cluster Autoscaler's discovery tags, `autoscalerDiscoveryTags`); default none, as before they existed. */
+    tags?: Record<string, string>;
 }
 
 /** Arguments for the CPU or GPU managed node group. */
@@ -59,5 +64,6 @@ export function nodeGroupArgs(kind: PoolKind, settings: EksNodeGroupSettings, at
         updateConfig: { maxUnavailable: 1 },
         labels: poolLabels(kind),
         taints: kind === "gpu" ? [{ key: GPU_TAINT_KEY, value: "true", effect: "NO_SCHEDULE" }] : undefined,
+        ...(at.tags ? { tags: at.tags } : {}),
     };
 }

@@ -9,6 +9,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
 import { NodePlacement, poolPlacement } from "../nodePlacement";
+import { PodMetricRef } from "../../serving/autoscaling";
+import { CustomMetricsStackdriverAdapter, gkeRequestRateMetric } from "./customMetricsAdapter";
 import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 import { REST_PORT } from "../../serving/images";
 
@@ -62,6 +64,13 @@ export interface GkeClusterArgs {
     managedPrometheus?: boolean;
     /** Optional GPU pool, for models with GPUs (`ModelServer` `placement`: this cluster's `placement.gpu`). Default: none. GKE taints its nodes and runs the NVIDIA device plugin itself. */
     gpuPool?: GkeGpuPoolSettings;
+    /**
+     * Install the Custom Metrics Stackdriver Adapter (`customMetricsAdapter.ts`), with its Cloud
+     * Monitoring read role through Workload Identity, so a request-rate HPA reads the rate GMP records.
+     * Needs `managedPrometheus`; `image` is the adapter's, pinned by digest. Default none; the GKE stack
+     * sets it when a model has `targetRequestsPerSecond`.
+     */
+    customMetricsAdapter?: { image: string };
 }
 
 /** Node service account id (6-30 characters) derived from the cluster name. */
@@ -148,6 +157,8 @@ export class GkeCluster extends pulumi.ComponentResource {
     readonly nodePools: gcp.container.NodePool[];
     /** Where CPU and GPU model pods go on this cluster. */
     readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
+    /** Present only with `customMetricsAdapter`. */
+    readonly customMetricsAdapter?: CustomMetricsStackdriverAdapter;
 
     constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:GkeCluster", name, {}, opts);
@@ -230,11 +241,20 @@ export class GkeCluster extends pulumi.ComponentResource {
         }, { kind: "gke" });
         this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig }, { parent: this });
         this.placement = poolPlacement(args.gpuPool ? { "cloud.google.com/gke-accelerator": args.gpuPool.acceleratorType } : {});
+        if (args.customMetricsAdapter) {
+            this.customMetricsAdapter = new CustomMetricsStackdriverAdapter(`${name}-custom-metrics`, { project, image: args.customMetricsAdapter.image, dependsOn: this.nodePools },
+                { parent: this, provider: this.provider });
+        }
 
         this.registerOutputs({
             clusterName: this.clusterName,
             kubeconfig: this.kubeconfig,
             nodeServiceAccountEmail: this.nodeServiceAccountEmail,
         });
+    }
+
+    /** The metric a model's request-rate HPA reads here: what the Custom Metrics Stackdriver Adapter serves. */
+    requestRateMetric(model: string): PodMetricRef {
+        return gkeRequestRateMetric(model);
     }
 }

@@ -28,8 +28,21 @@ describe("eks config", () => {
             cpuNodeGroup: { instanceType: "m6i.xlarge", desiredNodes: 2, minNodes: 1, maxNodes: 4, diskSizeGb: 50, capacityType: "ON_DEMAND" },
             gpuNodeGroup: undefined,
             devicePluginImage: undefined,
+            clusterAutoscaler: false,
+            prometheusUrl: undefined,
             registry: { repositoryPrefix: "tf-serving", keepImages: 10, forceDelete: false },
         });
+    });
+
+    it("prometheusUrl: an in-cluster URL with a scheme, refused otherwise with an example", () => {
+        assert.strictEqual(read({ ...BASE, prometheusUrl: "http://prometheus-server.monitoring.svc:80" }).config.prometheusUrl, "http://prometheus-server.monitoring.svc:80");
+        const issue = issueFor(read({ ...BASE, prometheusUrl: "prometheus-server.monitoring.svc" }).issues, "eks.prometheusUrl");
+        assert.match(issue.expected, /in-cluster URL of the Prometheus that scrapes the model pods, such as "http:\/\/prometheus-server\.monitoring\.svc:80"/);
+    });
+
+    it("clusterAutoscaler: off unless set, a boolean when set", () => {
+        assert.strictEqual(read({ ...BASE, clusterAutoscaler: true }).config.clusterAutoscaler, true);
+        assert.strictEqual(issueFor(read({ ...BASE, clusterAutoscaler: "yes" }).issues, "eks.clusterAutoscaler").value, "yes");
     });
 
     it("a region without zones is an error when the stack creates the VPC", () => {

@@ -15,6 +15,7 @@ function cfg(values: Record<string, unknown>): Record<string, string> {
 }
 
 const BASE = { modelPath: "models/half_plus_two", publicEndpoint: "true" };
+const ADAPTER_IMAGE = `gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0@sha256:${"a".repeat(64)}`;
 
 function issuesOf(values: Record<string, unknown>): { key: string; value: unknown; expected: string }[] {
     try {
@@ -214,6 +215,22 @@ describe("readConfig", () => {
         assert.strictEqual(local.rollout, "surge", "an existing cluster's GPUs are not known: Kubernetes' surge stays");
     });
 
+    it("on EKS, the GPU capacity check reads the GPU group's maxNodes with the Cluster Autoscaler, desiredNodes without it", () => {
+        const eks = (extra: Record<string, unknown>) => ({
+            region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"],
+            gpuNodeGroup: { instanceType: "g5.xlarge", desiredNodes: 1, minNodes: 0, maxNodes: 3 }, ...extra,
+        });
+        const values = { ...BASE, cloud: "aws", gpu: "true", replicas: "2" };
+        const [fixed] = issuesOf({ ...values, eks: eks({}) });
+        assert.strictEqual(fixed.key, "eks.gpuNodeGroup.desiredNodes", "without an autoscaler the group runs desiredNodes");
+        assert.match(fixed.expected, /Set eks\.gpuNodeGroup\.desiredNodes \(and eks\.gpuNodeGroup\.maxNodes\) to at least 2/);
+        const models = readConfig(cfg({ ...values, eks: eks({ clusterAutoscaler: true }) }), PROJECT, DIR).models;
+        assert.strictEqual(models[0].rollout, "surge", "3 nodes of 1 GPU hold 2 pods and a surge pod");
+        const [scaled] = issuesOf({ ...values, replicas: "4", eks: eks({ clusterAutoscaler: true }) });
+        assert.strictEqual(scaled.key, "eks.gpuNodeGroup.maxNodes");
+        assert.match(scaled.expected, /holds 3 nodes x 1 GPU \(g5\.xlarge, eks\.gpuNodeGroup\.instanceType\) = 3 GPUs.*Set eks\.gpuNodeGroup\.maxNodes to at least 4/);
+    });
+
     it("reads autoscaling's targets and scale-down window, CPU at 70 % when no target is set", () => {
         const read = (a: unknown) => readConfig(cfg({ ...BASE, autoscaling: a }), PROJECT, DIR).models[0].autoscaling;
         assert.deepStrictEqual(read({}), { minReplicas: 2, maxReplicas: 10, targetCpuUtilization: 70, scaleDownStabilizationSeconds: 300 });
@@ -233,12 +250,51 @@ describe("readConfig", () => {
         assert.match(byKey["autoscaling.targetRps"].expected, /targetRequestsPerSecond/, "did you mean");
     });
 
-    it("refuses a request-rate target on the clouds, whose clusters serve no custom metrics API yet", () => {
-        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "p", region: "us-central1" }, autoscaling: { targetRequestsPerSecond: 10 } });
-        const issue = issues.find((i) => i.key === "autoscaling.targetRequestsPerSecond");
+    it("takes a request-rate target on GKE with Managed Prometheus (the default collector there) and the adapter's image pinned by digest", () => {
+        const gke = { project: "my-project", region: "us-central1", customMetricsAdapterImage: ADAPTER_IMAGE };
+        const config = readConfig(cfg({ ...BASE, cloud: "gcp", gke, autoscaling: { targetRequestsPerSecond: 10 } }), PROJECT, DIR);
+        assert.strictEqual(config.monitoring.collector, "gke");
+        assert.strictEqual(config.models[0].autoscaling?.targetRequestsPerSecond, 10);
+    });
+
+    it("a request-rate target on GKE needs the adapter's image pinned by digest; the image alone does nothing and is refused", () => {
+        const gke = { project: "my-project", region: "us-central1" };
+        const [missing] = issuesOf({ ...BASE, cloud: "gcp", gke, autoscaling: { targetRequestsPerSecond: 10 } });
+        assert.strictEqual(missing.key, "gke.customMetricsAdapterImage");
+        assert.match(missing.expected, /required while autoscaling\.targetRequestsPerSecond is set.*pinned by digest.*custom-metrics-stackdriver-adapter:v0\.16\.9-gke\.0@sha256:/);
+        const [tagged] = issuesOf({ ...BASE, cloud: "gcp", gke: { ...gke, customMetricsAdapterImage: "gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0" },
+            autoscaling: { targetRequestsPerSecond: 10 } });
+        assert.strictEqual(tagged.key, "gke.customMetricsAdapterImage");
+        assert.match(tagged.expected, /must be pinned by digest/);
+        const [idle] = issuesOf({ ...BASE, cloud: "gcp", gke: { ...gke, customMetricsAdapterImage: ADAPTER_IMAGE } });
+        assert.strictEqual(idle.key, "gke.customMetricsAdapterImage");
+        assert.match(idle.expected, /does nothing without a model's autoscaling\.targetRequestsPerSecond/);
+    });
+
+    it("refuses a request-rate target on GKE without Managed Prometheus, naming monitoring.collector and the way out", () => {
+        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: { project: "my-project", region: "us-central1", customMetricsAdapterImage: ADAPTER_IMAGE }, monitoring: { collector: "prometheus-operator" },
+            autoscaling: { targetRequestsPerSecond: 10 } });
+        const issue = issues.find((i) => i.key === "monitoring.collector");
         assert.ok(issue, JSON.stringify(issues));
+        assert.strictEqual(issue.value, "prometheus-operator");
+        assert.match(issue.expected, /must be "gke".*autoscaling\.targetRequestsPerSecond.*Custom Metrics Stackdriver Adapter.*targetCpuUtilization/);
+    });
+
+    it("a request-rate target on EKS needs eks.prometheusUrl (EKS runs no Prometheus), and a collector that scrapes the pods", () => {
+        const eks = (extra: Record<string, unknown> = {}) => ({ region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"], ...extra });
+        const target = { autoscaling: { targetRequestsPerSecond: 10 } };
+        const issue = issuesOf({ ...BASE, cloud: "aws", eks: eks(), ...target }).find((i) => i.key === "autoscaling.targetRequestsPerSecond");
+        assert.ok(issue);
         assert.strictEqual(issue.value, 10);
-        assert.match(issue.expected, /tfserving_inference_requests_per_second.*GKE.*targetCpuUtilization/);
+        assert.match(issue.expected, /tfserving_inference_requests_per_second.*prometheus-adapter.*set eks\.prometheusUrl.*targetCpuUtilization/);
+        const url = { prometheusUrl: "http://prometheus-server.monitoring.svc:80" };
+        assert.strictEqual(readConfig(cfg({ ...BASE, cloud: "aws", eks: eks(url), ...target }), PROJECT, DIR).models[0].autoscaling?.targetRequestsPerSecond, 10);
+        const [none] = issuesOf({ ...BASE, cloud: "aws", eks: eks(url), monitoring: { collector: "none" }, ...target });
+        assert.strictEqual(none.key, "monitoring.collector");
+        assert.match(none.expected, /"annotations" or "prometheus-operator".*autoscaling\.targetRequestsPerSecond/);
+        const [idle] = issuesOf({ ...BASE, cloud: "aws", eks: eks(url) });
+        assert.strictEqual(idle.key, "eks.prometheusUrl");
+        assert.match(idle.expected, /does nothing without a model's autoscaling\.targetRequestsPerSecond/);
     });
 
     it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {

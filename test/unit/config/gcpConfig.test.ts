@@ -29,6 +29,7 @@ describe("gke config", () => {
             cpuPool: { machineType: "e2-standard-4", minNodes: 2, maxNodes: 4, diskSizeGb: 100, spot: false },
             gpuPool: undefined,
             registry: { host: "docker.pkg.dev", location: "us-central1", repository: "tf-serving", keepImages: 10 },
+            customMetricsAdapterImage: undefined,
         });
     });
 

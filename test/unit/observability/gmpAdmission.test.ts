@@ -3,6 +3,7 @@ import { AlertRule, RuleGroup, alertRules } from "../../../observability/alerts"
 import { KubeObject, collectorObjects, ruleFile } from "../../../observability/collectors";
 import { selectorMatchers } from "../../support/promqlSelectors";
 import { promtool, ruleFolder } from "../../support/promtool";
+import { requestRateRecording } from "../../../observability/requestRate";
 
 /* What GKE's Managed Service for Prometheus admits, stated from its source
  * (GoogleCloudPlatform/prometheus-engine; the stand-in CRD of the loopback environment has no webhook
@@ -104,8 +105,9 @@ function podMonitoringProblems(pm: NamespacedObject): string[] {
     return problems;
 }
 
-function gkeObjects(group: RuleGroup = alertRules(MODEL)): { podMonitoring: NamespacedObject; rules: NamespacedObject } {
-    const [podMonitoring, rules] = collectorObjects("gke", MODEL.name, group, { labels: {} }).map(inNamespace);
+function gkeObjects(group: RuleGroup = alertRules(MODEL), recordRequestRate = false): { podMonitoring: NamespacedObject; rules: NamespacedObject } {
+    const recording = recordRequestRate ? requestRateRecording(MODEL) : undefined;
+    const [podMonitoring, rules] = collectorObjects("gke", MODEL.name, group, { labels: {} }, recording).map(inNamespace);
     assert.strictEqual(podMonitoring.kind, "PodMonitoring");
     assert.strictEqual(rules.kind, "Rules");
     return { podMonitoring, rules };
@@ -146,6 +148,16 @@ describe("the gke collector's objects, as GMP admits them (prometheus-engine's w
             "spec.groups[0].rules[0].for: \"5 minutes\" is not a Prometheus duration",
             "spec.groups[0].rules[0].expr: conflicting label matcher cluster=\"c1\"",
         ]);
+    });
+
+    it("Rules with the request-rate recording (a request-rate HPA on GKE): admitted, and the expression parses", () => {
+        const { rules } = gkeObjects(alertRules(MODEL), true);
+        const groups = (rules.spec as { groups: { name: string; rules: { record?: string; expr: string }[] }[] }).groups;
+        assert.deepStrictEqual(groups.map((g) => g.name), ["tf-serving.serving.half-plus-two", "tf-serving.serving.half-plus-two.request-rate"]);
+        assert.deepStrictEqual(rulesAdmissionProblems(rules), []);
+        const dir = ruleFolder({ "gmp.yaml": ruleFile(groups as RuleGroup[]) });
+        const run = promtool(dir, ["check", "rules", "gmp.yaml"]);
+        assert.strictEqual(run.status, 0, run.output);
     });
 
     it("PodMonitoring: fits GMP's CRD rules, with a named port so the container label the rules read is set", () => {

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { alertRules } from "../../../observability/alerts";
 import { KubeObject, gmpRules, podMonitor, podMonitoring, prometheusRule } from "../../../observability/collectors";
+import { requestRateRecording } from "../../../observability/requestRate";
 import { GMP_CRD_FILE, crdSchema, operatorCrdFile, schemaProblems } from "../../support/crdSchema";
 
 /* The scrape and rule objects against the schemas the API server validates them with: the Prometheus
@@ -25,6 +26,7 @@ describe("scrape and rule objects against their CRDs' schemas", () => {
     it("PodMonitoring and Rules fit GMP's structural schemas", () => {
         assert.deepStrictEqual(problems(GMP_CRD_FILE, podMonitoring(MODEL.name, EXTRA)), []);
         assert.deepStrictEqual(problems(GMP_CRD_FILE, gmpRules(MODEL.name, GROUP, EXTRA)), []);
+        assert.deepStrictEqual(problems(GMP_CRD_FILE, gmpRules(MODEL.name, GROUP, EXTRA, requestRateRecording(MODEL))), [], "with the request-rate recording group");
     });
 
     it("the checks catch what an API server refuses: an unknown field, a wrong type, a missing required field", function () {

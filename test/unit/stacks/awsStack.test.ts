@@ -218,6 +218,57 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.strictEqual(scaled.recorder.ofType("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").length, 1);
     });
 
+    it("eks.clusterAutoscaler: the Cluster Autoscaler with its Pod Identity role, the groups tagged for it, the GPU group described at zero", async () => {
+        const config = exampleConfig("aws-example", (eks: any) => {
+            eks.clusterAutoscaler = true;
+            eks.gpuNodeGroup = { instanceType: "g5.12xlarge", desiredNodes: 0, minNodes: 0, maxNodes: 2 };
+        }, MIXED);
+        const { recorder } = await runCloudStack(config, NLB);
+        const release = recorder.one("kubernetes:helm.sh/v3:Release", "cluster-autoscaler").inputs as any;
+        assert.strictEqual(release.chart, "cluster-autoscaler");
+        assert.strictEqual(release.values.autoDiscovery.clusterName, "tf-serving-example");
+        assert.strictEqual(release.values.image.tag, "v1.33.6", "the mock cluster's EKS default version, 1.33");
+        const association = recorder.one("aws:eks/podIdentityAssociation:PodIdentityAssociation", "cluster-autoscaler").inputs as any;
+        assert.deepStrictEqual([association.namespace, association.serviceAccount], ["kube-system", "cluster-autoscaler"]);
+        const policy = JSON.parse((recorder.one("aws:iam/rolePolicy:RolePolicy", "cluster-autoscaler").inputs as any).policy);
+        assert.deepStrictEqual(policy.Statement[1].Condition, { StringEquals: { "aws:ResourceTag/k8s.io/cluster-autoscaler/tf-serving-example": "owned" } });
+        assert.ok(recorder.ofType("aws:eks/addon:Addon").some((a) => (a.inputs as any).addonName === "eks-pod-identity-agent"));
+        for (const group of recorder.ofType("aws:eks/nodeGroup:NodeGroup")) {
+            assert.deepStrictEqual((group.inputs as any).tags, { "k8s.io/cluster-autoscaler/enabled": "true", "k8s.io/cluster-autoscaler/tf-serving-example": "owned" }, group.name);
+        }
+        const tags = recorder.ofType("aws:autoscaling/tag:Tag").map((t) => t.inputs as any);
+        assert.ok(tags.every((t) => /^eks-eks-gpu-/.test(t.autoscalingGroupName)), "on the GPU group's ASG");
+        assert.deepStrictEqual(Object.fromEntries(tags.map((t) => [t.tag.key, t.tag.value])), {
+            "k8s.io/cluster-autoscaler/node-template/label/tf-serving/pool": "gpu",
+            "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
+            "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4",
+        });
+    });
+
+    it("a request-rate HPA: prometheus-adapter over eks.prometheusUrl, the HPA on its metric for the model; metrics-server beside it", async () => {
+        const config = exampleConfig("aws-example", (eks: any) => { eks.prometheusUrl = "http://prometheus-server.monitoring.svc:80"; },
+            { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 4, targetCpuUtilization: 70, targetRequestsPerSecond: 20 }) });
+        const { recorder } = await runCloudStack(config, NLB);
+        const release = recorder.one("kubernetes:helm.sh/v3:Release", "prometheus-adapter").inputs as any;
+        assert.strictEqual(release.chart, "prometheus-adapter");
+        assert.deepStrictEqual(release.values.prometheus, { url: "http://prometheus-server.monitoring.svc", port: 80, path: "" });
+        assert.deepStrictEqual(release.values.rules.custom.map((r: any) => r.name.as), ["tfserving_inference_requests_per_second"]);
+        const hpa = recorder.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
+        assert.deepStrictEqual(hpa.spec.metrics.map((m: any) => m.type), ["Resource", "Pods"]);
+        assert.deepStrictEqual(hpa.spec.metrics[1].pods.metric, { name: "tfserving_inference_requests_per_second", selector: { matchLabels: { model_name: "half-plus-two" } } });
+        assert.ok(recorder.ofType("aws:eks/addon:Addon").some((a) => (a.inputs as any).addonName === "metrics-server"), "the CPU target reads metrics.k8s.io");
+    });
+
+    it("without eks.clusterAutoscaler the node groups are as before: no tags, no autoscaler, no Pod Identity agent", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 4 }) }), NLB);
+        for (const group of recorder.ofType("aws:eks/nodeGroup:NodeGroup")) {
+            assert.ok(!("tags" in (group.inputs as any)), group.name);
+        }
+        assert.deepStrictEqual(recorder.ofType("kubernetes:helm.sh/v3:Release"), []);
+        assert.deepStrictEqual(recorder.ofType("aws:autoscaling/tag:Tag"), []);
+        assert.deepStrictEqual(recorder.ofType("aws:eks/addon:Addon").map((a) => (a.inputs as any).addonName).sort(), ["metrics-server", "vpc-cni"]);
+    });
+
     it("access: laptop, then CI, then laptop again: every run registers the same entries, so nobody loses access", async () => {
         const config = withAdmins([LAPTOP_ROLE, CI_ROLE]);
         const runs = [];

@@ -3,6 +3,7 @@ import { parse } from "yaml";
 import { REDACTED, fakeDigest } from "../../../ops/planRuntime";
 import { GATEWAY_WAIT_FOR } from "../../../serving/gateway";
 import { exampleConfig, runCloudStack } from "../../support/cloudMocks";
+import { checkImageDigests } from "../../../policy/checks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -191,5 +192,43 @@ describe("GKE stack (composed under mocks)", () => {
     it("GPU serving without a GPU pool stops at config, naming the key", async () => {
         await assert.rejects(runCloudStack(exampleConfig("gcp-example", () => undefined, { "tf-serving:gpu": "true" }), { ip: "203.0.113.10" }),
             /tf-serving:gke\.gpuPool is not set: model "half-plus-two" sets gpu: true, so the cluster needs a GPU node pool/);
+    });
+
+    it("a request-rate HPA: the Custom Metrics Stackdriver Adapter with its Workload Identity role, the recorded rate, and the HPA on the adapter's metric", async () => {
+        const image = `gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0@sha256:${"b".repeat(64)}`;
+        const config = exampleConfig("gcp-example", (gke: any) => { gke.customMetricsAdapterImage = image; },
+            { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 4, targetRequestsPerSecond: 20 }) });
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
+        const hpa = recorder.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
+        assert.deepStrictEqual(hpa.spec.metrics, [{
+            type: "Pods",
+            pods: {
+                metric: { name: "prometheus.googleapis.com|tfserving_inference_requests_per_second|gauge", selector: { matchLabels: { "metric.labels.model_name": "half-plus-two" } } },
+                target: { type: "AverageValue", averageValue: "20" },
+            },
+        }]);
+        const rules = recorder.one("kubernetes:monitoring.googleapis.com/v1:Rules").inputs as any;
+        assert.deepStrictEqual(rules.spec.groups[1].rules.map((r: any) => r.record), ["tfserving_inference_requests_per_second"]);
+        const member = recorder.one("gcp:projects/iAMMember:IAMMember", "custom-metrics").inputs as any;
+        assert.strictEqual(member.role, "roles/monitoring.viewer");
+        assert.match(member.member, /^principal:\/\/iam\.googleapis\.com\/projects\/[0-9]+\/locations\/global\/workloadIdentityPools\/[a-z0-9-]+\.svc\.id\.goog\/subject\/ns\/custom-metrics\/sa\/custom-metrics-stackdriver-adapter$/);
+        const adapter = recorder.one("kubernetes:apps/v1:Deployment", "custom-metrics").inputs as any;
+        assert.strictEqual(adapter.metadata.namespace, "custom-metrics");
+        assert.strictEqual(adapter.spec.template.spec.containers[0].image, image);
+        assert.deepStrictEqual(checkImageDigests(adapter), [], "the policy pack's image-digest rule passes");
+        assert.deepStrictEqual(recorder.ofType("kubernetes:apiregistration.k8s.io/v1:APIService").map((r) => (r.inputs as any).metadata.name).sort(),
+            ["v1beta1.custom.metrics.k8s.io", "v1beta2.custom.metrics.k8s.io"]);
+        const cluster = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.match(cluster.workloadIdentityConfig.workloadPool, /\.svc\.id\.goog$/, "the pool the principal names");
+    });
+
+    it("a CPU HPA only: no adapter, the HPA and Rules as before", async () => {
+        const config = exampleConfig("gcp-example", () => undefined, { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 4 }) });
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
+        assert.deepStrictEqual(recorder.ofType("kubernetes:apiregistration.k8s.io/v1:APIService"), []);
+        assert.strictEqual(recorder.ofType("kubernetes:apps/v1:Deployment").length, 1);
+        const hpa = recorder.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
+        assert.deepStrictEqual(hpa.spec.metrics, [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }]);
+        assert.strictEqual((recorder.one("kubernetes:monitoring.googleapis.com/v1:Rules").inputs as any).spec.groups.length, 1);
     });
 });
