@@ -201,11 +201,7 @@ func Ensure(dir, cpuNode string) error {
 			return err
 		}
 	}
-	ca, err := LoadCert(filepath.Join(dir, "ca.crt"))
-	if err != nil {
-		return err
-	}
-	caKey, err := LoadKey(filepath.Join(dir, "ca.key"))
+	ca, caKey, err := loadCA(dir)
 	if err != nil {
 		return err
 	}
@@ -245,6 +241,19 @@ func Ensure(dir, cpuNode string) error {
 	return nil
 }
 
+// loadCA reads the CA's certificate and key from dir.
+func loadCA(dir string) (*x509.Certificate, crypto.Signer, error) {
+	ca, err := LoadCert(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := LoadKey(filepath.Join(dir, "ca.key"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return ca, key, nil
+}
+
 // EnsureServing makes NAME.crt and NAME.key, a serving certificate from the CA
 // for dns and ips, unless the one there already names exactly those (a
 // changed TFS_E2E_POD_SUBNET moves the address it is served on).
@@ -252,11 +261,7 @@ func EnsureServing(dir, name string, dns []string, ips []net.IP) error {
 	if c, err := LoadCert(filepath.Join(dir, name+".crt")); err == nil && exists(filepath.Join(dir, name+".key")) && sameNames(c, dns, ips) {
 		return nil
 	}
-	ca, err := LoadCert(filepath.Join(dir, "ca.crt"))
-	if err != nil {
-		return err
-	}
-	caKey, err := LoadKey(filepath.Join(dir, "ca.key"))
+	ca, caKey, err := loadCA(dir)
 	if err != nil {
 		return err
 	}
