@@ -17,8 +17,13 @@
  *   50 % under REST and gRPC traffic, the update's seconds beyond its holds, when the canary was
  *   Ready, and each step's share as the pods' own counts saw it against its weight.
  *
+ * - autoscaling behind the Gateway (`autoscaling`; same condition): the request-rate HPA (5 calls a
+ *   second per pod, 1 to 3 pods) under 10 REST and about 30 gRPC calls a second: seconds from the
+ *   load's start to the HPA asking for 3 and to 3 pods Ready (serving: the Gateway routes to Ready
+ *   endpoints only), seconds from the load's end back to 1, the counts over time, requests failed.
+ *
  * `--noop-only` stops after the no-op figures and their floors (a few minutes); `--canary-only`
- * runs the canary release alone.
+ * runs the canary release alone, `--autoscaling-only` the autoscaling run alone.
  *
  * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
  * (the program's and the floors' alternate), every other timing one run.
@@ -36,6 +41,7 @@ import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, ma
 import { GrpcBalanceReport, grpcBalance, grpcUnderTraffic } from "../test/support/grpcTraffic";
 import { observedSteps, watchCanary } from "../test/support/canaryWatch";
 import { query } from "../test/support/prometheus";
+import { ReplicaSample, settledOf, showReplicas, watchReplicas } from "../test/support/replicaWatch";
 import { TrafficReport, underTraffic } from "../test/support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -328,11 +334,56 @@ async function canaryBench(log: (line: string) => void): Promise<Record<string, 
     }
 }
 
+/**
+ * The request-rate HPA from 1 to 3 pods and back, as test/e2e/autoscaling.test.ts runs it: seconds
+ * from the load's start to the HPA's ask and to the pods serving, from the load's end back to 1.
+ */
+async function autoscalingBench(log: (line: string) => void): Promise<Record<string, unknown>> {
+    const project = await createProject();
+    try {
+        project.setConfig({
+            cpu: "250m", endpoint: "gateway", gateway: { className: process.env.TFS_E2E_GATEWAY_CLASS as string },
+            loadBalancerSourceRanges: undefined, publicEndpoint: true,
+            autoscaling: { minReplicas: 1, maxReplicas: 3, targetRequestsPerSecond: 5, scaleDownStabilizationSeconds: 15 },
+        });
+        log("[bench] autoscaling: first up behind the Gateway (request-rate HPA, 1 to 3 pods)");
+        const up = await project.stack.up({ onOutput: quiet });
+        const [restUrl, grpcEndpoint] = [up.outputs.restUrl.value as string, up.outputs.grpcEndpoint.value as string];
+        log("[bench] autoscaling: 10 REST and about 30 gRPC calls a second until 3 pods are Ready, then 1 a second");
+        const samples: ReplicaSample[] = [];
+        const t0 = Date.now();
+        const scaled = watchReplicas(project.namespace, t0, samples, 240, (x) => x.ready === 3);
+        const [rest, grpc] = await Promise.all([
+            underTraffic(restUrl, MODEL, settledOf(scaled), { rps: 10, maxSeconds: 240, expected: [2.5, 3, 4.5] }),
+            grpcUnderTraffic(grpcEndpoint, { tls: false }, MODEL, settledOf(scaled), 240),
+        ]);
+        const ready = await scaled;
+        const tDown = Date.now();
+        const settled = watchReplicas(project.namespace, t0, samples, 300, (x) => x.desired === 1 && x.ready === 1);
+        const trickle = await underTraffic(restUrl, MODEL, settledOf(settled), { rps: 1, maxSeconds: 300, expected: [2.5, 3, 4.5] });
+        await settled;
+        return {
+            askedForThreeAfterSeconds: samples.find((x) => x.desired >= 3)?.s ?? null,
+            threeServingAfterSeconds: ready.s,
+            backToOneAfterLoadSeconds: Math.round((Date.now() - tDown) / 1000),
+            replicasOverTime: showReplicas(samples),
+            requests: rest.requests + grpc.requests + trickle.requests,
+            failed: rest.failures.length + grpc.failures.length + trickle.failures.length,
+        };
+    } finally {
+        await project.dispose();
+    }
+}
+
 async function bench(): Promise<void> {
     const json = process.argv.includes("--json");
     const log = (line: string) => { if (!json) { console.error(line); } };
     if (process.argv.includes("--canary-only")) {
         console.log(JSON.stringify({ canary: await canaryBench(log) }, null, json ? 0 : 2));
+        return;
+    }
+    if (process.argv.includes("--autoscaling-only")) {
+        console.log(JSON.stringify({ autoscaling: await autoscalingBench(log) }, null, json ? 0 : 2));
         return;
     }
 
@@ -380,6 +431,7 @@ async function bench(): Promise<void> {
             grpc = await grpcBench(small, log);
         }
         const canary = update === null ? null : await canaryBench(log);
+        const autoscaling = update === null ? null : await autoscalingBench(log);
         result = {
             noopUp: round(noopUp), noopPreview: round(noopPreview),
             engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
@@ -392,6 +444,7 @@ async function bench(): Promise<void> {
             grpc,
             scrape,
             canary,
+            autoscaling,
         };
     } finally {
         await small.dispose();

@@ -8,8 +8,9 @@
  * starts under load gets traffic only once Ready). The replica counts over time are printed.
  */
 import * as assert from "assert";
-import { E2eProject, MODEL, createProject, env, kubectl, kubectlAsync } from "../support/e2eProject";
+import { E2eProject, MODEL, createProject, env, kubectl } from "../support/e2eProject";
 import { grpcUnderTraffic } from "../support/grpcTraffic";
+import { ReplicaSample, settledOf, showReplicas as show, watchReplicas } from "../support/replicaWatch";
 import { predict, underTraffic } from "../support/traffic";
 
 /** The Gateway API has no source ranges: the stack says the endpoint is open on purpose (the address is loopback here). */
@@ -20,32 +21,6 @@ const SCALE_DOWN_SECONDS = 15;
 /** Bounds of each wait: the HPA syncs every 15 s, the adapter's rate window is 1 min. */
 const SCALE_UP_LIMIT_SECONDS = 240;
 const SCALE_DOWN_LIMIT_SECONDS = 300;
-
-interface Sample { s: number; desired: number; ready: number }
-
-/** The HPA's desired count and the Deployment's ready pods, every 5 s, until `until` says so or `limitSeconds` pass. */
-async function watchReplicas(namespace: string, t0: number, samples: Sample[], limitSeconds: number, until: (s: Sample) => boolean): Promise<Sample> {
-    const end = Date.now() + limitSeconds * 1000;
-    for (;;) {
-        // Asynchronous: the traffic runs on this event loop meanwhile.
-        const [hpa, d] = await Promise.all([kubectlAsync("get", "hpa", MODEL, "-n", namespace), kubectlAsync("get", "deployment", MODEL, "-n", namespace)]);
-        const s = { s: Math.round((Date.now() - t0) / 1000), desired: hpa.status?.desiredReplicas ?? 0, ready: d.status?.readyReplicas ?? 0 };
-        const last = samples[samples.length - 1];
-        if (!last || last.desired !== s.desired || last.ready !== s.ready) {
-            samples.push(s);
-        }
-        if (until(s)) {
-            return s;
-        }
-        assert.ok(Date.now() < end, `no such replica count within ${limitSeconds} s: ${JSON.stringify(samples)}; HPA conditions ${JSON.stringify(hpa.status?.conditions)}`);
-        await new Promise((r) => setTimeout(r, 5000));
-    }
-}
-
-/** Settles when `p` does, never rejects: the traffic stops either way, the test awaits `p` itself. */
-const settledOf = (p: Promise<unknown>) => p.then(() => undefined, () => undefined);
-
-const show = (samples: Sample[]) => samples.map((x) => `${x.s}s:${x.desired}/${x.ready}`).join(" ");
 
 describe("autoscaling on the real metrics APIs: the request-rate HPA and the CPU HPA go 1 -> 3 -> 1 with no failed request", function () {
     this.timeout(25 * 60 * 1000);
@@ -75,7 +50,7 @@ describe("autoscaling on the real metrics APIs: the request-rate HPA and the CPU
         const hpa = kubectl("get", "hpa", MODEL, "-n", project.namespace);
         assert.deepStrictEqual(hpa.spec.metrics.map((m: { type: string }) => m.type), ["Pods"]);
 
-        const samples: Sample[] = [];
+        const samples: ReplicaSample[] = [];
         const t0 = Date.now();
         const scaled = watchReplicas(project.namespace, t0, samples, SCALE_UP_LIMIT_SECONDS, (s) => s.ready === 3);
         const [rest, grpc] = await Promise.all([
@@ -108,7 +83,7 @@ describe("autoscaling on the real metrics APIs: the request-rate HPA and the CPU
         // half_plus_two on 20,000 values: decoding and encoding them is what costs the server CPU.
         const instances = Array.from({ length: 20_000 }, (_, i) => i / 7);
         const expected = instances.map((x) => x / 2 + 2);
-        const samples: Sample[] = [];
+        const samples: ReplicaSample[] = [];
         const t0 = Date.now();
         const scaled = watchReplicas(project.namespace, t0, samples, SCALE_UP_LIMIT_SECONDS, (s) => s.ready === 3);
         const load = await underTraffic(restUrl, MODEL, settledOf(scaled), { rps: 5, maxSeconds: SCALE_UP_LIMIT_SECONDS, instances, expected });
