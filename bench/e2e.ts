@@ -37,7 +37,7 @@ import { MODEL_SERVER_SELECTOR } from "../contract/labels";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
-import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
 import { GrpcBalanceReport, grpcBalance, grpcUnderTraffic } from "../test/support/grpcTraffic";
 import { observedSteps, watchCanary } from "../test/support/canaryWatch";
 import { query } from "../test/support/prometheus";
@@ -280,6 +280,7 @@ async function main(): Promise<void> {
     const wasRunning = environmentRunning();
     startEnvironment();
     try {
+        await removeLeftovers((line) => console.error(line));
         await bench();
     } finally {
         if (!wasRunning && process.env.TFS_E2E_KEEP !== "1") {

@@ -11,7 +11,8 @@
  * program accepts, and both lanes' pods must fit the node's 2 cores. The failure scenarios (five
  * pods at once) run first in lane 1 while lane 2 runs its lighter files; the canary (four pods)
  * meets day 2 (three at most) or less. A file in neither list goes to the end of lane 2, so a new
- * file is never skipped. `TFS_E2E_LANES=1` runs every file in one lane, one after the other;
+ * file is never skipped. A run starts by removing what an interrupted one left (`removeLeftovers`).
+ * `TFS_E2E_LANES=1` runs every file in one lane, one after the other;
  * `npm run test:e2e -- FILE...` runs only those files, in one lane. Each line of a lane's output
  * starts with its name; `TFS_TEST_TIMES` gets every file's time (fileTimes.ts) and the
  * environment's start and stop, as `.ci/run` prints them.
@@ -20,7 +21,7 @@ import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as readline from "readline";
-import { ROOT, startEnvironment, suiteEnvironmentCommand } from "../support/e2eProject";
+import { ROOT, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../support/e2eProject";
 
 /** The files of each lane, in their order (see above). */
 export const LANES = [
@@ -125,6 +126,7 @@ async function main(): Promise<number> {
     process.once("SIGTERM", onSignal);
     try {
         timed("(environment start)", startEnvironment);
+        await removeLeftovers();
         const codes = await Promise.all(planned.map((files, i) => runLane(planned.length > 1 ? `lane ${i + 1}` : "e2e", files)));
         return Math.max(...codes);
     } finally {

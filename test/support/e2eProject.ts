@@ -68,6 +68,44 @@ export function startEnvironment(): void {
     Object.assign(process.env, suiteEnvironment(), JSON.parse(vars) as Record<string, string>);
 }
 
+/** The namespaces the suite's tests create: `createProject`'s, the failure scenarios', the doctor's. */
+export const SUITE_NAMESPACE = /^tfs-(e2e|fail|doctor)-/;
+
+/**
+ * Removes what an interrupted run left in the suite's environment (a killed mocha runs no `after`
+ * hook): the tests' namespaces and every stack of the suite's backend. A run starts with it, so a
+ * leftover Gateway cannot take this run's traffic (all of them share one address) nor its pods the
+ * node's CPU. Waits, boundedly, for the namespaces to be gone; says what it removed.
+ */
+export async function removeLeftovers(log: (line: string) => void = console.log): Promise<void> {
+    const namespaces = (kubectl("get", "namespaces").items as { metadata: { name: string } }[]).map((n) => n.metadata.name).filter((n) => SUITE_NAMESPACE.test(n));
+    for (const ns of namespaces) {
+        execFileSync("kubectl", ["delete", "namespace", ns, "--wait=false"], { stdio: "ignore", timeout: 30_000 });
+    }
+    // Outside any project folder every stack is listed by its full name, which `--stack` takes.
+    const pulumi = (...args: string[]) => execFileSync("pulumi", args, { cwd: os.tmpdir(), encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+    const stacks = (JSON.parse(pulumi("stack", "ls", "--all", "--json")) as { name: string }[]).map((st) => st.name);
+    for (const name of stacks) {
+        try {
+            pulumi("cancel", "--yes", "--stack", name); // the lock a killed update left, if any
+        } catch {
+            // no update was running
+        }
+        pulumi("stack", "rm", "--force", "--yes", "--stack", name);
+    }
+    const deadline = Date.now() + 180_000;
+    let left = namespaces;
+    while (left.length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 2000));
+        const now = new Set((kubectl("get", "namespaces").items as { metadata: { name: string } }[]).map((n) => n.metadata.name));
+        left = left.filter((n) => now.has(n));
+    }
+    if (namespaces.length + stacks.length > 0) {
+        log(`[e2e] removed what an earlier run left: ${namespaces.length} namespace(s), ${stacks.length} stack(s)`
+            + (left.length ? `; still terminating after 180 s: ${left.join(", ")}` : ""));
+    }
+}
+
 export function kubectl(...args: string[]): any { // eslint-disable-line @typescript-eslint/no-explicit-any
     return JSON.parse(execFileSync("kubectl", [...args, "-o", "json"], { encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] }));
 }
