@@ -25,6 +25,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { GPU_TAINT_KEY, NODE_POOL_LABEL, poolLabels } from "../nodePlacement";
 import { PolicyDocument, podIdentityTrustPolicy } from "./loadBalancerController";
+import { pinnedChartArgs } from "./chartRelease";
 
 /** The pinned chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.59.0; its appVersion 1.35.0). */
 export const CLUSTER_AUTOSCALER = {
@@ -174,10 +175,7 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
         const values = pulumi.all([args.clusterName, args.kubernetesVersion]).apply(([clusterName, kubernetesVersion]) =>
             clusterAutoscalerChartValues({ clusterName, region: args.region, kubernetesVersion }));
         this.release = new k8s.helm.v3.Release(name, {
-            name: CLUSTER_AUTOSCALER.chart,
-            chart: CLUSTER_AUTOSCALER.chart,
-            version: CLUSTER_AUTOSCALER.chartVersion,
-            repositoryOpts: { repo: CLUSTER_AUTOSCALER.repository },
+            ...pinnedChartArgs(CLUSTER_AUTOSCALER),
             namespace: AUTOSCALER_SERVICE_ACCOUNT.namespace,
             values,
         }, { parent: this, dependsOn: [association, policy, ...templateTags, ...args.dependsOn] });

@@ -23,6 +23,7 @@
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { pinnedChartArgs } from "./chartRelease";
 
 /** The pinned release: the eks-charts chart version, and the controller image its appVersion names. */
 export const LOAD_BALANCER_CONTROLLER = {
@@ -266,10 +267,7 @@ export class AwsLoadBalancerController extends pulumi.ComponentResource {
             controllerChartValues({ clusterName, region: args.region, vpcId }));
         // The association and its policy come first: the controller reads its credentials once at start.
         this.release = new k8s.helm.v3.Release(name, {
-            name: LOAD_BALANCER_CONTROLLER.chart,
-            chart: LOAD_BALANCER_CONTROLLER.chart,
-            version: LOAD_BALANCER_CONTROLLER.chartVersion,
-            repositoryOpts: { repo: LOAD_BALANCER_CONTROLLER.repository },
+            ...pinnedChartArgs(LOAD_BALANCER_CONTROLLER),
             namespace: CONTROLLER_SERVICE_ACCOUNT.namespace,
             skipCrds: true,
             values,

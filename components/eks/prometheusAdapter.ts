@@ -19,6 +19,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { prometheusAdapterRule } from "../../observability/requestRate";
 import { INFERENCE_REQUEST_RATE_METRIC, PodMetricRef } from "../../serving/autoscaling";
 import { poolLabels } from "../nodePlacement";
+import { pinnedChartArgs } from "./chartRelease";
 
 export const PROMETHEUS_ADAPTER = {
     chart: "prometheus-adapter",
@@ -78,10 +79,7 @@ export class PrometheusAdapter extends pulumi.ComponentResource {
     constructor(name: string, args: PrometheusAdapterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:PrometheusAdapter", name, {}, opts);
         this.release = new k8s.helm.v3.Release(name, {
-            name: PROMETHEUS_ADAPTER.chart,
-            chart: PROMETHEUS_ADAPTER.chart,
-            version: PROMETHEUS_ADAPTER.chartVersion,
-            repositoryOpts: { repo: PROMETHEUS_ADAPTER.repository },
+            ...pinnedChartArgs(PROMETHEUS_ADAPTER),
             namespace: PROMETHEUS_ADAPTER.namespace,
             values: prometheusAdapterChartValues(args.prometheus),
         }, { parent: this, dependsOn: args.dependsOn });
