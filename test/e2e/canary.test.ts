@@ -46,6 +46,26 @@ interface Run {
     steps: ObservedStep[];
 }
 
+/** Every live descendant of `pid`, read from /proc (parent links), nearest first. */
+function descendants(pid: number): number[] {
+    const parents = new Map<number, number>();
+    for (const entry of fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+        try {
+            // The command name is in parentheses and may hold spaces: the parent pid follows its last ")".
+            const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+            parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+        } catch {
+            // gone meanwhile
+        }
+    }
+    const found: number[] = [];
+    for (let frontier = [pid]; frontier.length > 0;) {
+        frontier = [...parents].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+        found.push(...frontier);
+    }
+    return found;
+}
+
 describe("canary releases inside pulumi up: metric gates, automatic rollback, a killed update", function () {
     this.timeout(30 * 60 * 1000);
     let project: E2eProject;
@@ -234,7 +254,9 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
                 return (await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace))
                     .spec.rules[0].backendRefs.some((b: any) => b.name === CANARY && b.weight > 0);
             });
-            // As a CI runner cancelling the job's main process: the engine dies, its plugins do not.
+            // As a CI runner cancelling the job's main process: the engine dies, its plugins do not
+            // (the CLI starts them in process groups of their own, so they are found by parentage).
+            const plugins = descendants(pid);
             process.kill(pid, "SIGKILL");
             killedAt = Date.now();
             await up;
@@ -242,11 +264,13 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
                 const route = await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace);
                 return route.spec.rules[0].backendRefs.every((b: any) => b.name !== CANARY || b.weight === 0) && !(await canaryExists());
             });
-            // Whatever of the killed run still lives (idle plugins) ends here.
-            try {
-                process.kill(-pid, "SIGKILL");
-            } catch {
-                // already gone
+            // Whatever of the killed run still lives (the language host, idle providers) ends here.
+            for (const p of plugins) {
+                try {
+                    process.kill(p, "SIGKILL");
+                } catch {
+                    // already gone
+                }
             }
             return { code: 0, stdout: "", stderr: "", seconds: 0 };
         });
