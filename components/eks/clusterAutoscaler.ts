@@ -24,7 +24,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { GPU_TAINT_KEY, NODE_POOL_LABEL, poolLabels } from "../nodePlacement";
-import { PolicyDocument, podIdentityTrustPolicy } from "./loadBalancerController";
+import { PolicyDocument, podIdentityRole } from "./loadBalancerController";
 import { pinnedChartArgs } from "./chartRelease";
 
 /** The pinned chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.59.0; its appVersion 1.35.0). */
@@ -153,17 +153,9 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
     constructor(name: string, args: ClusterAutoscalerArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ClusterAutoscaler", name, {}, opts);
         const awsOpts = { parent: this };
-        this.role = new aws.iam.Role(`${name}-role`, { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) }, awsOpts);
-        const policy = new aws.iam.RolePolicy(`${name}-policy`, {
-            role: this.role.name,
-            policy: pulumi.output(args.clusterName).apply((clusterName) => JSON.stringify(clusterAutoscalerPolicy(clusterName))),
-        }, awsOpts);
-        const association = new aws.eks.PodIdentityAssociation(`${name}-pod-identity`, {
-            clusterName: args.clusterName,
-            namespace: AUTOSCALER_SERVICE_ACCOUNT.namespace,
-            serviceAccount: AUTOSCALER_SERVICE_ACCOUNT.name,
-            roleArn: this.role.arn,
-        }, awsOpts);
+        const { role, policy, association } = podIdentityRole(name, args.clusterName, AUTOSCALER_SERVICE_ACCOUNT,
+            pulumi.output(args.clusterName).apply((clusterName) => JSON.stringify(clusterAutoscalerPolicy(clusterName))), awsOpts);
+        this.role = role;
         const templateTags = args.gpuGroup
             ? Object.entries(gpuNodeTemplateTags(args.gpuGroup.gpusPerNode)).map(([key, value], i) => new aws.autoscaling.Tag(`${name}-gpu-template-${i}`, {
                 autoscalingGroupName: args.gpuGroup!.autoscalingGroupName,

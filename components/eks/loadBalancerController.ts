@@ -238,6 +238,23 @@ export interface AwsLoadBalancerControllerArgs {
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
 
+/**
+ * An IAM role for a Kubernetes service account through EKS Pod Identity: the role (`NAME-role`, trusting
+ * the Pod Identity agent), its inline policy (`NAME-policy`) and the association (`NAME-pod-identity`).
+ */
+export function podIdentityRole(name: string, clusterName: pulumi.Input<string>, serviceAccount: { namespace: string; name: string },
+    policyDocument: pulumi.Input<string>, opts: pulumi.CustomResourceOptions): { role: aws.iam.Role; policy: aws.iam.RolePolicy; association: aws.eks.PodIdentityAssociation } {
+    const role = new aws.iam.Role(`${name}-role`, { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) }, opts);
+    const policy = new aws.iam.RolePolicy(`${name}-policy`, { role: role.name, policy: policyDocument }, opts);
+    const association = new aws.eks.PodIdentityAssociation(`${name}-pod-identity`, {
+        clusterName,
+        namespace: serviceAccount.namespace,
+        serviceAccount: serviceAccount.name,
+        roleArn: role.arn,
+    }, opts);
+    return { role, policy, association };
+}
+
 export class AwsLoadBalancerController extends pulumi.ComponentResource {
     /** The chart, awaited until its Deployment is ready: the controller's webhooks answer from then on. */
     readonly release: k8s.helm.v3.Release;
@@ -248,17 +265,9 @@ export class AwsLoadBalancerController extends pulumi.ComponentResource {
         super("tf-serving:index:AwsLoadBalancerController", name, {}, opts);
         // The AWS provider is the parent's (the cluster's); the Kubernetes one comes in `opts`.
         const awsOpts = { parent: this };
-        this.role = new aws.iam.Role(`${name}-role`, { assumeRolePolicy: JSON.stringify(podIdentityTrustPolicy()) }, awsOpts);
-        const policy = new aws.iam.RolePolicy(`${name}-policy`, {
-            role: this.role.name,
-            policy: JSON.stringify(loadBalancerControllerPolicy(args.partition)),
-        }, awsOpts);
-        const association = new aws.eks.PodIdentityAssociation(`${name}-pod-identity`, {
-            clusterName: args.clusterName,
-            namespace: CONTROLLER_SERVICE_ACCOUNT.namespace,
-            serviceAccount: CONTROLLER_SERVICE_ACCOUNT.name,
-            roleArn: this.role.arn,
-        }, awsOpts);
+        const { role, policy, association } = podIdentityRole(name, args.clusterName, CONTROLLER_SERVICE_ACCOUNT,
+            JSON.stringify(loadBalancerControllerPolicy(args.partition)), awsOpts);
+        this.role = role;
 
         const crds = controllerCrdManifests().map(({ name: file, url }) =>
             new k8s.yaml.v2.ConfigFile(`${name}-${file}`, { file: url }, { parent: this }));
