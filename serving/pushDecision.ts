@@ -21,6 +21,12 @@ export interface PreviousImage {
     record?: ImageBuildRecord;
     /** The digest its pods ran (`sha256:...`), from the stack's `models` output. */
     deployedDigest?: string;
+    /**
+     * What the Image resource holds in the stack's latest checkpoint (its tag, whether it pushed). It
+     * differs from `record` after an update that built a new version and then failed (a canary rolled
+     * back): the outputs, written only by an update that succeeded, still name the version that serves.
+     */
+    checkpoint?: ImageBuildRecord;
 }
 
 /**
@@ -29,9 +35,17 @@ export interface PreviousImage {
  */
 export function pushDecision(tag: string, previous: PreviousImage | undefined, heldDigest: string | undefined): ImageBuildRecord {
     const record = previous?.record;
-    // Unchanged: the same decision (a reused tag the registry has since lost is pushed again).
-    if (record?.tag === tag && (record.pushed || heldDigest !== undefined)) {
-        return record;
+    const checkpoint = previous?.checkpoint;
+    // Back to the version the pods run, after an update that built another one and failed: the Image
+    // changes whatever is declared, and the registry's copy of this tag is what serves. Pushing it again
+    // would move the tag to a new build (a new digest, a new rollout, a canary of the same model).
+    if (checkpoint !== undefined && checkpoint.tag !== tag && heldDigest !== undefined && heldDigest === previous?.deployedDigest) {
+        return { tag, pushed: false };
+    }
+    // Unchanged: the decision the Image holds (a reused tag the registry has since lost is pushed again).
+    const kept = checkpoint ?? record;
+    if (kept?.tag === tag && (kept.pushed || heldDigest !== undefined)) {
+        return kept;
     }
     // Deployed before records were kept, and unchanged: that image was pushed.
     if (record === undefined && heldDigest !== undefined && previous?.deployedDigest === heldDigest) {

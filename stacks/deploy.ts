@@ -16,7 +16,7 @@ import { PodMetricRef } from "../serving/autoscaling";
 import { contextFolder } from "../serving/contextLocation";
 import { modelStatusPath } from "../serving/probes";
 import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
-import { PreviousOutputs } from "./previousOutputs";
+import { CheckpointResource, PreviousOutputs } from "./previousOutputs";
 import { ModelSettings, ServingConfig } from "../config/config";
 
 /** A model that passed preflight and sizing: everything needed to register its resources. */
@@ -126,7 +126,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
         : pulumi.output(config.namespace);
 
     const previous = args.previous ?? new PreviousOutputs(false);
-    const previousBuilds = pulumi.all([previous.output(IMAGE_BUILDS_OUTPUT), previous.output("models")]);
+    const previousBuilds = pulumi.all([previous.output(IMAGE_BUILDS_OUTPUT), previous.output("models"), previous.resources()]);
     const images: ModelImage[] = [];
     const servers = args.models.map(({ settings, report, batchingParameters }) => {
         const image = new ModelImage(settings.name, {
@@ -142,7 +142,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             contextDir: contextFolder(pulumi.getStack(), settings.name),
             registryDigest: args.registry.registryDigest?.(settings.name),
             registryProbe: args.registry.registryProbe?.(settings.name),
-            previousImage: previousBuilds.apply(([builds, models]) => previousImage(builds, models, settings.name)),
+            previousImage: previousBuilds.apply(([builds, models, checkpoint]) => previousImage(builds, models, checkpoint, settings.name)),
         });
         images.push(image);
         const gatewaySettings = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
@@ -209,10 +209,26 @@ export function deployModels(args: DeployArgs): StackOutputs {
 
 const IMAGE_BUILDS_OUTPUT = "imageBuilds";
 
-/** What the last update's outputs (`imageBuilds`, `models`) say about a model's image. */
-function previousImage(builds: unknown, models: unknown, model: string): PreviousImage | undefined {
+/**
+ * What the last update's outputs (`imageBuilds`, `models`) say about a model's image, and the tag
+ * its Image holds in the latest checkpoint (`ModelImage` names its Image after the model).
+ */
+export function previousImage(builds: unknown, models: unknown, resources: Record<string, CheckpointResource>, model: string): PreviousImage | undefined {
     const record = readBuildRecord((builds as Record<string, unknown> | undefined)?.[model]);
     const imageRef = (models as Record<string, { imageRef?: unknown } | undefined> | undefined)?.[model]?.imageRef;
     const deployedDigest = typeof imageRef === "string" ? /@(sha256:[0-9a-f]{64})$/.exec(imageRef)?.[1] : undefined;
-    return record === undefined && deployedDigest === undefined ? undefined : { record, deployedDigest };
+    const image = Object.entries(resources).find(([urn, r]) => r.type === "docker:index/image:Image" && urn.endsWith(`$docker:index/image:Image::${model}`))?.[1];
+    const checkpointTag = imageTag(image?.outputs.imageName);
+    const checkpoint = checkpointTag === undefined ? undefined : { tag: checkpointTag, pushed: image?.outputs.skipPush !== true };
+    return record === undefined && deployedDigest === undefined ? undefined : { record, deployedDigest, checkpoint };
+}
+
+/** The tag of `REGISTRY[:PORT]/PATH:TAG`; undefined for anything else. */
+function imageTag(imageName: unknown): string | undefined {
+    if (typeof imageName !== "string") {
+        return undefined;
+    }
+    const last = imageName.slice(imageName.lastIndexOf("/") + 1);
+    const colon = last.indexOf(":");
+    return colon > 0 ? last.slice(colon + 1) : undefined;
 }

@@ -216,15 +216,16 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         assert.ok(again.includes(`update pulumi-nodejs:dynamic:Resource::${MODEL}-canary-release`), again.join("\n"));
         serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 124);
         config();
-        // The preview cannot know the digest until the Image has run (the failed update moved it to the bad
-        // build), so it lists what depends on it.
+        // The failed update left the bad build in the Image's state: the Image goes back to the serving
+        // version's tag, reusing the registry's copy (no push, the digest known at preview); nothing it feeds changes.
         const back = await project.pulumi.preview();
-        assert.deepStrictEqual(back, [
-            `update docker:index/image:Image::${MODEL}`, "update kubernetes:apps/v1:Deployment::half-plus-two",
-            `update pulumi-nodejs:dynamic:Resource::${MODEL}-canary-finish`, `update pulumi-nodejs:dynamic:Resource::${MODEL}-canary-release`,
-        ].sort());
-        // Nothing was applied: the serving version still serves.
-        assert.strictEqual(await servingImage(), goodImage);
+        assert.deepStrictEqual(back, [`update docker:index/image:Image::${MODEL}`]);
+        const converge = await pulumi(["up", "--yes"]);
+        ok(converge, "pulumi up, back to the serving version");
+        assert.deepStrictEqual(canaryLines(converge), [], "no canary of the version that serves");
+        assert.strictEqual(await servingImage(), goodImage, "the serving version's very bytes, not a rebuild");
+        assert.strictEqual(((await project.pulumi.outputs()) as Record<string, string>).imageRef, goodImage);
+        await project.pulumi.preview({ expectNoChanges: true });
     });
 
     it("4. a slow version: the latency gate rolls it back at 10 %", async () => {

@@ -29,6 +29,25 @@ describe("pushDecision", () => {
         assert.deepStrictEqual(pushDecision(TAG, { deployedDigest: `sha256:${"d".repeat(64)}` }, HELD), { tag: TAG, pushed: false });
     });
 
+    it("back to the serving version after an update that built another and failed (a canary rolled back): the registry's copy, not a rebuild", () => {
+        // The outputs still name the serving version (TAG, pushed); the checkpoint's Image holds the failed build (OTHER).
+        const failed = { record: { tag: TAG, pushed: true }, deployedDigest: HELD, checkpoint: { tag: OTHER, pushed: true } };
+        assert.deepStrictEqual(pushDecision(TAG, failed, HELD), { tag: TAG, pushed: false });
+        // The registry's copy is not what the pods run: still the registry's copy, as for any tag the Image does not hold.
+        assert.deepStrictEqual(pushDecision(TAG, { ...failed, deployedDigest: `sha256:${"d".repeat(64)}` }, HELD), { tag: TAG, pushed: false });
+        // The registry has lost it: pushed.
+        assert.deepStrictEqual(pushDecision(TAG, failed, undefined), { tag: TAG, pushed: true });
+        // The checkpoint agrees with the outputs (no failed update): the decision is kept, so a no-op stays one.
+        assert.deepStrictEqual(pushDecision(TAG, { ...failed, checkpoint: { tag: TAG, pushed: true } }, HELD), { tag: TAG, pushed: true });
+        // The failed version declared again: the Image keeps what it holds (the same build runs the canary again).
+        assert.deepStrictEqual(pushDecision(OTHER, failed, `sha256:${"e".repeat(64)}`), { tag: OTHER, pushed: true });
+    });
+
+    it("the checkpoint's decision wins over the outputs' record when they differ for the same tag", () => {
+        assert.deepStrictEqual(pushDecision(TAG, { record: { tag: TAG, pushed: true }, checkpoint: { tag: TAG, pushed: false } }, HELD), { tag: TAG, pushed: false });
+        assert.deepStrictEqual(pushDecision(TAG, { record: { tag: TAG, pushed: false }, checkpoint: { tag: TAG, pushed: false } }, undefined), { tag: TAG, pushed: true });
+    });
+
     it("reads a record back from a stack output, and nothing else", () => {
         assert.deepStrictEqual(readBuildRecord({ tag: TAG, pushed: false }), { tag: TAG, pushed: false });
         for (const bad of [undefined, null, "x", { tag: TAG }, { tag: 1, pushed: true }, { tag: TAG, pushed: "yes" }]) {
