@@ -64,6 +64,17 @@ const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]
 const MAX_NAME_LENGTH = 255;
 
 /**
+ * The tag of an image reference (`registry:5000/team/m:ctx-1` gives `ctx-1`), a digest after it
+ * ignored; undefined when it has none. A tag follows the last ':' after the last '/'; an earlier ':'
+ * is a registry port.
+ */
+export function imageTag(ref: string): string | undefined {
+    const name = ref.split("@")[0];
+    const colon = name.lastIndexOf(":");
+    return colon > name.lastIndexOf("/") ? name.slice(colon + 1) : undefined;
+}
+
+/**
  * Checks an image reference such as `tensorflow/serving:2.20.0`, `registry:5000/team/tfs:2.20.0-gpu`
  * or `repo@sha256:<64 hex>`. Returns what is wrong with it, or undefined when it is valid.
  * `scratch` (the empty base) is accepted.

@@ -9,7 +9,7 @@
  * when they export with the newest TensorFlow before TF Serving has caught up (the report this project's issue 23
  * cites, keras-team/keras#21258).
  */
-import { TF_SERVING_VERSION } from "./images";
+import { TF_SERVING_VERSION, imageTag } from "./images";
 
 /** A TensorFlow release line: what decides which ops a graph may use (patch releases add none). */
 export interface TensorflowLine { major: number; minor: number }
@@ -50,10 +50,6 @@ export const PINNED_TENSORFLOW: TensorflowLine = servingTensorflow(TF_SERVING_VE
  * `nightly`, a tag of one's own, a digest alone): what such an image runs cannot be told from its name.
  */
 export function baseImageServingVersion(baseImage: string): string | undefined {
-    const name = baseImage.split("@")[0];
-    const colon = name.lastIndexOf(":");
-    if (colon <= name.lastIndexOf("/")) {
-        return undefined;
-    }
-    return /^(\d+\.\d+\.\d+)(?:-|$)/.exec(name.slice(colon + 1))?.[1];
+    const tag = imageTag(baseImage);
+    return tag === undefined ? undefined : /^(\d+\.\d+\.\d+)(?:-|$)/.exec(tag)?.[1];
 }

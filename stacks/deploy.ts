@@ -14,6 +14,7 @@ import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
 import { PodMetricRef } from "../serving/autoscaling";
 import { contextFolder } from "../serving/contextLocation";
+import { imageTag } from "../serving/images";
 import { modelStatusPath } from "../serving/probes";
 import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
 import { CheckpointResource, PreviousOutputs } from "./previousOutputs";
@@ -218,17 +219,8 @@ export function previousImage(builds: unknown, models: unknown, resources: Recor
     const imageRef = (models as Record<string, { imageRef?: unknown } | undefined> | undefined)?.[model]?.imageRef;
     const deployedDigest = typeof imageRef === "string" ? /@(sha256:[0-9a-f]{64})$/.exec(imageRef)?.[1] : undefined;
     const image = Object.entries(resources).find(([urn, r]) => r.type === "docker:index/image:Image" && urn.endsWith(`$docker:index/image:Image::${model}`))?.[1];
-    const checkpointTag = imageTag(image?.outputs.imageName);
+    const imageName = image?.outputs.imageName;
+    const checkpointTag = typeof imageName === "string" ? imageTag(imageName) : undefined;
     const checkpoint = checkpointTag === undefined ? undefined : { tag: checkpointTag, pushed: image?.outputs.skipPush !== true };
     return record === undefined && deployedDigest === undefined ? undefined : { record, deployedDigest, checkpoint };
-}
-
-/** The tag of `REGISTRY[:PORT]/PATH:TAG`; undefined for anything else. */
-function imageTag(imageName: unknown): string | undefined {
-    if (typeof imageName !== "string") {
-        return undefined;
-    }
-    const last = imageName.slice(imageName.lastIndexOf("/") + 1);
-    const colon = last.indexOf(":");
-    return colon > 0 ? last.slice(colon + 1) : undefined;
 }
