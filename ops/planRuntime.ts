@@ -94,9 +94,6 @@ function defaultState(type: string, name: string, inputs: Record<string, unknown
             const repo = imageName.replace(/:[^/:]+$/, "");
             return { repoDigest: `${repo}@${fakeDigest(imageName)}`, baseImageName: imageName };
         }
-        case "pulumi:pulumi:StackReference":
-            // A stack with no update yet: no outputs to read back.
-            return { outputs: {}, secretOutputNames: [] };
         case "kubernetes:core/v1:Service":
             return { status: { loadBalancer: { ingress: [lb.hostname !== undefined ? { hostname: lb.hostname } : { ip: lb.ip ?? "203.0.113.10" }] } } };
         case "kubernetes:gateway.networking.k8s.io/v1:Gateway":

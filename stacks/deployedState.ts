@@ -1,7 +1,7 @@
 /**
  * What the cloud stacks know about themselves at preview: the settings the last update recorded in
- * the `deployedSettings` output, read back through the stack's own `StackReference` (the engine
- * reads the backend; the config file alone cannot say what runs). Then the check of the change
+ * the `deployedSettings` output, read back from the stack's latest checkpoint (`PreviousOutputs`: the
+ * engine reads the backend; the config file alone cannot say what runs). Then the check of the change
  * (`config/liveChanges.ts`) before any other resource is registered.
  */
 import * as pulumi from "@pulumi/pulumi";

@@ -19,6 +19,8 @@ import { PreviousOutputs } from "./previousOutputs";
  */
 export async function composeStack(config: ServingConfig, models: PreparedModel[], options: LifecycleOptions): Promise<StackOutputs> {
     const previous = new PreviousOutputs(options.offline);
+    // Read before anything is registered: a backend that cannot answer stops the run here, cleanly.
+    await previous.read();
     switch (config.cloud) {
         case "local":
             return deployLocal(config, models, previous);

@@ -14,6 +14,7 @@ import { readConfig } from "../../config/config";
 import { ConfigIssue } from "../../config/configReader";
 import { prepareModels } from "../../stacks/prepare";
 import { composeStack } from "../../stacks/program";
+import { READ_CHECKPOINT } from "../../stacks/previousOutputs";
 
 export const MOCK_ACCOUNT = "123456789012";
 
@@ -46,7 +47,7 @@ export interface StackRun {
  * Composes the stack for the configuration `all` (full `project:key` strings, as Pulumi hands them over)
  * under the mock runtime, the load balancer answering with `loadBalancer` and provider functions
  * (the caller's identity) with `call` over the defaults; `deployed` are the outputs the stack's last
- * update left (what its own StackReference reads; default none, a new stack). The project root is
+ * update left (what the engine's read of its checkpoint answers; default none, a new stack). The project root is
  * this repository: build contexts are staged under its `.tfs/build/test/`.
  */
 export async function runCloudStack(
@@ -55,8 +56,11 @@ export async function runCloudStack(
     call?: MockOptions["call"],
     deployed?: Record<string, unknown>,
 ): Promise<StackRun> {
-    const state: MockOptions["state"] = deployed && (({ type }) => (type === "pulumi:pulumi:StackReference" ? { outputs: deployed } : undefined));
-    const recorder = await startMockRuntime({ config: all, loadBalancer, call, state });
+    // The engine's answer: the checkpoint's resources, the root one holding the stack's outputs.
+    const answer: MockOptions["call"] = (token, args) => (token === READ_CHECKPOINT
+        ? deployed && { name: args.stackName, outputs: { "urn:pulumi:test::tf-serving::pulumi:pulumi:Stack::tf-serving-test": { type: "pulumi:pulumi:Stack", outputs: deployed } } }
+        : call?.(token, args));
+    const recorder = await startMockRuntime({ config: all, loadBalancer, call: answer });
     const config = readConfig(all, "tf-serving", ROOT);
     const { models } = prepareModels(config, "tf-serving");
     const result = await composeStack(config, models, { offline: false });

@@ -7,6 +7,7 @@ import { fakeDigest } from "../../../ops/planRuntime";
 import { startMockRuntime } from "../../support/mockRuntime";
 import { planStack } from "../../../ops/plan";
 import { deployAws } from "../../../stacks/aws";
+import { READ_CHECKPOINT } from "../../../stacks/previousOutputs";
 import { readConfig } from "../../../config/config";
 import { prepareModels } from "../../../stacks/prepare";
 import { ROOT, awsCaller, exampleConfig, runCloudStack } from "../../support/cloudMocks";
@@ -304,8 +305,8 @@ describe("EKS stack (deployAws under mocks)", () => {
             return true;
         });
         await recorder.settle();
-        assert.deepStrictEqual(recorder.resources.map((r) => r.type), ["pulumi:pulumi:StackReference", "pulumi:providers:aws"],
-            "only the stack's own reference (its deployed settings) and the provider the identity was asked through");
+        assert.deepStrictEqual(recorder.resources.map((r) => r.type), ["pulumi:providers:aws"], "only the provider the identity was asked through");
+        assert.deepStrictEqual(recorder.calls.filter((c) => c.token === READ_CHECKPOINT).length, 1, "the stack's checkpoint read once (its deployed settings)");
         const listed = await runCloudStack(withAdmins([LAPTOP_ROLE]), NLB, LAPTOP);
         const recorded = listed.recorder.ofType("aws:eks/accessEntry:AccessEntry").map((e) => (e.inputs as any).principalArn);
         assert.deepStrictEqual(recorded, [LAPTOP_ROLE], "the same stack with the caller listed goes ahead");

@@ -16,7 +16,7 @@ describe("what the last update left of a model's image", () => {
                 [imageUrn("other")]: { type: "docker:index/image:Image", outputs: { imageName: "localhost:5001/tfs/other:ctx-0000000000000003" } },
                 "urn:pulumi:dev::tf-serving::pulumi:pulumi:Stack::tf-serving-dev": { type: "pulumi:pulumi:Stack", outputs: {} },
             },
-        });
+        }).resources;
         assert.deepStrictEqual(previousImage(builds, models, checkpoint, "m"), {
             record: builds.m, deployedDigest: DIGEST, checkpoint: { tag: "ctx-0000000000000002", pushed: false },
         });
@@ -25,14 +25,27 @@ describe("what the last update left of a model's image", () => {
 
     it("a checkpoint without the model's Image, or an Image name without a tag: no checkpoint record", () => {
         assert.strictEqual(previousImage(builds, models, {}, "m")?.checkpoint, undefined);
-        const untagged = readCheckpoint({ outputs: { [imageUrn("m")]: { type: "docker:index/image:Image", outputs: { imageName: "localhost:5001/tfs/m" } } } });
+        const untagged = readCheckpoint({ outputs: { [imageUrn("m")]: { type: "docker:index/image:Image", outputs: { imageName: "localhost:5001/tfs/m" } } } }).resources;
         assert.strictEqual(previousImage(builds, models, untagged, "m")?.checkpoint, undefined);
     });
 
     it("reads any answer of the engine without failing: what is not a resource is left out", () => {
         for (const answer of [undefined, null, {}, { outputs: null }, { outputs: "x" }]) {
-            assert.deepStrictEqual(readCheckpoint(answer), {}, JSON.stringify(answer));
+            assert.deepStrictEqual(readCheckpoint(answer), { stackOutputs: {}, resources: {} }, JSON.stringify(answer));
         }
-        assert.deepStrictEqual(Object.keys(readCheckpoint({ outputs: { a: { type: "t", outputs: {} }, b: { type: 1, outputs: {} }, c: { type: "t" }, d: null } })), ["a"]);
+        assert.deepStrictEqual(Object.keys(readCheckpoint({ outputs: { a: { type: "t", outputs: {} }, b: { type: 1, outputs: {} }, c: { type: "t" }, d: null } }).resources), ["a"]);
+    });
+
+    it("the stack's own outputs are its root resource's, the values a StackReference to itself reads", () => {
+        const outputs = { imageBuilds: builds, models, clusterName: "tfs" };
+        const checkpoint = readCheckpoint({
+            outputs: {
+                [imageUrn("m")]: { type: "docker:index/image:Image", outputs: { imageName: "localhost:5001/tfs/m:ctx-0000000000000002" } },
+                "urn:pulumi:dev::tf-serving::pulumi:pulumi:Stack::tf-serving-dev": { type: "pulumi:pulumi:Stack", outputs },
+            },
+        });
+        assert.deepStrictEqual(checkpoint.stackOutputs, outputs);
+        assert.deepStrictEqual(readCheckpoint({ outputs: { [imageUrn("m")]: { type: "docker:index/image:Image", outputs: {} } } }).stackOutputs, {},
+            "no root resource (a stack never updated): no outputs");
     });
 });
