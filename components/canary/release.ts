@@ -99,6 +99,10 @@ function isNotFound(err: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Seconds the first step waits for the canary's first routed call before its hold starts anyway, and how often it looks. */
+const ROUTED_SECONDS = 30;
+const ROUTED_POLL_MS = 500;
+
 /** Stops a release when the engine that started it is gone (a killed `pulumi up`) or the provider is told to stop. */
 class Abort {
     private readonly parent = process.ppid;
@@ -244,6 +248,27 @@ class Release {
         return inferenceCounters(page, this.i.model);
     }
 
+    /**
+     * Waits, bounded by `ROUTED_SECONDS`, until the canary's pods have answered a call since `since`
+     * (their counters at the weight change): the readings then, and the seconds it took (undefined
+     * when no call came: no traffic, or a Gateway that never applied the weight).
+     */
+    async firstRoutedCall(pods: string[], since: InferenceCounters[], abort: Abort): Promise<{ counters: InferenceCounters[]; seconds?: number }> {
+        const start = Date.now();
+        let counters = since;
+        while (Date.now() - start < ROUTED_SECONDS * 1000) {
+            await abort.wait(ROUTED_POLL_MS);
+            counters = await Promise.all(pods.map((p) => this.counters(p).catch(() => {
+                throw new CanaryFailed(`canary pod ${p} stopped answering its metrics before its first routed call`);
+            })));
+            const { succeeded, failed } = sumCounters(counters.map((c, i) => countersSince(since[i], c)));
+            if (succeeded + failed > 0) {
+                return { counters, seconds: (Date.now() - start) / 1000 };
+            }
+        }
+        return { counters };
+    }
+
     async event(message: string): Promise<void> {
         const now = new Date();
         await this.c.core.createNamespacedEvent({
@@ -298,11 +323,20 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
         say(`starting ${inputs.canary} with ${inputs.image} beside ${serving}`);
         const pods = await r.startCanary(abort);
         say(`${pods.length} canary pod(s) Ready: ${pods.map((p) => p.metadata?.name).join(", ")}`);
+        const names = pods.map((p) => p.metadata?.name as string);
         for (const [n, weight] of inputs.steps.entries()) {
             const step = { index: n + 1, count: inputs.steps.length, weight };
+            let before = await Promise.all(names.map((p) => r.counters(p)));
             await r.setWeight(weight);
-            const names = pods.map((p) => p.metadata?.name as string);
-            const before = await Promise.all(names.map((p) => r.counters(p)));
+            if (n === 0) {
+                // The hold starts once the Gateway's data plane carries the weight, not when the route
+                // says it: a controller takes seconds to apply a route, and the gate would count them.
+                const routed = await r.firstRoutedCall(names, before, abort);
+                say(routed.seconds === undefined
+                    ? `no call reached the canary within ${ROUTED_SECONDS} s of its weight; holding anyway (the gate's minRequests decides)`
+                    : `the Gateway routed the canary its first call ${routed.seconds.toFixed(1)} s after the weight was set; holding ${inputs.holdSeconds} s`);
+                before = routed.counters;
+            }
             await abort.wait(inputs.holdSeconds * 1000);
             const after = await Promise.all(names.map((p) => r.counters(p).catch(() => {
                 throw new CanaryFailed(`step ${step.index}/${step.count} (${weight} %): canary pod ${p} stopped answering its metrics`);

@@ -74,8 +74,14 @@ export async function watchCanary(namespace: string, model: string, during: Prom
 export interface ObservedStep {
     weight: number;
     seconds: number;
-    /** The calls the pods answered while the route held `weight` (its first `settleSeconds` left out). */
+    /**
+     * The calls the pods answered while the route held `weight`: from `settleSeconds` after the route
+     * took it, or, when later, from the canary's first call (a step from 0: the Gateway applies a
+     * route seconds after it changes, and the release's hold starts at that call too).
+     */
     calls: number;
+    /** Seconds from the route taking the weight to the first sample with a call the canary answered; undefined without one. */
+    routedAfter?: number;
     /** The canary pods' share of them, in percent. */
     canaryPercent: number;
     /** When the route took and left the weight. */
@@ -93,12 +99,17 @@ export function observedSteps(samples: CanarySample[], settleSeconds = 2): Obser
         }
         const run = samples.slice(start, i);
         const weight = run[0].weight;
-        const first = run.find((s) => s.at >= run[0].at + settleSeconds * 1000) ?? run[0];
+        const settled = run.find((s) => s.at >= run[0].at + settleSeconds * 1000) ?? run[0];
+        const routed = run.find((s) => s.canary > run[0].canary);
+        const first = routed !== undefined && routed.at > settled.at ? routed : settled;
         const end = run[run.length - 1];
         if (weight > 0 && run.length > 1) {
             const canary = end.canary - first.canary;
             const calls = canary + end.serving - first.serving;
-            steps.push({ weight, seconds: (end.at - run[0].at) / 1000, calls, canaryPercent: calls === 0 ? 0 : (100 * canary) / calls, from: run[0].at, to: samples[i]?.at ?? end.at });
+            steps.push({
+                weight, seconds: (end.at - run[0].at) / 1000, calls, canaryPercent: calls === 0 ? 0 : (100 * canary) / calls,
+                routedAfter: routed === undefined ? undefined : (routed.at - run[0].at) / 1000, from: run[0].at, to: samples[i]?.at ?? end.at,
+            });
         }
         start = i;
     }
