@@ -27,6 +27,7 @@ import { CanarySample, ObservedStep, observedSteps, watchCanary } from "../suppo
 import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from "../support/e2eProject";
 import { GrpcTrafficReport, grpcUnderTraffic } from "../support/grpcTraffic";
 import { TrafficReport, predict, underTraffic } from "../support/traffic";
+import { descendants, signalAll } from "../support/processTree";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -44,26 +45,6 @@ interface Run {
     grpc: GrpcTrafficReport;
     samples: CanarySample[];
     steps: ObservedStep[];
-}
-
-/** Every live descendant of `pid`, read from /proc (parent links), nearest first. */
-function descendants(pid: number): number[] {
-    const parents = new Map<number, number>();
-    for (const entry of fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-        try {
-            // The command name is in parentheses and may hold spaces: the parent pid follows its last ")".
-            const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-            parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-        } catch {
-            // gone meanwhile
-        }
-    }
-    const found: number[] = [];
-    for (let frontier = [pid]; frontier.length > 0;) {
-        frontier = [...parents].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
-        found.push(...frontier);
-    }
-    return found;
 }
 
 describe("canary releases inside pulumi up: metric gates, automatic rollback, a killed update", function () {
@@ -113,7 +94,8 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         ]);
         const steps = observedSteps(samples);
         console.log(`      traffic: REST ${rest.requests} requests, ${rest.failures.length} failed; gRPC ${grpc.requests}, ${grpc.failures.length} failed; ` +
-            `steps seen: ${steps.map((s) => `${s.weight} %: ${s.canaryPercent.toFixed(1)} % of ${s.calls} calls over ${s.seconds.toFixed(0)} s`).join("; ") || "none"}`);
+            `steps seen: ${steps.map((s) => `${s.weight} %: ${s.canaryPercent.toFixed(1)} % of ${s.calls} calls over ${s.seconds.toFixed(0)} s` +
+                `${s.routedAfter === undefined ? ", no canary call" : `, first canary call ${s.routedAfter.toFixed(0)} s after the route changed`}`).join("; ") || "none"}`);
         return { result, rest, grpc, samples, steps };
     };
     /** The update's own lines about the canary, as it printed them. */
@@ -172,6 +154,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
             assert.ok(Math.abs(s.canaryPercent - s.weight) <= 5, `step ${s.weight} %: the canary's pods answered ${s.canaryPercent.toFixed(1)} % of ${s.calls} calls`);
         }
         const lines = canaryLines(run.result).join("\n");
+        assert.match(lines, /the Gateway routed the canary its first call [\d.]+ s after the weight was set; holding \d+ s/, "the hold starts at the first routed call");
         assert.match(lines, /step 1\/2 \(10 %\): \d+ calls, 0 failed \(error ratio 0\.0000\), p99 [\d.]+ ms: passed/);
         assert.match(lines, /step 2\/2 \(50 %\): \d+ calls, 0 failed .*: passed/);
         goodImage = await servingImage();
@@ -266,13 +249,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
                 return route.spec.rules[0].backendRefs.every((b: any) => b.name !== CANARY || b.weight === 0) && !(await canaryExists());
             });
             // Whatever of the killed run still lives (the language host, idle providers) ends here.
-            for (const p of plugins) {
-                try {
-                    process.kill(p, "SIGKILL");
-                } catch {
-                    // already gone
-                }
-            }
+            signalAll(plugins, "SIGKILL");
             return { code: 0, stdout: "", stderr: "", seconds: 0 };
         });
         assert.deepStrictEqual([...run.rest.failures, ...run.grpc.failures], [], "no request fails, before or after the kill");

@@ -22,6 +22,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as readline from "readline";
 import { ROOT, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../support/e2eProject";
+import { descendants, signalAll } from "../support/processTree";
 
 /** The files of each lane, in their order (see above). */
 export const LANES = [
@@ -87,23 +88,19 @@ function stopEnvironment(): void {
     }
 }
 
-/** Ctrl-C or CI's timeout: the lanes' process groups end, then the environment stops. */
+/**
+ * Ctrl-C or CI's timeout: the lanes' process groups end, with every process they started outside
+ * them (the plugins of a Pulumi update in progress: the CLI puts them in groups of their own), then
+ * the environment stops.
+ */
 function onSignal(signal: NodeJS.Signals): void {
-    for (const child of running) {
-        try {
-            process.kill(-child.pid!, "SIGTERM");
-        } catch {
-            // gone meanwhile
-        }
-    }
+    // Found now: once a lane's mocha and pulumi are gone, their plugins' parent is no longer theirs.
+    const started = [...running].flatMap((child) => descendants(child.pid!));
+    signalAll([...running].map((child) => -child.pid!), "SIGTERM");
+    signalAll(started, "SIGTERM");
     setTimeout(() => {
-        for (const child of running) {
-            try {
-                process.kill(-child.pid!, "SIGKILL");
-            } catch {
-                // gone meanwhile
-            }
-        }
+        signalAll([...running].map((child) => -child.pid!), "SIGKILL");
+        signalAll(started, "SIGKILL");
         try {
             stopEnvironment();
         } finally {
