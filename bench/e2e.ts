@@ -37,7 +37,7 @@ import { MODEL_SERVER_SELECTOR } from "../contract/labels";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
-import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, projectTsconfig, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
 import { GrpcBalanceReport, grpcBalance, grpcUnderTraffic } from "../test/support/grpcTraffic";
 import { observedSteps, watchCanary } from "../test/support/canaryWatch";
 import { query } from "../test/support/prometheus";
@@ -162,8 +162,8 @@ async function kubectlFloor(project: E2eProject): Promise<number> {
 
 /**
  * A minimal Pulumi TypeScript program on the same engine and provider: one ConfigMap, deployed.
- * `swc`: with the project's run settings (ts-node's swc transpiler) instead of the default
- * runtime's (ts-node with the TypeScript compiler).
+ * `swc`: with the project's run settings (ts-node with the cached swc transpiler, bin/transpile.js)
+ * instead of the default runtime's (ts-node with the TypeScript compiler).
  */
 async function floorStack(namespace: string, swc: boolean): Promise<{ stack: Stack; dispose: () => Promise<void> }> {
     const name = swc ? "floor-swc" : "floor";
@@ -173,7 +173,7 @@ async function floorStack(namespace: string, swc: boolean): Promise<{ stack: Sta
     // defaults for this Node version say node16, which refuses `module: commonjs` (TS5110).
     fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
         compilerOptions: { strict: true, target: "ES2022", module: "commonjs", moduleResolution: "node", noCheck: true },
-        ...(swc ? { "ts-node": { swc: true } } : {}),
+        ...(swc ? { "ts-node": projectTsconfig()["ts-node"] } : {}),
     }));
     fs.writeFileSync(path.join(dir, "index.ts"), [
         `import * as k8s from "@pulumi/kubernetes";`,

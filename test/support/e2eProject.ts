@@ -189,8 +189,12 @@ export async function createProject(): Promise<E2eProject> {
  */
 export function projectTsconfig(): { compilerOptions: Record<string, unknown>; "ts-node"?: Record<string, unknown> } {
     const root = JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown>; "ts-node"?: Record<string, unknown> };
-    // The project's own run settings too (ts-node's swc transpiler), so a throwaway project starts as the real one does.
-    return { compilerOptions: { ...root.compilerOptions, noCheck: true }, "ts-node": root["ts-node"] };
+    // The project's own run settings too (ts-node's cached swc transpiler, bin/transpile.js), so a
+    // throwaway project starts as the real one does. The transpiler's path is relative to the file
+    // that names it: here it must name the repository's.
+    const tsNode = root["ts-node"] ?? {};
+    const transpiler = typeof tsNode.transpiler === "string" ? path.resolve(ROOT, tsNode.transpiler) : tsNode.transpiler;
+    return { compilerOptions: { ...root.compilerOptions, noCheck: true }, "ts-node": { ...tsNode, ...(transpiler === undefined ? {} : { transpiler }) } };
 }
 
 const MANIFEST = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
