@@ -13,11 +13,20 @@
  * killed, `diff` finds what it left (the canary Deployment, weights still moved) and reports a
  * change, so the next preview shows it and the next update cleans it up first.
  */
+import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import type { ReleaseInputs, ReleaseReport } from "./release";
 
 /** The runner, resolved where this file is: `release.ts` when the program runs from sources, `release.js` from a build. */
 const RUNNER = require.resolve("./release");
+/**
+ * The tsconfig.json of the checkout the runner's sources are in (two folders up). The provider's
+ * process runs in the Pulumi project's folder, whose own tsconfig may say `"swc": true` or name a
+ * `transpiler` (this repository's does): ts-node merges its register options with the tsconfig it
+ * finds, and refuses `swc` beside `transpiler`. Naming this file compiles the runner with the settings
+ * of the sources it belongs to, wherever the project is, as `bin/tfs.js` does for the CLI.
+ */
+const RUNNER_TSCONFIG = path.join(path.dirname(RUNNER), "..", "..", "tsconfig.json");
 
 type Phase = "release" | "finish";
 type Props = ReleaseInputs & { phase: Phase };
@@ -26,14 +35,14 @@ type Props = ReleaseInputs & { phase: Phase };
  * The runner module, loaded in the provider's process. That process is plain Node.js: a
  * TypeScript source needs ts-node first (the program itself ran under it), a build does not.
  */
-function runner(): typeof import("./release") {
-    const path = RUNNER;
-    if (path.endsWith(".ts") && !(process as unknown as { [key: symbol]: boolean })[Symbol.for("ts-node.register.instance")]) {
+export function runner(): typeof import("./release") {
+    const file = RUNNER;
+    if (file.endsWith(".ts") && !(process as unknown as { [key: symbol]: boolean })[Symbol.for("ts-node.register.instance")]) {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        require("ts-node").register({ transpileOnly: true, swc: true, compilerOptions: { module: "commonjs" } });
+        require("ts-node").register({ project: RUNNER_TSCONFIG, transpileOnly: true });
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(path);
+    return require(file);
 }
 
 /**
