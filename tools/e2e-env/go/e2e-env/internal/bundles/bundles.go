@@ -137,11 +137,11 @@ func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
 		{&d.Kube, "kube-" + v.Kubernetes, m("kube/go.mod", "kube/go.sum", "kube/cmd/kube", "kube/internal/node", "kube/internal/lb")},
 		{&d.Pulumi, "pulumi-" + v.Pulumi + "-docker" + v.DockerProvider, m("pulumi/go.mod", "pulumi/go.sum", "pulumi/tools.go",
 			"pulumi/cmd/pulumi-language-nodejs", "pulumi/cmd/pulumi-resource-docker")},
-		{&d.KubernetesProvider, "pulumi-resource-kubernetes-" + v.KubernetesProvider, m("kubernetes-provider/go.mod",
-			"kubernetes-provider/go.sum", "kubernetes-provider/cmd/pulumi-resource-kubernetes")},
+		{&d.KubernetesProvider, "pulumi-resource-kubernetes-" + v.KubernetesProvider, m("kube/go.mod",
+			"kube/go.sum", "kube/cmd/pulumi-resource-kubernetes")},
 		{&d.Standin, "tfserving-standin", m("tfserving-standin/go.mod", "tfserving-standin")},
 		{&d.Pause, "pause", m("pause/go.mod", "pause")},
-		{&d.MetricsServer, "metrics-server-" + v.MetricsServer, m("metrics-server/go.mod", "metrics-server/go.sum", "metrics-server/tools.go")},
+		{&d.MetricsServer, "metrics-server-" + v.MetricsServer, m("kube/go.mod", "kube/go.sum", "kube/tools.go")},
 		{&d.PrometheusAdapter, "prometheus-adapter-" + v.PrometheusAdapter, m("prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go")},
 	} {
 		k, err := Key(goVersion, b.paths...)
@@ -359,13 +359,14 @@ func (b *Builder) Pulumi() error {
 	})
 }
 
-// KubernetesProvider builds the Kubernetes provider. Upstream's main embeds
-// files its Makefile generates; they are written here from the module's copy
-// (the schema with the version the npm SDK asks for).
+// KubernetesProvider builds the Kubernetes provider in kube's wrapper module,
+// sharing its compiled Kubernetes libraries. Upstream's main embeds files its
+// Makefile generates; they are written here from the module's copy (the schema
+// with the version the npm SDK asks for).
 func (b *Builder) KubernetesProvider() error {
 	v := b.Versions
 	return b.build(b.Dirs.KubernetesProvider, "pulumi-resource-kubernetes", "pulumi-resource-kubernetes "+v.KubernetesProvider, func(tmp string) error {
-		mod := filepath.Join(b.Tools, "kubernetes-provider")
+		mod := filepath.Join(b.Tools, "kube")
 		cmd := exec.Command("go", "mod", "download", "-json", "github.com/pulumi/pulumi-kubernetes/provider/v4")
 		cmd.Dir, cmd.Env, cmd.Stderr = mod, b.Env, b.Stderr
 		out, err := cmd.Output()
@@ -399,7 +400,7 @@ func (b *Builder) KubernetesProvider() error {
 		}
 		ld := "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=" + v.KubernetesProvider
 		b.Log("building pulumi-resource-kubernetes %s...", v.KubernetesProvider)
-		return b.goCmd("kubernetes-provider", "build-kubernetes-provider.log", 40, "building the kubernetes provider failed", nil,
+		return b.goCmd("kube", "build-kubernetes-provider.log", 40, "building the kubernetes provider failed", nil,
 			"build", "-trimpath", "-ldflags", ld, "-o", tmp+"/", "./cmd/pulumi-resource-kubernetes")
 	})
 }
@@ -466,15 +467,15 @@ func (b *Builder) Pause() error {
 	})
 }
 
-// MetricsServer builds metrics-server from its module (the wrapper module pins
-// it). Built as kube is (cgo as the toolchain defaults, -trimpath), so the
-// Kubernetes 0.33 packages both use come from the shared build cache.
+// MetricsServer builds metrics-server in kube's wrapper module (which pins it).
+// Built as kube is (cgo as the toolchain defaults, -trimpath) from the same
+// dependency graph, so nearly all its packages come from the build cache.
 func (b *Builder) MetricsServer() error {
 	v := b.Versions.MetricsServer
 	return b.build(b.Dirs.MetricsServer, "metrics-server", "metrics-server "+v, func(tmp string) error {
 		b.Log("building metrics-server %s...", v)
 		ld := "-s -w -X k8s.io/client-go/pkg/version.gitVersion=" + v + " -X k8s.io/component-base/version.gitVersion=" + v
-		return b.goCmd("metrics-server", "build-metrics-server.log", 40, "building metrics-server failed", nil,
+		return b.goCmd("kube", "build-metrics-server.log", 40, "building metrics-server failed", nil,
 			"build", "-trimpath", "-ldflags", ld, "-o", filepath.Join(tmp, "metrics-server"), "sigs.k8s.io/metrics-server/cmd/metrics-server")
 	})
 }

@@ -75,9 +75,8 @@ func TestLocateAndPrune(t *testing.T) {
 	tools := t.TempDir()
 	for _, f := range []string{"kube/go.mod", "kube/go.sum", "kube/cmd/kube/main.go", "kube/internal/node/n.go", "kube/internal/lb/l.go",
 		"pulumi/go.mod", "pulumi/go.sum", "pulumi/tools.go", "pulumi/cmd/pulumi-language-nodejs/m.go", "pulumi/cmd/pulumi-resource-docker/m.go",
-		"kubernetes-provider/go.mod", "kubernetes-provider/go.sum", "kubernetes-provider/cmd/pulumi-resource-kubernetes/m.go",
+		"kube/cmd/pulumi-resource-kubernetes/m.go", "kube/tools.go",
 		"tfserving-standin/go.mod", "tfserving-standin/m.go", "pause/go.mod", "pause/m.go",
-		"metrics-server/go.mod", "metrics-server/go.sum", "metrics-server/tools.go",
 		"prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go"} {
 		write(t, filepath.Join(tools, f), f)
 	}

@@ -22,7 +22,7 @@ type Versions struct {
 	PulumiSDK          string // "3.248.0", @pulumi/pulumi in package-lock.json
 	KubernetesProvider string // "4.34.2", @pulumi/kubernetes in package-lock.json
 	DockerProvider     string // "5.2.0", @pulumi/docker in package-lock.json
-	MetricsServer      string // "v0.8.0", sigs.k8s.io/metrics-server in go/metrics-server/go.mod
+	MetricsServer      string // "v0.8.0", sigs.k8s.io/metrics-server in go/kube/go.mod
 	PrometheusAdapter  string // "v0.12.0", sigs.k8s.io/prometheus-adapter in go/prometheus-adapter/go.mod
 }
 
@@ -137,7 +137,7 @@ func Read(root string) (Versions, error) {
 		dir, module string
 		dst         *string
 	}{
-		{"metrics-server", "sigs.k8s.io/metrics-server", &v.MetricsServer},
+		{"kube", "sigs.k8s.io/metrics-server", &v.MetricsServer},
 		{"prometheus-adapter", "sigs.k8s.io/prometheus-adapter", &v.PrometheusAdapter},
 	} {
 		gomod, err := read("tools/e2e-env/go/" + m.dir + "/go.mod")
