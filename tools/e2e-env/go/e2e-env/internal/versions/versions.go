@@ -133,20 +133,15 @@ func Read(root string) (Versions, error) {
 	if err != nil {
 		return v, err
 	}
-	for _, m := range []struct {
-		dir, module string
-		dst         *string
-	}{
-		{"kube", "sigs.k8s.io/metrics-server", &v.MetricsServer},
-		{"prometheus-adapter", "sigs.k8s.io/prometheus-adapter", &v.PrometheusAdapter},
-	} {
-		gomod, err := read("tools/e2e-env/go/" + m.dir + "/go.mod")
-		if err != nil {
-			return v, err
-		}
-		if *m.dst, err = ModuleVersion(gomod, m.module); err != nil {
-			return v, fmt.Errorf("go/%s/%w", m.dir, err)
-		}
+	if v.MetricsServer, err = ModuleVersion(kube, "sigs.k8s.io/metrics-server"); err != nil {
+		return v, fmt.Errorf("go/kube/%w", err)
+	}
+	adapter, err := read("tools/e2e-env/go/prometheus-adapter/go.mod")
+	if err != nil {
+		return v, err
+	}
+	if v.PrometheusAdapter, err = ModuleVersion(adapter, "sigs.k8s.io/prometheus-adapter"); err != nil {
+		return v, fmt.Errorf("go/prometheus-adapter/%w", err)
 	}
 	return v, nil
 }
