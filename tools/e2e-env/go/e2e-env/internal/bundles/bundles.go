@@ -297,6 +297,12 @@ func (b *Builder) build(dir, check, what string, run func(tmp string) error) err
 	return nil
 }
 
+// NoDWARF is in every bundle's go build: the compiler writes no debug
+// information, which the linker's -w (in every bundle's -ldflags) would drop
+// anyway, so the binaries are the same to run. A cold build of the Pulumi bundle
+// measured 314 s with it against 356 s without (user CPU 505 s against 581 s).
+const NoDWARF = "-gcflags=all=-dwarf=false"
+
 // goCmd runs go with args in module folder mod, its output to $CACHE/logs/LOG;
 // on failure it shows the log's last tail lines (all of it when tail is 0).
 func (b *Builder) goCmd(mod, logName string, tail int, failure string, extraEnv []string, args ...string) error {
@@ -334,7 +340,7 @@ func (b *Builder) Kube() error {
 		}
 		b.Log("building kube %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kwok, loopback-lb, node)...", v.Kubernetes)
 		if err := b.goCmd("kube", "build-kube.log", 40, "building kube failed", nil,
-			"build", "-trimpath", "-ldflags", ld, "-o", filepath.Join(tmp, "kube"), "./cmd/kube"); err != nil {
+			"build", "-trimpath", NoDWARF, "-ldflags", ld, "-o", filepath.Join(tmp, "kube"), "./cmd/kube"); err != nil {
 			return err
 		}
 		for _, p := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubelet", "kwok", "loopback-lb"} {
@@ -354,7 +360,7 @@ func (b *Builder) Pulumi() error {
 			" -X main.languageHostVersion=" + v.Pulumi + " -X main.dockerProviderVersion=" + v.DockerProvider
 		b.Log("building pulumi %s, pulumi-language-nodejs (stand-in), pulumi-resource-docker %s (stand-in)...", v.Pulumi, v.DockerProvider)
 		return b.goCmd("pulumi", "build-pulumi.log", 40, "building pulumi failed", nil,
-			"build", "-trimpath", "-ldflags", ld, "-o", tmp+"/",
+			"build", "-trimpath", NoDWARF, "-ldflags", ld, "-o", tmp+"/",
 			"github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", "./cmd/pulumi-language-nodejs", "./cmd/pulumi-resource-docker")
 	})
 }
@@ -401,7 +407,7 @@ func (b *Builder) KubernetesProvider() error {
 		ld := "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=" + v.KubernetesProvider
 		b.Log("building pulumi-resource-kubernetes %s...", v.KubernetesProvider)
 		return b.goCmd("kube", "build-kubernetes-provider.log", 40, "building the kubernetes provider failed", nil,
-			"build", "-trimpath", "-ldflags", ld, "-o", tmp+"/", "./cmd/pulumi-resource-kubernetes")
+			"build", "-trimpath", NoDWARF, "-ldflags", ld, "-o", tmp+"/", "./cmd/pulumi-resource-kubernetes")
 	})
 }
 
@@ -455,7 +461,7 @@ func SetSchemaVersion(schema []byte, version string) ([]byte, error) {
 func (b *Builder) Standin() error {
 	return b.build(b.Dirs.Standin, "tensorflow_model_server", "tensorflow_model_server stand-in", func(tmp string) error {
 		return b.goCmd("tfserving-standin", "build-standin.log", 0, "building the tensorflow_model_server stand-in failed",
-			[]string{"CGO_ENABLED=0"}, "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(tmp, "tensorflow_model_server"), ".")
+			[]string{"CGO_ENABLED=0"}, "build", "-trimpath", NoDWARF, "-ldflags", "-s -w", "-o", filepath.Join(tmp, "tensorflow_model_server"), ".")
 	})
 }
 
@@ -463,7 +469,7 @@ func (b *Builder) Standin() error {
 func (b *Builder) Pause() error {
 	return b.build(b.Dirs.Pause, "pause", "pause", func(tmp string) error {
 		return b.goCmd("pause", "build-pause.log", 0, "building the pause program failed",
-			[]string{"CGO_ENABLED=0"}, "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(tmp, "pause"), ".")
+			[]string{"CGO_ENABLED=0"}, "build", "-trimpath", NoDWARF, "-ldflags", "-s -w", "-o", filepath.Join(tmp, "pause"), ".")
 	})
 }
 
@@ -476,7 +482,7 @@ func (b *Builder) MetricsServer() error {
 		b.Log("building metrics-server %s...", v)
 		ld := "-s -w -X k8s.io/client-go/pkg/version.gitVersion=" + v + " -X k8s.io/component-base/version.gitVersion=" + v
 		return b.goCmd("kube", "build-metrics-server.log", 40, "building metrics-server failed", nil,
-			"build", "-trimpath", "-ldflags", ld, "-o", filepath.Join(tmp, "metrics-server"), "sigs.k8s.io/metrics-server/cmd/metrics-server")
+			"build", "-trimpath", NoDWARF, "-ldflags", ld, "-o", filepath.Join(tmp, "metrics-server"), "sigs.k8s.io/metrics-server/cmd/metrics-server")
 	})
 }
 
@@ -486,7 +492,7 @@ func (b *Builder) PrometheusAdapter() error {
 	return b.build(b.Dirs.PrometheusAdapter, "adapter", "prometheus-adapter "+v, func(tmp string) error {
 		b.Log("building prometheus-adapter %s...", v)
 		return b.goCmd("prometheus-adapter", "build-prometheus-adapter.log", 40, "building prometheus-adapter failed", nil,
-			"build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(tmp, "adapter"), "sigs.k8s.io/prometheus-adapter/cmd/adapter")
+			"build", "-trimpath", NoDWARF, "-ldflags", "-s -w", "-o", filepath.Join(tmp, "adapter"), "sigs.k8s.io/prometheus-adapter/cmd/adapter")
 	})
 }
 
