@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -62,11 +61,11 @@ func RunInNamespace(s Settings, d Daemons, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := waitSocket(p.ContainerdSocket, 30*time.Second, sup, ctd); err != nil {
+	if err := waitCRI(p.ContainerdSocket, 60*time.Second, ctd); err != nil {
 		sup.teardown(p.ContainerdSocket, 0, ctd)
 		return err
 	}
-	logf("containerd answers after %.1f s", time.Since(t0).Seconds())
+	logf("containerd's CRI answers after %.1f s", time.Since(t0).Seconds())
 	kub, err := sup.start("kubelet", d.Kubelet, filepath.Join(d.LogDir, "kubelet.log"))
 	if err != nil {
 		sup.teardown(p.ContainerdSocket, 0, ctd)
@@ -200,19 +199,33 @@ func (s *supervisor) watch(pid int, name string) {
 	}
 }
 
-func waitSocket(path string, limit time.Duration, sup *supervisor, pid int) error {
+// waitCRI waits until containerd's CRI plugin answers the runtime service's
+// Version call, which is the kubelet's first check: the socket accepts
+// connections before the plugin has initialized ("server is not initialized
+// yet"), and on a busy machine the kubelet started then exits at once.
+func waitCRI(socket string, limit time.Duration, pid int) error {
 	deadline := time.Now().Add(limit)
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("containerd's socket %s: %w", socket, err)
+	}
+	defer conn.Close()
+	rt := runtimeapi.NewRuntimeServiceClient(conn)
+	last := errors.New("no answer yet")
 	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-			c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err := rt.Version(ctx, &runtimeapi.VersionRequest{})
+		cancel()
+		if err == nil {
 			return nil
 		}
+		last = err
 		if syscall.Kill(pid, 0) != nil {
-			return fmt.Errorf("containerd exited before it answered on %s", path)
+			return fmt.Errorf("containerd exited before its CRI answered on %s: %v", socket, last)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("containerd did not answer on %s within %v", path, limit)
+	return fmt.Errorf("containerd's CRI did not answer on %s within %v: %v", socket, limit, last)
 }
 
 // stopProcess sends SIGTERM, waits up to limit, then SIGKILLs.
