@@ -7,6 +7,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { runProgram } from "./stacks/program";
+import { installLeanPromiseStacks } from "./stacks/promiseStacks";
+
+// Before the first resource: the SDK's per-promise stack traces go unformatted (stacks/promiseStacks.ts).
+installLeanPromiseStacks(Error, process.env);
 
 // A function, not its promise: the language host awaits other work between loading this module and
 // awaiting what it exports, and a promise rejected by a config refusal in between would be reported
