@@ -26,7 +26,8 @@
  * runs the canary release alone, `--autoscaling-only` the autoscaling run alone.
  *
  * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
- * (the program's and the floors' alternate), every other timing one run.
+ * (the program's and the floors' alternate), every other timing one run. `--noop-only` adds each
+ * round's previews and the median of the rounds' ratios (`noopPreviewRatioPaired`).
  */
 import { execFileSync } from "child_process";
 import * as crypto from "crypto";
@@ -192,7 +193,8 @@ async function floorStack(namespace: string, swc: boolean): Promise<{ stack: Sta
     };
 }
 
-type NoopTimes = { noopUp: number; noopPreview: number };
+/** Medians of the rounds, and each round's preview in the order run. */
+type NoopTimes = { noopUp: number; noopPreview: number; previews: number[] };
 
 /**
  * No-op `up` and `preview` of each stack, the median of RUNS rounds; in each round the stacks take
@@ -207,7 +209,15 @@ async function noopTimes(stacks: Stack[]): Promise<NoopTimes[]> {
             previews[i].push((await seconds(() => stack.preview({ onOutput: quiet })))[0]);
         }
     }
-    return stacks.map((_, i) => ({ noopUp: median(ups[i]), noopPreview: median(previews[i]) }));
+    return stacks.map((_, i) => ({ noopUp: median(ups[i]), noopPreview: median(previews[i]), previews: previews[i] }));
+}
+
+/**
+ * The median of each round's ratio: a round runs the two stacks within seconds of each other, so a
+ * slow minute of the machine weighs on both sides of one ratio instead of on one side's median.
+ */
+function pairedRatio(program: NoopTimes, floor: NoopTimes): number {
+    return median(program.previews.map((p, round) => p / floor.previews[round]));
 }
 
 /** Does the load balancer address reach a server (a node that runs containers)? */
@@ -411,6 +421,8 @@ async function bench(): Promise<void> {
                 engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
                 engineFloorSwc: { noopUp: round(floorSwc.noopUp), noopPreview: round(floorSwc.noopPreview) },
                 noopPreviewRatio: round(noopPreview / floor.noopPreview), noopUpRatio: round(noopUp / floor.noopUp),
+                noopPreviewRatioPaired: round(pairedRatio(times[0], floor)),
+                previews: { program: times[0].previews.map(round), engineFloor: floor.previews.map(round) },
             }));
             return;
         }
