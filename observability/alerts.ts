@@ -54,6 +54,18 @@ export interface RuleGroup {
 
 export const RULE_INTERVAL = "30s";
 
+/**
+ * The page that documents every alert, one heading per alert (generated from this module by
+ * `npm run docs`). Each alert's `runbook_url` names its section, as kube-prometheus' alerts do with
+ * their `runbookURLPattern`; a library user with the docs elsewhere passes another base.
+ */
+export const RUNBOOK_PAGE = "docs/reference/alerts.md";
+
+/** An alert's runbook: its section of the alerts page (GitHub's anchor of the heading, the alert's name). */
+export function runbookUrl(alert: AlertName, base: string = RUNBOOK_PAGE): string {
+    return `${base}#${alert.toLowerCase()}`;
+}
+
 /** The alerts, by name, in the order the rule group lists them. */
 export const ALERT_NAMES = [
     "TFServingModelUnavailable",
@@ -81,8 +93,8 @@ function countedWithin(series: string, window: string): string {
     return `(increase(${series}[${window}]) > 0) or (${series} > 0 unless ${series} offset ${window})`;
 }
 
-/** The model's alert rules with `thresholds`. */
-export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = DEFAULT_THRESHOLDS): RuleGroup {
+/** The model's alert rules with `thresholds`; each alert's `runbook_url` is its section under `runbookBase`. */
+export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = DEFAULT_THRESHOLDS, runbookBase: string = RUNBOOK_PAGE): RuleGroup {
     const pods = podMatchers(model);
     const containers = containerMatchers(model);
     const inference = inferenceMatchers(model);
@@ -98,7 +110,7 @@ export function alertRules(model: MonitoredModel, thresholds: AlertThresholds = 
         // which evaluate over every namespace's series and add nothing: each alert carries it whatever
         // its expression aggregates away. GMP's Rules add it themselves and refuse it (gmpRuleGroup).
         labels: { severity, model: model.name, namespace: model.namespace },
-        annotations: { summary, description: `${description} ${doctor}`, runbook: doctor },
+        annotations: { summary, description: `${description} ${doctor}`, runbook: doctor, runbook_url: runbookUrl(alert, runbookBase) },
     });
     // Restarts within 15 minutes, of pods that still exist: a replaced pod's history stays in the
     // window for 15 minutes, and the alert would outlive the rollout that fixed it.

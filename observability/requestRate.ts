@@ -50,7 +50,7 @@ export function requestRateRecording(model: MonitoredModel): RecordingGroup {
 }
 
 /**
- * prometheus-adapter's rule for the same rate (its docs/config.md): the per-pod metric
+ * prometheus-adapter's rule for the same rate (kubernetes-sigs/prometheus-adapter/docs/config.md): the per-pod metric
  * `INFERENCE_REQUEST_RATE_METRIC` from the latency histogram's count, by the series' `namespace` and
  * `pod` labels (which a Prometheus Operator PodMonitor and the usual annotation-based `kubernetes-pods`
  * scrape both set). The loopback environment's rule (`tools/e2e-env/go/e2e-env/internal/metricsapi`,

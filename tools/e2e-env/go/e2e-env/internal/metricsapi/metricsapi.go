@@ -92,7 +92,7 @@ func AdapterConfigFile(s configs.Settings) string {
 	return filepath.Join(s.State, "prometheus-adapter.yaml")
 }
 
-// AdapterConfig is prometheus-adapter's rules (its docs/config.md): one
+// AdapterConfig is prometheus-adapter's rules (kubernetes-sigs/prometheus-adapter/docs/config.md): one
 // metric per pod, RequestRateMetric, from RequestSeries' pod and namespace
 // labels (which the environment's scrape sets, as a cluster's
 // annotation-based scrape does).
