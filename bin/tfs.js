@@ -6,7 +6,7 @@ const path = require("path");
 const root = path.join(__dirname, "..");
 // npm packs a `bin` file whatever `files` says; the package ships the components, not the command.
 if (!fs.existsSync(path.join(root, "cli", "main.ts"))) {
-    console.error("tfs: this command runs from a checkout of the tf-serving project; the installed package holds the components only (README: \"Use the components from your own program\")");
+    console.error("tfs: this command runs from a checkout of the tf-serving project; the installed package holds the components only (docs/reference/library.md)");
     process.exit(64);
 }
 require("ts-node").register({

@@ -167,7 +167,7 @@ export interface ModelServerArgs {
      * `canaryService` set to `<model.name>-canary`): the new image first runs in a Deployment of its
      * own beside the serving one, the routes' weights move to it step by step, and each step's gate
      * reads the canary pods' own metrics; only when every gate passes does the serving Deployment
-     * take the image (README, "Canary releases"). Default none: the rolling update alone.
+     * take the image (docs/guides/canary.md). Default none: the rolling update alone.
      */
     canary?: ServerCanary;
 }

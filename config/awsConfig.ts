@@ -1,7 +1,7 @@
 /**
  * The `eks` configuration section (cloud: aws): the EKS cluster, its network, node groups and the
  * ECR repositories. Set keys with `pulumi config set --path eks.region us-west-2`. Every value is
- * checked here, before anything is registered; README "EKS" lists the keys.
+ * checked here, before anything is registered; docs/reference/configuration.md#eks-cloud-aws lists the keys.
  */
 import { EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
 import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";

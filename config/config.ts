@@ -387,19 +387,19 @@ export function readConfig(all: Record<string, string>, project: string, project
         r.issues.push({
             key: m.configKey("canary"), value: "set",
             expected: "needs `endpoint: gateway`: a canary moves a share of the requests, which only the Gateway's weighted routes split per request; " +
-                "a LoadBalancer splits connections (one gRPC channel would reach the canary for all or none of its calls). Set endpoint: gateway (README, Canary releases), or remove canary",
+                "a LoadBalancer splits connections (one gRPC channel would reach the canary for all or none of its calls). Set endpoint: gateway (docs/guides/canary.md#what-it-is-not), or remove canary",
         });
     }
     const gpuModels = models.filter((m) => m.gpu);
     if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
-        r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see README, GKE)` });
+        r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see docs/getting-started/gke.md#gpus)` });
     }
     const certificateIssue = config.cloud === "aws" ? certificateRegionIssue(service.gateway?.certificateArn, config.eks.region) : undefined;
     if (certificateIssue !== undefined) {
         r.issues.push(certificateIssue);
     }
     if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
-        r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see README, EKS)` });
+        r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see docs/getting-started/eks.md#gpus)` });
     }
     r.issues.push(...requestRateIssues(config, models));
     const pool = gpuPoolOf(config);
@@ -438,7 +438,7 @@ function requestRateIssues(config: ServingConfig, models: ModelSettings[]): Conf
             key: "gke.customMetricsAdapterImage", value: undefined,
             expected: `required while ${key(users[0])} is set: the Custom Metrics Stackdriver Adapter the stack installs, pinned by digest (the policy pack refuses tags), ` +
                 `e.g. \`pulumi config set --path gke.customMetricsAdapterImage ${release}@sha256:...\` with the digest ` +
-                `\`docker buildx imagetools inspect ${release}\` prints; or scale on targetCpuUtilization (README, Autoscaling)`,
+                `\`docker buildx imagetools inspect ${release}\` prints; or scale on targetCpuUtilization (docs/guides/autoscaling.md#what-each-cloud-needs)`,
         }];
     }
     if (config.cloud === "gcp" && users.length === 0 && config.gke.customMetricsAdapterImage !== undefined) {
@@ -451,7 +451,7 @@ function requestRateIssues(config: ServingConfig, models: ModelSettings[]): Conf
         return [{
             key: "monitoring.collector", value: config.monitoring.collector,
             expected: `must be "gke" (the default on cloud gcp) while ${key(users[0])} is set: on GKE the request rate is recorded by Managed Service for Prometheus ` +
-                "and read by the Custom Metrics Stackdriver Adapter the stack installs; remove monitoring.collector, or scale on targetCpuUtilization instead (README, Autoscaling)",
+                "and read by the Custom Metrics Stackdriver Adapter the stack installs; remove monitoring.collector, or scale on targetCpuUtilization instead (docs/guides/autoscaling.md#what-each-cloud-needs)",
         }];
     }
     if (config.cloud === "aws" && users.length > 0 && config.eks.prometheusUrl === undefined) {
@@ -459,7 +459,7 @@ function requestRateIssues(config: ServingConfig, models: ModelSettings[]): Conf
             key: key(m), value: m.autoscaling?.targetRequestsPerSecond,
             expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}: on EKS the stack installs prometheus-adapter over the Prometheus that scrapes the model pods, ` +
                 "which EKS does not run; set eks.prometheusUrl to its in-cluster URL (e.g. `pulumi config set --path eks.prometheusUrl http://prometheus-server.monitoring.svc:80`), " +
-                "or scale on targetCpuUtilization (README, Autoscaling)",
+                "or scale on targetCpuUtilization (docs/guides/autoscaling.md#what-each-cloud-needs)",
         }));
     }
     if (config.cloud === "aws" && users.length > 0 && config.monitoring.collector === "none") {

@@ -1,7 +1,7 @@
 /**
  * The `gke` configuration section (cloud: gcp): the GKE cluster, its node pools and the Artifact
  * Registry repository. Set keys with `pulumi config set --path gke.region us-central1`. Every value
- * is checked here, before anything is registered; README "GKE" lists the keys.
+ * is checked here, before anything is registered; docs/reference/configuration.md#gke-cloud-gcp lists the keys.
  */
 import { GKE_RELEASE_CHANNELS, GkeClusterArgs } from "../components/gke/cluster";
 import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType, machineTypeProblem } from "../components/gke/machines";

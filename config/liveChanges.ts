@@ -2,8 +2,8 @@
  * Changing a running stack: the settings a cloud stack records when it is deployed (its
  * `deployedSettings` output) and the transitions from them that are refused at preview, because the
  * cloud or the provider would fail halfway, delete the cluster first, or silently keep the old value.
- * Pure: the stack reads the record back (`stacks/deployedState.ts`) and hands it here; README
- * "Changing a running stack" has the table of every key.
+ * Pure: the stack reads the record back (`stacks/deployedState.ts`) and hands it here;
+ * docs/concepts/changing-a-stack.md has the table of every key.
  */
 import { formatIpv4Cidr, parseIpv4Cidr } from "../contract/cidr";
 import type { SubnetScheme } from "../components/eks/vpc";

@@ -152,7 +152,7 @@ export function uncheckedNodeWarnings(config: ServingConfig, project: string): s
         }
     }
     return pools.map((p) => `${project}:${p.key} = ${p.type}: this program does not know its vCPUs and memory, so whether a model pod fits on one node `
-        + `was not checked (README, Node size): compare the pods' cpu and memoryRequest with what ${p.command} reports, less the kubelet's reservation`);
+        + `was not checked (docs/concepts/model-server.md#node-size): compare the pods' cpu and memoryRequest with what ${p.command} reports, less the kubelet's reservation`);
 }
 
 /** One pod's requests, with the config keys that set them. */

@@ -26,7 +26,7 @@ export interface PlanResult {
  * change `pulumi preview` would refuse on the running stack is planned as for a new stack.
  */
 export const OFFLINE_LIVE_CHANGES_NOTE = "not checked against the running stack: `pulumi preview` refuses a change the deployed cluster cannot take " +
-    "(README, Changing a running stack), reading the settings the stack recorded; offline, this plan cannot read them and plans as for a new stack";
+    "(docs/concepts/changing-a-stack.md), reading the settings the stack recorded; offline, this plan cannot read them and plans as for a new stack";
 
 /** A plan that stopped where `pulumi preview` would: a user mistake, with its message. */
 export class PlanError extends Error {}

@@ -4,7 +4,7 @@
  * every machine) but not the bytes of one build: image builds are not bit-for-bit reproducible
  * (config timestamps), so two pushes of one tag may carry different image digests. Pods never run
  * a tag: they run the digest the registry reports for it. Registries that refuse to move a tag
- * therefore exempt these tags (see `CONTENT_TAG_WILDCARD` and README, "Tags and immutability").
+ * therefore exempt these tags (see `CONTENT_TAG_WILDCARD` and docs/concepts/model-image.md#tags-and-immutability).
  */
 const PREFIX = "ctx-";
 const DIGEST_CHARS = 16;

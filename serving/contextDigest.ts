@@ -2,7 +2,7 @@
  * A digest of a staged build context: file paths, modes and bytes. It names the image tag, so the
  * tag changes exactly when the model (or the Dockerfile) does. The same context built by another
  * builder may still give another manifest digest under the same tag: registries therefore keep these
- * content tags movable (README, "Tags and immutability"), and pods run the registry's digest.
+ * content tags movable (docs/concepts/model-image.md#tags-and-immutability), and pods run the registry's digest.
  */
 import { Hash, createHash } from "crypto";
 import * as fs from "fs";

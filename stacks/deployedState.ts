@@ -37,7 +37,7 @@ export async function readDeployedState(previous: PreviousOutputs): Promise<Depl
 export function checkLiveChanges(state: DeployedState, next: DeployedSettings): void {
     if (state.kind === "unrecorded") {
         pulumi.log.warn("this stack was deployed by an earlier version, which did not record the settings a running stack must keep; " +
-            "this update records them, and later changes are checked against them (README, Changing a running stack)");
+            "this update records them, and later changes are checked against them (docs/concepts/changing-a-stack.md)");
     }
     if (state.kind !== "recorded") {
         return;

@@ -104,7 +104,7 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
             if (settings.rollout === "oneAtATime" && (settings.autoscaling?.minReplicas ?? settings.replicas) === 1) {
                 warnings.push(`model "${settings.name}": the GPU pool has no GPU to spare for an extra pod, so a rollout stops the only replica `
                     + `before its replacement loads: every model update is an outage of up to ${sizing.startupBudgetSeconds} s (the startup budget) `
-                    + `plus the pod's start. Give the pool ${settings.gpuCount} more GPU(s) for a surge pod, or run 2 replicas so one keeps serving while the other is replaced (README, GPU capacity).`);
+                    + `plus the pod's start. Give the pool ${settings.gpuCount} more GPU(s) for a surge pod, or run 2 replicas so one keeps serving while the other is replaced (docs/concepts/model-server.md#gpu-capacity).`);
             }
             return [{ settings, report, sizing, batchingParameters }];
         } catch (err) {

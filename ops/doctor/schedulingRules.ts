@@ -82,7 +82,7 @@ export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Fi
             + "once the driver and device plugin run (EKS: NVIDIA's k8s-device-plugin DaemonSet; GKE installs its own); check "
             + "`kubectl get nodes -o custom-columns=NAME:.metadata.name,GPU:.status.allocatable.nvidia\\.com/gpu`. A rolling update "
             + "with maxSurge 1 needs a free GPU for its extra pod too; on the GPU pools it creates, the stack rolls one pod at a time "
-            + "when none is spare (README, GPU capacity).";
+            + "when none is spare (docs/concepts/model-server.md#gpu-capacity).";
     } else if (taints.length > 0) {
         kind = "untolerated-taint";
         fix = gpuTaints.length > 0

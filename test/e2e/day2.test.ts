@@ -1,6 +1,6 @@
 /**
  * Day 2, the way users run it: one live stack changed again and again through the `pulumi` CLI
- * (`pulumi preview`, `pulumi up` with its own preview) and `tfs deploy`, as the README tells them,
+ * (`pulumi preview`, `pulumi up` with its own preview) and `tfs deploy`, as the docs tell them,
  * never through the Automation API's `up` (which skips the preview). At every step the preview
  * exits 0 and changes exactly what the step should (by type, name and operation, from
  * `pulumi preview --json`); the update converges; the next preview has no changes; and where the

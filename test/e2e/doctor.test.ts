@@ -17,7 +17,7 @@
  * kwok or controller touches it), its `status` through the status subresource, and the Events a
  * kubelet or cloud controller would have written. Such pods have no log.
  *
- * Set TFS_DOCTOR_REPORT_DIR to keep each report as text (the README's examples come from there).
+ * Set TFS_DOCTOR_REPORT_DIR to keep each report as text (docs/reference/cli.md's examples come from there).
  */
 import * as assert from "assert";
 import { execFile } from "child_process";

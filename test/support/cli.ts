@@ -1,5 +1,5 @@
 /**
- * Runs the commands a user runs (`pulumi`, `tfs`) as child processes, the way the README tells them
+ * Runs the commands a user runs (`pulumi`, `tfs`) as child processes, the way the docs tell them
  * to: in the project folder, with the environment's variables. Each run is bounded, and its whole
  * process group is killed when it overruns or when the test process exits, pass or fail.
  */
@@ -91,7 +91,7 @@ export interface PulumiUpResult extends CliResult {
     outputs: Record<string, unknown>;
 }
 
-/** The `pulumi` CLI on one stack of one project folder, as the README runs it. */
+/** The `pulumi` CLI on one stack of one project folder, as the docs run it. */
 export interface PulumiCli {
     run(...args: string[]): Promise<CliResult>;
     /** `pulumi up --yes` (which previews first); rejects with the command's output unless it exits 0. */

@@ -25,7 +25,7 @@ describe("prepareModels", () => {
         assert.ok(warning, JSON.stringify(warnings));
         assert.match(warning, /^model "half-plus-two": the GPU pool has no GPU to spare/);
         assert.match(warning, new RegExp(`up to ${models[0].sizing.startupBudgetSeconds} s`));
-        assert.match(warning, /README, GPU capacity/);
+        assert.match(warning, /docs\/concepts\/model-server\.md#gpu-capacity/);
     });
 
     it("says nothing when a second replica keeps serving, or the pool has room to surge", () => {
