@@ -4,7 +4,6 @@
  * the GKE stack sends to it, walked from the same argument builders the components use
  * (`clusterArgs`, `nodePoolArgs`, `ownedRepositoryArgs`) so that a builder's change is checked too.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { GKE_NODE_PROJECT_ROLES, clusterArgs, nodeServiceAccountId } from "../components/gke/cluster";
 import { adapterPrincipal } from "../components/gke/customMetricsAdapter";
 import { nodePoolArgs } from "../components/gke/nodePool";
@@ -13,7 +12,7 @@ import { cloudMonitoringDashboard } from "../observability/dashboard";
 import type { ConfigFor } from "./config";
 import type { ConfigIssue } from "./configReader";
 import type { GcpConfig } from "./gcpConfig";
-import { ProviderInput, ProviderRule, goCidrRefusal, intRange, isJson, oneOf, parseGoCidr, providerIssues, rule } from "./providerRules";
+import { ProviderInput, ProviderRule, autoName, goCidrRefusal, intRange, isJson, oneOf, parseGoCidr, plain, providerIssues, rule } from "./providerRules";
 
 const TPG = "terraform-provider-google";
 const CLUSTER = `${TPG} google/services/container/resource_container_cluster.go`;
@@ -103,10 +102,6 @@ export const GCP_RULES = {
     dashboardJson: isJson(`${TPG} google/services/monitoring/resource_monitoring_dashboard.go dashboard_json (validation.StringIsJSON)`),
 } as const;
 
-/** The stack's Compute Engine resources are named by Pulumi: the resource's name, '-', seven random hex digits. */
-export function autoName(name: string): string {
-    return `${name}-0000000`;
-}
 
 /** Placeholders for what only the cloud knows (ids, emails): their shape is what the rules read. */
 const PLACEHOLDER = { network: "projects/p/global/networks/n", subnetwork: "projects/p/regions/r/subnetworks/s", cluster: "cluster", projectNumber: "123456789012" };
@@ -205,10 +200,3 @@ export function gcpProviderIssues(config: ConfigFor<"gcp">): ConfigIssue[] {
     return providerIssues(gcpProviderInputs(config.gke, config.models, config.namespace, config.monitoring.collector === "gke"));
 }
 
-/** A builder's field as the plain value it holds here (the builders are given plain values, never outputs). */
-function plain<T>(value: pulumi.Input<T> | undefined): T | undefined {
-    if (value === undefined || value === null || pulumi.Output.isInstance(value) || value instanceof Promise) {
-        return undefined;
-    }
-    return value as T;
-}

@@ -10,6 +10,7 @@
  * `net.ParseCIDR`), and the walk from the values sent to the issues. The rules themselves are in
  * `gcpProviderRules.ts` and `awsProviderRules.ts`, each naming the provider source it states.
  */
+import * as pulumi from "@pulumi/pulumi";
 import type { ConfigIssue } from "./configReader";
 import type { ServingConfig } from "./config";
 
@@ -63,9 +64,24 @@ export function providerRuleIssues(config: ServingConfig, known: readonly Config
     /* eslint-disable @typescript-eslint/no-require-imports -- the provider packages load only for their cloud (see `cloudSections` in config.ts) */
     const issues = config.cloud === "gcp"
         ? (require("./gcpProviderRules") as typeof import("./gcpProviderRules")).gcpProviderIssues(config)
-        : [];
+        : config.cloud === "aws"
+            ? (require("./awsProviderRules") as typeof import("./awsProviderRules")).awsProviderIssues(config)
+            : [];
     /* eslint-enable @typescript-eslint/no-require-imports */
     return issues.filter((issue) => !known.some((k) => k.key === issue.key));
+}
+
+/** The name Pulumi gives a resource whose name is not set: its resource name, '-', seven random hex digits (here zeros). */
+export function autoName(name: string): string {
+    return `${name}-0000000`;
+}
+
+/** A builder's field as the plain value it holds here (the builders are given plain values, never outputs). */
+export function plain<T>(value: pulumi.Input<T> | undefined): T | undefined {
+    if (value === undefined || value === null || pulumi.Output.isInstance(value) || value instanceof Promise) {
+        return undefined;
+    }
+    return value as T;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@ import * as assert from "assert";
 import { readConfig } from "../../../config/config";
 import { ConfigError, ConfigIssue } from "../../../config/configReader";
 import type { GcpConfig } from "../../../config/gcpConfig";
-import { GCP_RULES, autoName, gcpProviderInputs } from "../../../config/gcpProviderRules";
-import { PROVIDER_LIMITS_DOC, ProviderRule, providerIssues } from "../../../config/providerRules";
+import { GCP_RULES, gcpProviderInputs } from "../../../config/gcpProviderRules";
+import { PROVIDER_LIMITS_DOC, ProviderRule, autoName, providerIssues } from "../../../config/providerRules";
 import { ROOT, exampleConfig, issueFor } from "../../support/cloudMocks";
 
 /* The rules terraform-provider-google (what pulumi-gcp wraps) applies before any API call, stated from
