@@ -6,6 +6,7 @@
  * stack sends is walked from the builders the components use (`nodeGroupArgs`, `ecrRepositoryName`,
  * `tagMutability`, `lifecyclePolicy`, `autoscalerDiscoveryTags`).
  */
+import { metricsServerAddonArgs, podIdentityAgentAddonArgs, vpcCniAddonArgs } from "../components/eks/addons";
 import { autoscalerDiscoveryTags } from "../components/eks/clusterAutoscaler";
 import { nodeGroupArgs } from "../components/eks/nodeGroup";
 import { ecrRepositoryName, lifecyclePolicy, tagMutability } from "../components/registry/ecr";
@@ -120,6 +121,8 @@ export const AWS_RULES = {
         : `"${v}" must be 1 to 128 letters, digits, '.', '_', '*' and '-'`)),
     exclusionFilterType: oneOf(`${ECR_API} ImageTagMutabilityExclusionFilterType`, ["WILDCARD"]),
     lifecyclePolicyText: lengthWithin(`${ECR_API} LifecyclePolicyText`, 100, 30720, "a lifecycle policy"),
+    /** An add-on's `resolveConflictsOnCreate`/`OnUpdate`: the API's `ResolveConflicts`. */
+    resolveConflicts: oneOf(`${EKS_API} ResolveConflicts`, ["OVERWRITE", "NONE", "PRESERVE"]),
     /** An IAM role's name (Pulumi names the stack's roles): the API's `roleNameType`. */
     roleName: rule(`${IAM_API} roleNameType`, (v) => (v.length >= 1 && v.length <= 64 && /^[\w+=,.@-]+$/.test(v) ? undefined
         : `"${v}" must be 1 to 64 letters, digits and +=,.@_-`)),
@@ -188,6 +191,10 @@ export function awsProviderInputs(eks: AwsConfig, models: { name: string; key: s
     }
     add("aws.ecr.LifecyclePolicy policy", lifecyclePolicy(eks.registry.keepImages), AWS_RULES.lifecyclePolicyText, "eks.registry.keepImages",
         { from: eks.registry.keepImages, fix: "this program writes the policy from it: report it as a tf-serving bug" });
+    for (const addon of [vpcCniAddonArgs, metricsServerAddonArgs, podIdentityAgentAddonArgs].map((args) => args(eks.clusterName, "v0"))) {
+        constant(`aws.eks.Addon resolveConflictsOnCreate (${plain(addon.addonName)})`, addon.resolveConflictsOnCreate, AWS_RULES.resolveConflicts);
+        constant(`aws.eks.Addon resolveConflictsOnUpdate (${plain(addon.addonName)})`, addon.resolveConflictsOnUpdate, AWS_RULES.resolveConflicts);
+    }
     for (const role of ROLE_RESOURCES) {
         constant(`the IAM role name Pulumi gives ${role}`, autoName(role), AWS_RULES.roleName);
     }

@@ -72,6 +72,10 @@ describe("terraform-provider-aws's rules", () => {
         table(AWS_RULES.lifecyclePolicyText, ["x".repeat(100)], ["{\"rules\":[]}", "x".repeat(30721)]);
     });
 
+    it("EKS API ResolveConflicts (add-ons' resolveConflictsOnCreate and OnUpdate)", () => {
+        table(AWS_RULES.resolveConflicts, ["OVERWRITE", "NONE", "PRESERVE"], ["overwrite", "FORCE"]);
+    });
+
     it("IAM API roleNameType: Pulumi's names of the stack's roles fit 64 characters of [\\w+=,.@-]", () => {
         table(AWS_RULES.roleName, [autoName("eks-cluster-autoscaler-role"), "a".repeat(64)], ["a".repeat(65), "role/x", ""]);
     });
@@ -106,7 +110,8 @@ describe("the EKS stack's values against terraform-provider-aws's rules (and the
         const inputs = awsProviderInputs({ ...EXAMPLE, gpuNodeGroup, clusterAutoscaler: true }, MODEL).map((i) => i.input);
         for (const input of ["aws.eks.Cluster name", "aws.eks.NodeGroup amiType", "aws.eks.NodeGroup capacityType", "aws.eks.NodeGroup taints.effect",
             "aws.eks.NodeGroup tags (key)", "aws.eks.Cluster vpcConfig.publicAccessCidrs", "aws.eks.AccessEntry principalArn", "aws.ec2.Vpc cidrBlock",
-            "aws.ecr.Repository name (model half-plus-two)", "aws.ecr.Repository imageTagMutability", "aws.ecr.LifecyclePolicy policy"]) {
+            "aws.ecr.Repository name (model half-plus-two)", "aws.ecr.Repository imageTagMutability", "aws.ecr.LifecyclePolicy policy",
+            "aws.eks.Addon resolveConflictsOnCreate (vpc-cni)"]) {
             assert.ok(inputs.includes(input), `${input} is not walked: ${inputs.join(", ")}`);
         }
     });
