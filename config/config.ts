@@ -27,6 +27,7 @@ import { GpuPool, planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
 import { labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
+import { providerRuleIssues } from "./providerRules";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -416,6 +417,8 @@ export function readConfig(all: Record<string, string>, project: string, project
         gpuModels.forEach((m) => { m.rollout = plan.rollouts[m.name]; });
     }
 
+    // What the cloud's provider would refuse, named by the key behind it (`providerRules.ts`).
+    r.issues.push(...providerRuleIssues(config, r.issues));
     if (r.issues.length > 0) {
         throw new ConfigError(r.issues, project);
     }

@@ -90,6 +90,24 @@ function isOwned(settings: ArtifactRegistrySettings): settings is OwnedRepositor
  */
 export const OWNED_DOCKER_CONFIG = { immutableTags: false } as const;
 
+/** The arguments of a repository this stack owns: Docker, mutable tags, a cleanup policy keeping `keepImages` per image. */
+export function ownedRepositoryArgs(project: string, settings: OwnedRepositorySettings): gcp.artifactregistry.RepositoryArgs {
+    const naming = artifactRegistryNaming(project, settings);
+    return {
+        project,
+        location: naming.location,
+        repositoryId: naming.repositoryId,
+        format: "DOCKER",
+        description: "TensorFlow Serving model images (tf-serving)",
+        dockerConfig: OWNED_DOCKER_CONFIG,
+        cleanupPolicyDryRun: false,
+        cleanupPolicies: [
+            { id: "keep-recent", action: "KEEP", mostRecentVersions: { keepCount: settings.keepImages } },
+            { id: "delete-older", action: "DELETE", condition: { tagState: "ANY" } },
+        ],
+    };
+}
+
 /**
  * The manifest digest in a Docker image's Artifact Registry name
  * (`projects/P/locations/L/repositories/R/dockerImages/IMAGE@sha256:...`) or URI (`HOST/.../IMAGE@sha256:...`).
@@ -164,19 +182,7 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
         // names and grants wait for it, so nothing is pushed or granted on a repository that is not there.
         let ready: pulumi.Output<string>;
         if (isOwned(settings)) {
-            this.repository = new gcp.artifactregistry.Repository(`${name}-repo`, {
-                project,
-                location: naming.location,
-                repositoryId: naming.repositoryId,
-                format: "DOCKER",
-                description: "TensorFlow Serving model images (tf-serving)",
-                dockerConfig: OWNED_DOCKER_CONFIG,
-                cleanupPolicyDryRun: false,
-                cleanupPolicies: [
-                    { id: "keep-recent", action: "KEEP", mostRecentVersions: { keepCount: settings.keepImages } },
-                    { id: "delete-older", action: "DELETE", condition: { tagState: "ANY" } },
-                ],
-            }, { parent: this });
+            this.repository = new gcp.artifactregistry.Repository(`${name}-repo`, ownedRepositoryArgs(project, settings), { parent: this });
             ready = this.repository.repositoryId;
         } else {
             ready = pulumi.output(findGcrRepository(project, settings.host, { parent: this }));

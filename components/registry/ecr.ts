@@ -42,6 +42,11 @@ export function tagMutability(): { imageTagMutability: string; imageTagMutabilit
     };
 }
 
+/** A model's repository: `<repositoryPrefix>/<model>`. */
+export function ecrRepositoryName(repositoryPrefix: string, model: string): string {
+    return `${repositoryPrefix}/${model}`;
+}
+
 /** ECR lifecycle policy text: expire all but the newest `keep` images, tagged or not. */
 export function lifecyclePolicy(keep: number): string {
     return JSON.stringify({
@@ -67,7 +72,7 @@ export class Ecr extends pulumi.ComponentResource {
         this.repositories = {};
         for (const model of args.models) {
             const repository = new aws.ecr.Repository(`${name}-${model}`, {
-                name: `${args.settings.repositoryPrefix}/${model}`,
+                name: ecrRepositoryName(args.settings.repositoryPrefix, model),
                 ...tagMutability(),
                 imageScanningConfiguration: { scanOnPush: true },
                 forceDelete: args.settings.forceDelete,
