@@ -14,7 +14,7 @@ import { NodePlacement, poolLabels, poolPlacement } from "../nodePlacement";
 import { addonVersionFor, metricsServerAddonArgs, podIdentityAgentAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
-import { AwsLoadBalancerController } from "./loadBalancerController";
+import { AwsLoadBalancerController, POD_READINESS_GATE_LABELS } from "./loadBalancerController";
 import { ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
 import { PrometheusAdapter, PrometheusEndpoint, eksRequestRateMetric } from "./prometheusAdapter";
 import { PodMetricRef } from "../../serving/autoscaling";
@@ -132,6 +132,8 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly devicePlugin?: NvidiaDevicePlugin;
     /** Present only with `loadBalancerController`. */
     readonly loadBalancerController?: AwsLoadBalancerController;
+    /** Labels the models' namespace needs here: the controller's readiness gates when it fronts the pods. */
+    readonly namespaceLabels?: Record<string, string>;
     /** Present only with `clusterAutoscaler`. */
     readonly clusterAutoscaler?: ClusterAutoscaler;
     /** Present only with `prometheusAdapter`. */
@@ -235,6 +237,7 @@ export class EksCluster extends pulumi.ComponentResource {
                 gatewayClassName: args.loadBalancerController.gatewayClassName,
                 dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });
+            this.namespaceLabels = { ...POD_READINESS_GATE_LABELS };
         }
         if (args.clusterAutoscaler && agent) {
             const gpuGroup = args.gpuNodeGroup && this.nodeGroups[1];

@@ -118,6 +118,24 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
     });
 
+    it("endpoint gateway: the models' namespace enables the controller's pod readiness gates; not behind EKS's own NLB", async () => {
+        // kubernetes-sigs/aws-load-balancer-controller docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
+        // created in a namespace labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled` (IP targets only); without it a
+        // rollout can leave a target group with only Initial or Draining targets, an outage.
+        const gate = "elbv2.k8s.aws/pod-readiness-gate-inject";
+        const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, GATEWAY), ALB);
+        const namespace = recorder.one("kubernetes:core/v1:Namespace").inputs as any;
+        assert.strictEqual(namespace.metadata.labels[gate], "enabled");
+        assert.strictEqual(namespace.metadata.labels["pod-security.kubernetes.io/enforce"], "restricted", "beside the labels it had");
+        const nlb = await runCloudStack(exampleConfig("aws-example"), NLB);
+        assert.ok(!(gate in (nlb.recorder.one("kubernetes:core/v1:Namespace").inputs as any).metadata.labels), "no controller, no webhook to label for");
+
+        const existing = await runCloudStack(exampleConfig("aws-example", () => undefined, { ...GATEWAY, "tf-serving:createNamespace": "false" }), ALB);
+        assert.deepStrictEqual(existing.recorder.ofType("kubernetes:core/v1:Namespace"), []);
+        const patch = existing.recorder.one("kubernetes:core/v1:NamespacePatch").inputs as any;
+        assert.deepStrictEqual(patch.metadata, { name: "tf-serving", labels: { [gate]: "enabled" } }, "a namespace the stack does not own: only the label is applied");
+    });
+
     it("endpoint gateway with a named GatewayClass: the stack creates that class (its cluster has no other); no source ranges needs publicEndpoint", async () => {
         const config = exampleConfig("aws-example", () => undefined, {
             "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true", "tf-serving:gateway": JSON.stringify({ certificateArn: CERT, className: "shared-alb" }),
