@@ -15,10 +15,10 @@ import { addonVersionFor, metricsServerAddonArgs, podIdentityAgentAddonArgs, vpc
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
 import { AwsLoadBalancerController, POD_READINESS_GATE_LABELS } from "./loadBalancerController";
-import { ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
+import { ACCELERATOR_LABEL, ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
 import { PrometheusAdapter, PrometheusEndpoint, eksRequestRateMetric } from "./prometheusAdapter";
 import { PodMetricRef } from "../../serving/autoscaling";
-import { nvidiaGpusPerInstance } from "./instanceTypes";
+import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 
@@ -200,7 +200,9 @@ export class EksCluster extends pulumi.ComponentResource {
         const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni], ignoreChanges: args.clusterAutoscaler ? ["scalingConfig.desiredSize"] : [] };
         this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
         if (args.gpuNodeGroup) {
-            this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, at), groupOpts));
+            // The accelerator label tells the autoscaler a new node's GPUs are coming (the device plugin advertises them later).
+            const gpuLabels = args.clusterAutoscaler ? { [ACCELERATOR_LABEL]: nvidiaGpuModel(args.gpuNodeGroup.instanceType) } : undefined;
+            this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, { ...at, extraLabels: gpuLabels }), groupOpts));
         }
         if (args.metricsServer) {
             // Its Deployment needs nodes to become healthy; created before them, the add-on would wait out its timeout.
@@ -247,7 +249,11 @@ export class EksCluster extends pulumi.ComponentResource {
                 kubernetesVersion: cluster.version,
                 gpuGroup: gpuGroup && args.gpuNodeGroup ? {
                     autoscalingGroupName: gpuGroup.resources.apply((r) => r?.[0]?.autoscalingGroups?.[0]?.name ?? ""),
-                    gpusPerNode: nvidiaGpusPerInstance(args.gpuNodeGroup.instanceType),
+                    node: {
+                        gpusPerNode: nvidiaGpusPerInstance(args.gpuNodeGroup.instanceType),
+                        diskSizeGb: args.gpuNodeGroup.diskSizeGb,
+                        accelerator: nvidiaGpuModel(args.gpuNodeGroup.instanceType),
+                    },
                 } : undefined,
                 dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });

@@ -47,6 +47,8 @@ export interface NodeGroupPlacement {
     kubernetesVersion: pulumi.Input<string>;
     /** Tags of the node group (the Cluster Autoscaler's discovery tags, `autoscalerDiscoveryTags`); default none, as before they existed. */
     tags?: Record<string, string>;
+    /** Node labels beside the pool's (the GPU nodes' `ACCELERATOR_LABEL` for the Cluster Autoscaler); default none. */
+    extraLabels?: Record<string, string>;
 }
 
 /** Arguments for the CPU or GPU managed node group. */
@@ -62,7 +64,7 @@ export function nodeGroupArgs(kind: PoolKind, settings: EksNodeGroupSettings, at
         diskSize: settings.diskSizeGb,
         scalingConfig: { desiredSize: settings.desiredNodes, minSize: settings.minNodes, maxSize: settings.maxNodes },
         updateConfig: { maxUnavailable: 1 },
-        labels: poolLabels(kind),
+        labels: { ...poolLabels(kind), ...at.extraLabels },
         taints: kind === "gpu" ? [{ key: GPU_TAINT_KEY, value: "true", effect: "NO_SCHEDULE" }] : undefined,
         ...(at.tags ? { tags: at.tags } : {}),
     };

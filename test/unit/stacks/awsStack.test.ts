@@ -261,7 +261,50 @@ describe("EKS stack (deployAws under mocks)", () => {
             "k8s.io/cluster-autoscaler/node-template/label/tf-serving/pool": "gpu",
             "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
             "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4",
+            "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage": "84Gi",
+            "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator": "nvidia-a10g",
         });
+        assert.deepStrictEqual(recorder.ofType("aws:autoscaling/tag:Tag").slice(0, 3).map((t) => t.name),
+            ["eks-cluster-autoscaler-gpu-template-0", "eks-cluster-autoscaler-gpu-template-1", "eks-cluster-autoscaler-gpu-template-2"],
+            "the tags earlier versions made keep their names (and URNs)");
+    });
+
+    it("eks.clusterAutoscaler: a GPU group at zero offers, in the autoscaler's template, everything the GPU model's pods select and request", async () => {
+        // kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go, buildNodeFromTemplate: with no node of the group
+        // to copy, capacity is pods, cpu, memory and nvidia.com/gpu from the instance catalog plus the ASG's
+        // `node-template/resources/<name>` tags; labels are the generic ones (arch, os, instance type, zone) plus
+        // `node-template/label/<key>` tags; taints the `node-template/taint/<key>` tags. A pod asking for anything else never
+        // fits, so the group stays at zero once the autoscaler has forgotten its last real node (autoscaler#1650, #1869).
+        const config = exampleConfig("aws-example", (eks: any) => {
+            eks.clusterAutoscaler = true;
+            eks.gpuNodeGroup = { instanceType: "g5.xlarge", desiredNodes: 0, minNodes: 0, maxNodes: 2 };
+        }, MIXED);
+        const { recorder } = await runCloudStack(config, NLB);
+        const tags = Object.fromEntries(recorder.ofType("aws:autoscaling/tag:Tag").map((t) => [(t.inputs as any).tag.key, (t.inputs as any).tag.value]));
+        const prefix = "k8s.io/cluster-autoscaler/node-template/";
+        const template = {
+            resources: ["pods", "cpu", "memory", "nvidia.com/gpu", ...Object.keys(tags).filter((k) => k.startsWith(`${prefix}resources/`)).map((k) => k.slice(`${prefix}resources/`.length))],
+            labels: { "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
+                ...Object.fromEntries(Object.entries(tags).filter(([k]) => k.startsWith(`${prefix}label/`)).map(([k, v]) => [k.slice(`${prefix}label/`.length), v])) },
+            taints: Object.entries(tags).filter(([k]) => k.startsWith(`${prefix}taint/`)).map(([k, v]) => ({ key: k.slice(`${prefix}taint/`.length), effect: String(v).split(":")[1] })),
+        };
+        const deployment = recorder.ofType("kubernetes:apps/v1:Deployment").find((d) => (d.inputs as any).metadata.name === "gpu-model");
+        assert.ok(deployment, "the GPU model's Deployment");
+        const pod = (deployment.inputs as any).spec.template.spec;
+        for (const resource of Object.keys(pod.containers[0].resources.requests)) {
+            assert.ok(template.resources.includes(resource), `the template offers no ${resource}, which the GPU model's pods request`);
+        }
+        for (const [key, value] of Object.entries(pod.nodeSelector as Record<string, string>)) {
+            assert.strictEqual((template.labels as Record<string, string>)[key], value, `the pods select ${key}=${value}`);
+        }
+        for (const taint of template.taints) {
+            assert.ok(pod.tolerations.some((t: any) => t.key === taint.key && t.effect === taint.effect), `the pods tolerate ${taint.key}`);
+        }
+        // Its AWS README, "Special note on GPU instances": the label on the real nodes too, so a new node is known to be a GPU node.
+        const gpuGroup = recorder.one("aws:eks/nodeGroup:NodeGroup", "gpu").inputs as any;
+        assert.strictEqual(gpuGroup.labels["k8s.amazonaws.com/accelerator"], "nvidia-a10g");
+        assert.strictEqual(tags[`${prefix}label/k8s.amazonaws.com/accelerator`], gpuGroup.labels["k8s.amazonaws.com/accelerator"]);
+        assert.ok(!("k8s.amazonaws.com/accelerator" in (recorder.one("aws:eks/nodeGroup:NodeGroup", "cpu").inputs as any).labels));
     });
 
     it("a request-rate HPA: prometheus-adapter over eks.prometheusUrl, the HPA on its metric for the model; metrics-server beside it", async () => {
