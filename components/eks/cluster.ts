@@ -10,7 +10,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
-import { NodePlacement, poolLabels, poolPlacement } from "../nodePlacement";
+import { NodePlacement, PoolKind, poolLabels, poolPlacement } from "../nodePlacement";
 import { addonVersionFor, metricsServerAddonArgs, podIdentityAgentAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
@@ -19,7 +19,7 @@ import { ACCELERATOR_LABEL, ClusterAutoscaler, autoscalerDiscoveryTags } from ".
 import { PrometheusAdapter, PrometheusEndpoint, eksRequestRateMetric } from "./prometheusAdapter";
 import { PodMetricRef } from "../../serving/autoscaling";
 import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
-import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
+import { EksNodeGroupSettings, NodeGroupPlacement, autoscaledSize, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
@@ -103,11 +103,22 @@ export interface EksClusterArgs {
      */
     clusterAutoscaler?: boolean;
     /**
+     * With `clusterAutoscaler`: the live desired size of each group whose `minNodes` or `maxNodes` this update
+     * changes, read from EKS before it (`autoscaledSize`): that size, moved into the new bounds, is what the
+     * update sends. A group not listed keeps its live size (`ignoreChanges`). Default none.
+     */
+    liveDesiredSizes?: Partial<Record<PoolKind, number>>;
+    /**
      * Install prometheus-adapter (`prometheusAdapter.ts`) over this Prometheus, so a request-rate HPA
      * reads the model pods' inference rate. Default none; the EKS stack sets it from `eks.prometheusUrl`
      * when a model has `targetRequestsPerSecond`.
      */
     prometheusAdapter?: { prometheus: PrometheusEndpoint };
+}
+
+/** The resource name of an `EksCluster` named `name`'s node group of `kind` (`eks-gpu`), which a checkpoint's URN ends with. */
+export function nodeGroupResourceName(name: string, kind: PoolKind): string {
+    return `${name}-${kind}`;
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -196,13 +207,18 @@ export class EksCluster extends pulumi.ComponentResource {
         const addonVersion = (addon: string) => addonVersionFor(addon, cluster.version, { parent: this });
         // The CNI goes in before the nodes, so every node starts with the network policy agent running.
         this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name, addonVersion("vpc-cni")), { parent: this });
-        // With the autoscaler the desired size is its own: a `pulumi up` must not set it back.
-        const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni], ignoreChanges: args.clusterAutoscaler ? ["scalingConfig.desiredSize"] : [] };
-        this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
+        // With the autoscaler the desired size is its own: a `pulumi up` sends it back only moved into new bounds (`autoscaledSize`).
+        const nodeGroup = (kind: PoolKind, settings: EksNodeGroupSettings, placement: NodeGroupPlacement) => {
+            const size = args.clusterAutoscaler ? autoscaledSize(settings, args.liveDesiredSizes?.[kind]) : { desiredSize: settings.desiredNodes, keepLiveSize: false };
+            return new aws.eks.NodeGroup(nodeGroupResourceName(name, kind), nodeGroupArgs(kind, { ...settings, desiredNodes: size.desiredSize }, placement), {
+                parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni], ignoreChanges: size.keepLiveSize ? ["scalingConfig.desiredSize"] : [],
+            });
+        };
+        this.nodeGroups = [nodeGroup("cpu", args.cpuNodeGroup, at)];
         if (args.gpuNodeGroup) {
             // The accelerator label tells the autoscaler a new node's GPUs are coming (the device plugin advertises them later).
             const gpuLabels = args.clusterAutoscaler ? { [ACCELERATOR_LABEL]: nvidiaGpuModel(args.gpuNodeGroup.instanceType) } : undefined;
-            this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, { ...at, extraLabels: gpuLabels }), groupOpts));
+            this.nodeGroups.push(nodeGroup("gpu", args.gpuNodeGroup, { ...at, extraLabels: gpuLabels }));
         }
         if (args.metricsServer) {
             // Its Deployment needs nodes to become healthy; created before them, the add-on would wait out its timeout.

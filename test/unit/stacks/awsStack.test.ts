@@ -307,6 +307,50 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.ok(!("k8s.amazonaws.com/accelerator" in (recorder.one("aws:eks/nodeGroup:NodeGroup", "cpu").inputs as any).labels));
     });
 
+    it("eks.clusterAutoscaler on a live stack: a no-op keeps the autoscaler's size untouched; new bounds send the live size moved into them", async () => {
+        // The GPU group was created at 1 in 0..2 (the checkpoint says so); the autoscaler has grown it to 2 since.
+        const checkpoint = {
+            "urn:pulumi:test::tf-serving::pulumi:pulumi:Stack::tf-serving-test": { type: "pulumi:pulumi:Stack", outputs: { clusterName: "tf-serving-example" } },
+            "urn:pulumi:test::tf-serving::tf-serving:index:EksCluster$aws:eks/nodeGroup:NodeGroup::eks-gpu": {
+                type: "aws:eks/nodeGroup:NodeGroup",
+                outputs: { clusterName: "tf-serving-example", nodeGroupName: "eks-gpu-0a1b2c3", scalingConfig: { desiredSize: 1, minSize: 0, maxSize: 2 } },
+            },
+        };
+        const run = async (gpu: Record<string, number>) => {
+            const all = exampleConfig("aws-example", (eks: any) => {
+                eks.clusterAutoscaler = true;
+                eks.gpuNodeGroup = { instanceType: "g5.xlarge", ...gpu };
+            }, MIXED);
+            const recorder = await startMockRuntime({
+                config: all, loadBalancer: NLB, call: (token, args) => {
+                    if (token === READ_CHECKPOINT) {
+                        return { name: args.stackName, outputs: checkpoint };
+                    }
+                    return token === "aws:eks/getNodeGroup:getNodeGroup" ? { scalingConfigs: [{ desiredSize: 2, minSize: 0, maxSize: 2 }] } : undefined;
+                },
+            });
+            const config = readConfig(all, "tf-serving", ROOT);
+            assert.ok(config.cloud === "aws");
+            await deployAws(config, prepareModels(config, "tf-serving").models);
+            await recorder.settle();
+            const group = recorder.one("aws:eks/nodeGroup:NodeGroup", "gpu");
+            const reads = recorder.calls.filter((c) => c.token === "aws:eks/getNodeGroup:getNodeGroup").map((c) => c.args);
+            return { scaling: (group.inputs as any).scalingConfig, ignoreChanges: group.ignoreChanges, reads };
+        };
+
+        const unchanged = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 2 });
+        assert.deepStrictEqual(unchanged.ignoreChanges, ["scalingConfig.desiredSize"], "the engine keeps the desired size it last sent: no diff");
+        assert.deepStrictEqual(unchanged.reads, [], "no bounds change, nothing asked of EKS");
+
+        const wider = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 4 });
+        assert.deepStrictEqual(wider.scaling, { desiredSize: 2, minSize: 0, maxSize: 4 }, "the 2 nodes the autoscaler runs, not the 1 of creation");
+        assert.deepStrictEqual(wider.ignoreChanges, []);
+        assert.deepStrictEqual(wider.reads, [{ clusterName: "tf-serving-example", nodeGroupName: "eks-gpu-0a1b2c3" }]);
+
+        const higherMin = await run({ desiredNodes: 3, minNodes: 3, maxNodes: 4 });
+        assert.deepStrictEqual(higherMin.scaling, { desiredSize: 3, minSize: 3, maxSize: 4 }, "raised to the new minimum, which EKS accepts");
+    });
+
     it("a request-rate HPA: prometheus-adapter over eks.prometheusUrl, the HPA on its metric for the model; metrics-server beside it", async () => {
         const config = exampleConfig("aws-example", (eks: any) => { eks.prometheusUrl = "http://prometheus-server.monitoring.svc:80"; },
             { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 4, targetCpuUtilization: 70, targetRequestsPerSecond: 20 }) });
