@@ -31,7 +31,6 @@ const EKS_RESOURCE_NAME = "eks";
  * Balancer (TCP, so gRPC's HTTP/2 passes through untouched) rather than a Classic ELB.
  * `serviceAnnotations` in config override them (e.g. for the AWS Load Balancer Controller).
  */
-
 export const AWS_LOAD_BALANCER_ANNOTATIONS: Record<string, string> = {
     "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
 };
@@ -93,7 +92,7 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     // The Gateway on EKS is the AWS Load Balancer Controller's; the stack's own GatewayClass unless one is named.
     const gateway = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
     const loadBalancerController = gateway && { gatewayClassName: gateway.createClass ? gateway.className : undefined };
-    // With the autoscaler, a group whose bounds change keeps its live size (moved into the new bounds), read before anything is registered.
+    // With the autoscaler, a group whose bounds change keeps its live size (moved into the new bounds), read before the cluster is registered.
     const groups: AutoscaledGroup[] = [{ kind: "cpu", key: "eks.cpuNodeGroup", settings: eks.cpuNodeGroup },
         ...(eks.gpuNodeGroup ? [{ kind: "gpu" as const, key: "eks.gpuNodeGroup", settings: eks.gpuNodeGroup }] : [])];
     const liveDesiredSizes = eks.clusterAutoscaler && !options.offline

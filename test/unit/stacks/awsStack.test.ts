@@ -118,22 +118,28 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
     });
 
-    it("endpoint gateway: the models' namespace enables the controller's pod readiness gates; not behind EKS's own NLB", async () => {
-        // kubernetes-sigs/aws-load-balancer-controller docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
-        // created in a namespace labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled` (IP targets only); without it a
-        // rollout can leave a target group with only Initial or Draining targets, an outage.
-        const gate = "elbv2.k8s.aws/pod-readiness-gate-inject";
+    // kubernetes-sigs/aws-load-balancer-controller docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
+    // created in a namespace labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled` (IP targets only); without it a
+    // rollout can leave a target group with only Initial or Draining targets, an outage.
+    const READINESS_GATE = "elbv2.k8s.aws/pod-readiness-gate-inject";
+
+    it("endpoint gateway: the models' namespace enables the controller's pod readiness gates", async () => {
         const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, GATEWAY), ALB);
         const namespace = recorder.one("kubernetes:core/v1:Namespace").inputs as any;
-        assert.strictEqual(namespace.metadata.labels[gate], "enabled");
+        assert.strictEqual(namespace.metadata.labels[READINESS_GATE], "enabled");
         assert.strictEqual(namespace.metadata.labels["pod-security.kubernetes.io/enforce"], "restricted", "beside the labels it had");
-        const nlb = await runCloudStack(exampleConfig("aws-example"), NLB);
-        assert.ok(!(gate in (nlb.recorder.one("kubernetes:core/v1:Namespace").inputs as any).metadata.labels), "no controller, no webhook to label for");
+    });
 
-        const existing = await runCloudStack(exampleConfig("aws-example", () => undefined, { ...GATEWAY, "tf-serving:createNamespace": "false" }), ALB);
-        assert.deepStrictEqual(existing.recorder.ofType("kubernetes:core/v1:Namespace"), []);
-        const patch = existing.recorder.one("kubernetes:core/v1:NamespacePatch").inputs as any;
-        assert.deepStrictEqual(patch.metadata, { name: "tf-serving", labels: { [gate]: "enabled" } }, "a namespace the stack does not own: only the label is applied");
+    it("endpoint loadBalancer (EKS's own NLB, no controller): no readiness-gate label", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example"), NLB);
+        assert.ok(!(READINESS_GATE in (recorder.one("kubernetes:core/v1:Namespace").inputs as any).metadata.labels));
+    });
+
+    it("endpoint gateway into a namespace the stack does not own: only the readiness-gate label is applied to it", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, { ...GATEWAY, "tf-serving:createNamespace": "false" }), ALB);
+        assert.deepStrictEqual(recorder.ofType("kubernetes:core/v1:Namespace"), []);
+        const patch = recorder.one("kubernetes:core/v1:NamespacePatch").inputs as any;
+        assert.deepStrictEqual(patch.metadata, { name: "tf-serving", labels: { [READINESS_GATE]: "enabled" } });
     });
 
     it("endpoint gateway with a named GatewayClass: the stack creates that class (its cluster has no other); no source ranges needs publicEndpoint", async () => {
@@ -307,8 +313,7 @@ describe("EKS stack (deployAws under mocks)", () => {
         assert.ok(!("k8s.amazonaws.com/accelerator" in (recorder.one("aws:eks/nodeGroup:NodeGroup", "cpu").inputs as any).labels));
     });
 
-    it("eks.clusterAutoscaler on a live stack: a no-op keeps the autoscaler's size untouched; new bounds send the live size moved into them", async () => {
-        // The GPU group was created at 1 in 0..2 (the checkpoint says so); the autoscaler has grown it to 2 since.
+    describe("eks.clusterAutoscaler on a live stack (the GPU group created at 1 in 0..2, grown to 2 by the autoscaler since)", () => {
         const checkpoint = {
             "urn:pulumi:test::tf-serving::pulumi:pulumi:Stack::tf-serving-test": { type: "pulumi:pulumi:Stack", outputs: { clusterName: "tf-serving-example" } },
             "urn:pulumi:test::tf-serving::tf-serving:index:EksCluster$aws:eks/nodeGroup:NodeGroup::eks-gpu": {
@@ -338,17 +343,23 @@ describe("EKS stack (deployAws under mocks)", () => {
             return { scaling: (group.inputs as any).scalingConfig, ignoreChanges: group.ignoreChanges, reads };
         };
 
-        const unchanged = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 2 });
-        assert.deepStrictEqual(unchanged.ignoreChanges, ["scalingConfig.desiredSize"], "the engine keeps the desired size it last sent: no diff");
-        assert.deepStrictEqual(unchanged.reads, [], "no bounds change, nothing asked of EKS");
+        it("unchanged bounds: the engine keeps the desired size it last sent (no diff), and EKS is not asked", async () => {
+            const unchanged = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 2 });
+            assert.deepStrictEqual(unchanged.ignoreChanges, ["scalingConfig.desiredSize"]);
+            assert.deepStrictEqual(unchanged.reads, []);
+        });
 
-        const wider = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 4 });
-        assert.deepStrictEqual(wider.scaling, { desiredSize: 2, minSize: 0, maxSize: 4 }, "the 2 nodes the autoscaler runs, not the 1 of creation");
-        assert.deepStrictEqual(wider.ignoreChanges, []);
-        assert.deepStrictEqual(wider.reads, [{ clusterName: "tf-serving-example", nodeGroupName: "eks-gpu-0a1b2c3" }]);
+        it("a wider maxNodes: sends the 2 nodes the autoscaler runs, not the 1 of creation", async () => {
+            const wider = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 4 });
+            assert.deepStrictEqual(wider.scaling, { desiredSize: 2, minSize: 0, maxSize: 4 });
+            assert.deepStrictEqual(wider.ignoreChanges, []);
+            assert.deepStrictEqual(wider.reads, [{ clusterName: "tf-serving-example", nodeGroupName: "eks-gpu-0a1b2c3" }]);
+        });
 
-        const higherMin = await run({ desiredNodes: 3, minNodes: 3, maxNodes: 4 });
-        assert.deepStrictEqual(higherMin.scaling, { desiredSize: 3, minSize: 3, maxSize: 4 }, "raised to the new minimum, which EKS accepts");
+        it("a minNodes above the live size: raised to it, which EKS accepts", async () => {
+            const higherMin = await run({ desiredNodes: 3, minNodes: 3, maxNodes: 4 });
+            assert.deepStrictEqual(higherMin.scaling, { desiredSize: 3, minSize: 3, maxSize: 4 });
+        });
     });
 
     it("a request-rate HPA: prometheus-adapter over eks.prometheusUrl, the HPA on its metric for the model; metrics-server beside it", async () => {
