@@ -21,6 +21,10 @@ import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { checkLiveChanges, readDeployedState } from "./deployedState";
 import { PreviousOutputs } from "./previousOutputs";
+import { AutoscaledGroup, eksDesiredSizeReader, liveDesiredSizes as readLiveDesiredSizes } from "./eksNodeGroupSizes";
+
+/** The `EksCluster` component's name: its children's names (and the checkpoint's URNs) start with it. */
+const EKS_RESOURCE_NAME = "eks";
 
 /**
  * Service annotations for the load balancer EKS's built-in cloud controller creates: a Network Load
@@ -88,7 +92,15 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     // The Gateway on EKS is the AWS Load Balancer Controller's; the stack's own GatewayClass unless one is named.
     const gateway = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
     const loadBalancerController = gateway && { gatewayClassName: gateway.createClass ? gateway.className : undefined };
-    const cluster = new EksCluster("eks", { ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer, loadBalancerController, prometheusAdapter }, { providers: [provider] });
+    // With the autoscaler, a group whose bounds change keeps its live size (moved into the new bounds), read before the cluster is registered.
+    const groups: AutoscaledGroup[] = [{ kind: "cpu", key: "eks.cpuNodeGroup", settings: eks.cpuNodeGroup },
+        ...(eks.gpuNodeGroup ? [{ kind: "gpu" as const, key: "eks.gpuNodeGroup", settings: eks.gpuNodeGroup }] : [])];
+    const liveDesiredSizes = eks.clusterAutoscaler && !options.offline
+        ? await readLiveDesiredSizes(EKS_RESOURCE_NAME, groups, (await previous.read()).resources, eksDesiredSizeReader(provider))
+        : undefined;
+    const cluster = new EksCluster(EKS_RESOURCE_NAME, {
+        ...clusterArgs, network: clusterNetwork, adminPrincipalArns, callerArn, metricsServer, loadBalancerController, prometheusAdapter, liveDesiredSizes,
+    }, { providers: [provider] });
     const registry = new Ecr("images", { settings: registrySettings, models: models.map((m) => m.settings.name) }, { providers: [provider] });
 
     // The version EKS runs, not the config key (which may be unset): the next bump is checked against it.

@@ -19,6 +19,8 @@ export interface CreatedCluster extends pulumi.Resource {
     clusterName: pulumi.Output<string>;
     /** The controller that serves the models' Gateways, where the stack installs one (EKS): its webhooks must answer first. */
     loadBalancerController?: pulumi.Resource;
+    /** Labels the models' namespace needs on this cluster (EKS with the load balancer controller: its readiness gates). */
+    namespaceLabels?: Record<string, string>;
     /** The metric a model's request-rate HPA reads, where the cluster serves one under its own name (GKE's adapter). */
     requestRateMetric?(model: string): PodMetricRef;
 }
@@ -42,6 +44,7 @@ export function deployToCluster(
             requestRateMetric: cluster.requestRateMetric?.bind(cluster),
             serviceAnnotations,
             cluster: { kubeconfig: cluster.kubeconfig },
+            namespaceLabels: cluster.namespaceLabels,
             // Pods wait for their nodes (and the device plugin, and pull access to the registry).
             dependsOn: [cluster, registry, ...(cluster.loadBalancerController ? [cluster.loadBalancerController] : [])],
         }),

@@ -81,6 +81,8 @@ export interface DeployArgs {
     dependsOn?: pulumi.Input<pulumi.Resource>[];
     /** How a canary release reaches the cluster (the provider's kubeconfig and context); default the ambient kubeconfig. */
     cluster?: { kubeconfig?: pulumi.Input<string>; context?: string };
+    /** Labels the cluster's controllers read on the models' namespace (EKS: the load balancer controller's readiness gates); default none. */
+    namespaceLabels?: Record<string, string>;
 }
 
 /** The outputs every stack exports, whatever the cloud. */
@@ -103,6 +105,11 @@ export interface StackOutputs {
     deployedSettings?: pulumi.Output<unknown>;
 }
 
+/** The models' namespace labels: Pod Security `restricted`, managed by Pulumi, and what the cluster's controllers read (`extra`). */
+export function modelNamespaceLabels(extra: Record<string, string> = {}): Record<string, string> {
+    return { ...podSecurityLabels(), [MANAGED_BY_LABEL]: "pulumi", ...extra };
+}
+
 /** Pod Security Standard labels: enforce `restricted`, and warn and audit at the same level. */
 export function podSecurityLabels(): Record<string, string> {
     return {
@@ -122,9 +129,14 @@ export function deployModels(args: DeployArgs): StackOutputs {
     const { config, provider } = args;
     const namespace = config.createNamespace
         ? new k8s.core.v1.Namespace(config.namespace, {
-            metadata: { name: config.namespace, labels: { ...podSecurityLabels(), [MANAGED_BY_LABEL]: "pulumi" } },
+            metadata: { name: config.namespace, labels: modelNamespaceLabels(args.namespaceLabels) },
         }, { provider, dependsOn: args.dependsOn }).metadata.name
         : pulumi.output(config.namespace);
+    // A namespace the stack does not own still needs the labels its cluster's controllers read: a patch of those alone.
+    const labelsToPatch = args.namespaceLabels ?? {};
+    if (!config.createNamespace && Object.keys(labelsToPatch).length > 0) {
+        new k8s.core.v1.NamespacePatch(`${config.namespace}-labels`, { metadata: { name: config.namespace, labels: labelsToPatch } }, { provider, dependsOn: args.dependsOn });
+    }
 
     const previous = args.previous ?? new PreviousOutputs(false);
     const previousBuilds = pulumi.all([previous.output(IMAGE_BUILDS_OUTPUT), previous.output("models"), previous.resources()]);

@@ -10,16 +10,16 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { kubeconfigOutput } from "../kubeconfig";
-import { NodePlacement, poolLabels, poolPlacement } from "../nodePlacement";
+import { NodePlacement, PoolKind, poolLabels, poolPlacement } from "../nodePlacement";
 import { addonVersionFor, metricsServerAddonArgs, podIdentityAgentAddonArgs, vpcCniAddonArgs } from "./addons";
 import { NvidiaDevicePlugin } from "./devicePlugin";
 import { EKS_CLUSTER_POLICIES, EKS_NODE_POLICIES, awsPartition, serviceRole } from "./iam";
-import { AwsLoadBalancerController } from "./loadBalancerController";
-import { ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
+import { AwsLoadBalancerController, POD_READINESS_GATE_LABELS } from "./loadBalancerController";
+import { ACCELERATOR_LABEL, ClusterAutoscaler, autoscalerDiscoveryTags } from "./clusterAutoscaler";
 import { PrometheusAdapter, PrometheusEndpoint, eksRequestRateMetric } from "./prometheusAdapter";
 import { PodMetricRef } from "../../serving/autoscaling";
-import { nvidiaGpusPerInstance } from "./instanceTypes";
-import { EksNodeGroupSettings, nodeGroupArgs } from "./nodeGroup";
+import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
+import { EksNodeGroupSettings, NodeGroupPlacement, autoscaledSize, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
@@ -103,11 +103,22 @@ export interface EksClusterArgs {
      */
     clusterAutoscaler?: boolean;
     /**
+     * With `clusterAutoscaler`: the live desired size of each group whose `minNodes` or `maxNodes` this update
+     * changes, read from EKS before it (`autoscaledSize`): that size, moved into the new bounds, is what the
+     * update sends. A group not listed keeps its live size (`ignoreChanges`). Default none.
+     */
+    liveDesiredSizes?: Partial<Record<PoolKind, number>>;
+    /**
      * Install prometheus-adapter (`prometheusAdapter.ts`) over this Prometheus, so a request-rate HPA
      * reads the model pods' inference rate. Default none; the EKS stack sets it from `eks.prometheusUrl`
      * when a model has `targetRequestsPerSecond`.
      */
     prometheusAdapter?: { prometheus: PrometheusEndpoint };
+}
+
+/** The resource name of an `EksCluster` named `name`'s node group of `kind` (`eks-gpu`), which a checkpoint's URN ends with. */
+export function nodeGroupResourceName(name: string, kind: PoolKind): string {
+    return `${name}-${kind}`;
 }
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
@@ -132,6 +143,8 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly devicePlugin?: NvidiaDevicePlugin;
     /** Present only with `loadBalancerController`. */
     readonly loadBalancerController?: AwsLoadBalancerController;
+    /** Labels the models' namespace needs here: the controller's readiness gates when it fronts the pods. */
+    readonly namespaceLabels?: Record<string, string>;
     /** Present only with `clusterAutoscaler`. */
     readonly clusterAutoscaler?: ClusterAutoscaler;
     /** Present only with `prometheusAdapter`. */
@@ -194,11 +207,18 @@ export class EksCluster extends pulumi.ComponentResource {
         const addonVersion = (addon: string) => addonVersionFor(addon, cluster.version, { parent: this });
         // The CNI goes in before the nodes, so every node starts with the network policy agent running.
         this.vpcCni = new aws.eks.Addon(`${name}-vpc-cni`, vpcCniAddonArgs(cluster.name, addonVersion("vpc-cni")), { parent: this });
-        // With the autoscaler the desired size is its own: a `pulumi up` must not set it back.
-        const groupOpts = { parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni], ignoreChanges: args.clusterAutoscaler ? ["scalingConfig.desiredSize"] : [] };
-        this.nodeGroups = [new aws.eks.NodeGroup(`${name}-cpu`, nodeGroupArgs("cpu", args.cpuNodeGroup, at), groupOpts)];
+        // With the autoscaler the desired size is its own: a `pulumi up` sends it back only moved into new bounds (`autoscaledSize`).
+        const nodeGroup = (kind: PoolKind, settings: EksNodeGroupSettings, placement: NodeGroupPlacement) => {
+            const size = args.clusterAutoscaler ? autoscaledSize(settings, args.liveDesiredSizes?.[kind]) : { desiredSize: settings.desiredNodes, keepLiveSize: false };
+            return new aws.eks.NodeGroup(nodeGroupResourceName(name, kind), nodeGroupArgs(kind, { ...settings, desiredNodes: size.desiredSize }, placement), {
+                parent: this, dependsOn: [...nodeRole.attachments, this.vpcCni], ignoreChanges: size.keepLiveSize ? ["scalingConfig.desiredSize"] : [],
+            });
+        };
+        this.nodeGroups = [nodeGroup("cpu", args.cpuNodeGroup, at)];
         if (args.gpuNodeGroup) {
-            this.nodeGroups.push(new aws.eks.NodeGroup(`${name}-gpu`, nodeGroupArgs("gpu", args.gpuNodeGroup, at), groupOpts));
+            // The accelerator label tells the autoscaler a new node's GPUs are coming (the device plugin advertises them later).
+            const gpuLabels = args.clusterAutoscaler ? { [ACCELERATOR_LABEL]: nvidiaGpuModel(args.gpuNodeGroup.instanceType) } : undefined;
+            this.nodeGroups.push(nodeGroup("gpu", args.gpuNodeGroup, { ...at, extraLabels: gpuLabels }));
         }
         if (args.metricsServer) {
             // Its Deployment needs nodes to become healthy; created before them, the add-on would wait out its timeout.
@@ -235,6 +255,7 @@ export class EksCluster extends pulumi.ComponentResource {
                 gatewayClassName: args.loadBalancerController.gatewayClassName,
                 dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });
+            this.namespaceLabels = { ...POD_READINESS_GATE_LABELS };
         }
         if (args.clusterAutoscaler && agent) {
             const gpuGroup = args.gpuNodeGroup && this.nodeGroups[1];
@@ -244,7 +265,11 @@ export class EksCluster extends pulumi.ComponentResource {
                 kubernetesVersion: cluster.version,
                 gpuGroup: gpuGroup && args.gpuNodeGroup ? {
                     autoscalingGroupName: gpuGroup.resources.apply((r) => r?.[0]?.autoscalingGroups?.[0]?.name ?? ""),
-                    gpusPerNode: nvidiaGpusPerInstance(args.gpuNodeGroup.instanceType),
+                    node: {
+                        gpusPerNode: nvidiaGpusPerInstance(args.gpuNodeGroup.instanceType),
+                        diskSizeGb: args.gpuNodeGroup.diskSizeGb,
+                        accelerator: nvidiaGpuModel(args.gpuNodeGroup.instanceType),
+                    },
                 } : undefined,
                 dependsOn: [agent, ...this.nodeGroups],
             }, { parent: this, provider: this.provider });

@@ -18,7 +18,9 @@
  *   and taints of a managed group that has never had a node; after a scale-down to zero the autoscaler
  *   reads the ASG's `node-template` tags instead, which EKS does not copy from the node group, so the
  *   stack tags the GPU group's ASG itself (`gpuNodeTemplateTags`: the pool label, the `nvidia.com/gpu`
- *   taint, the GPUs).
+ *   taint, the GPUs, the ephemeral storage, the accelerator label);
+ * - on GPU nodes, the `k8s.amazonaws.com/accelerator` label (`ACCELERATOR_LABEL`, its README's "Special
+ *   note on GPU instances"), which the GPU group's nodes carry with the autoscaler on.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
@@ -71,16 +73,52 @@ export function autoscalerDiscoveryTags(clusterName: string): Record<string, str
 }
 
 /**
- * The ASG tags that tell the autoscaler what a GPU node of a group at zero would be, so a pending GPU
- * pod (which selects the pool label and tolerates the taint) makes it scale the group up.
+ * The node label the autoscaler's AWS provider reads as "this node has a GPU" (its README, "Special note on
+ * GPU instances"): on a new GPU node whose device plugin has not yet advertised `nvidia.com/gpu`, it waits
+ * for the plugin instead of taking the node for one without GPUs and starting another. Its value is free;
+ * the GPU model here (`nvidiaGpuModel`).
  */
-export function gpuNodeTemplateTags(gpusPerNode: number | undefined): Record<string, string> {
+export const ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator";
+
+/**
+ * The ephemeral storage a node of a `diskSizeGb` root volume offers pods, rounded down to whole GiB and
+ * kept under what a node reports: the kubelet holds back 10 % of the node filesystem (`evictionHard`
+ * `nodefs.available<10%`, its default) and the EKS AMI 1 GiB more (`kubeReserved` `ephemeral-storage`,
+ * awslabs/amazon-eks-ami), and the filesystem takes a little of the volume; 85 % less 1 GiB stays below.
+ */
+export function nodeEphemeralStorageGi(diskSizeGb: number): number {
+    return Math.max(0, Math.floor(diskSizeGb * 0.85) - 1);
+}
+
+/** What a GPU node of the group will be, for the autoscaler's template of a group at zero. */
+export interface GpuNodeTemplate {
+    /** `nvidia.com/gpu` per node; undefined for a type `instanceTypes.ts` does not list (the autoscaler's own catalog then says). */
+    gpusPerNode?: number;
+    /** The node group's root volume in GiB (`diskSizeGb`). */
+    diskSizeGb: number;
+    /** The value of the nodes' `ACCELERATOR_LABEL` (`nvidiaGpuModel`). */
+    accelerator: string;
+}
+
+/**
+ * The ASG tags that tell the autoscaler what a GPU node of a group at zero would be, so a pending GPU
+ * pod makes it scale the group up. With no node of the group to copy, the AWS provider builds the node
+ * from the instance type's CPU, memory and GPUs and from these tags alone (kubernetes/autoscaler
+ * `cluster-autoscaler/cloudprovider/aws/aws_manager.go`, `buildNodeFromTemplate`): every label the pod
+ * selects (the pool), the taint it tolerates, and every resource it requests that the catalog does not
+ * give, `ephemeral-storage` included (the model pods request it; without the tag the template offers
+ * none and the pod "does not fit": autoscaler#1650, #1869). While the autoscaler remembers a real node
+ * it uses that instead, so a missing tag shows only after it restarts.
+ */
+export function gpuNodeTemplateTags(node: GpuNodeTemplate): Record<string, string> {
     const prefix = "k8s.io/cluster-autoscaler/node-template";
+    // Appended in this order: the tags' resource names are their positions, so earlier ones keep theirs.
     return {
         [`${prefix}/label/${NODE_POOL_LABEL}`]: poolLabels("gpu")[NODE_POOL_LABEL],
         [`${prefix}/taint/${GPU_TAINT_KEY}`]: "true:NoSchedule",
-        // Unknown to this program (a type `instanceTypes.ts` does not list): the autoscaler's own instance catalog says.
-        ...(gpusPerNode !== undefined ? { [`${prefix}/resources/${GPU_TAINT_KEY}`]: String(gpusPerNode) } : {}),
+        ...(node.gpusPerNode !== undefined ? { [`${prefix}/resources/${GPU_TAINT_KEY}`]: String(node.gpusPerNode) } : {}),
+        [`${prefix}/resources/ephemeral-storage`]: `${nodeEphemeralStorageGi(node.diskSizeGb)}Gi`,
+        [`${prefix}/label/${ACCELERATOR_LABEL}`]: node.accelerator,
     };
 }
 
@@ -140,8 +178,8 @@ export interface ClusterAutoscalerArgs {
     region: string;
     /** The control plane's version (the cluster's `version` output). */
     kubernetesVersion: pulumi.Input<string>;
-    /** The GPU group's ASG and its GPUs per node, for the node-template tags; none without a GPU group. */
-    gpuGroup?: { autoscalingGroupName: pulumi.Input<string>; gpusPerNode?: number };
+    /** The GPU group's ASG and what its nodes will be, for the node-template tags; none without a GPU group. */
+    gpuGroup?: { autoscalingGroupName: pulumi.Input<string>; node: GpuNodeTemplate };
     /** What the autoscaler's pod needs first: the node groups and the Pod Identity agent add-on. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
@@ -157,7 +195,7 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
             pulumi.output(args.clusterName).apply((clusterName) => JSON.stringify(clusterAutoscalerPolicy(clusterName))), awsOpts);
         this.role = role;
         const templateTags = args.gpuGroup
-            ? Object.entries(gpuNodeTemplateTags(args.gpuGroup.gpusPerNode)).map(([key, value], i) => new aws.autoscaling.Tag(`${name}-gpu-template-${i}`, {
+            ? Object.entries(gpuNodeTemplateTags(args.gpuGroup.node)).map(([key, value], i) => new aws.autoscaling.Tag(`${name}-gpu-template-${i}`, {
                 autoscalingGroupName: args.gpuGroup!.autoscalingGroupName,
                 // Not propagated at launch: the nodes get their labels and taint from the node group; the tags inform the autoscaler only.
                 tag: { key, value, propagateAtLaunch: false },

@@ -62,6 +62,18 @@ const SINGLE_GPU_SIZES: Record<string, string[]> = {
     "p5": ["4xlarge"],
 };
 
+/** The NVIDIA GPU of each family (AWS's accelerated-computing instance pages), as a label value. */
+const NVIDIA_GPU_MODELS: Record<(typeof NVIDIA_GPU_FAMILIES)[number], string> = {
+    "g4dn": "nvidia-t4", "g5": "nvidia-a10g", "g6": "nvidia-l4", "g6e": "nvidia-l40s", "g6f": "nvidia-l4", "gr6": "nvidia-l4", "gr6f": "nvidia-l4",
+    "p3": "nvidia-v100", "p3dn": "nvidia-v100", "p4d": "nvidia-a100", "p4de": "nvidia-a100", "p5": "nvidia-h100", "p5e": "nvidia-h200",
+    "p5en": "nvidia-h200", "p6-b200": "nvidia-b200",
+};
+
+/** The GPU of an NVIDIA instance type (`nvidia-a10g` for `g5.xlarge`); `nvidia` for a family not listed here. */
+export function nvidiaGpuModel(instanceType: string): string {
+    return NVIDIA_GPU_MODELS[instanceFamily(instanceType) as (typeof NVIDIA_GPU_FAMILIES)[number]] ?? "nvidia";
+}
+
 /** `nvidia.com/gpu` a node of this instance type advertises, or undefined when not known here. */
 export function nvidiaGpusPerInstance(instanceType: string): number | undefined {
     const [family, size] = instanceType.split(".");

@@ -242,7 +242,7 @@ export class GkeCluster extends pulumi.ComponentResource {
         this.provider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig }, { parent: this });
         this.placement = poolPlacement(args.gpuPool ? { "cloud.google.com/gke-accelerator": args.gpuPool.acceleratorType } : {});
         if (args.customMetricsAdapter) {
-            this.customMetricsAdapter = new CustomMetricsStackdriverAdapter(`${name}-custom-metrics`, { project, image: args.customMetricsAdapter.image, dependsOn: this.nodePools },
+            this.customMetricsAdapter = new CustomMetricsStackdriverAdapter(`${name}-custom-metrics`, { project, image: args.customMetricsAdapter.image, cluster, dependsOn: this.nodePools },
                 { parent: this, provider: this.provider });
         }
 

@@ -19,6 +19,7 @@ import * as gcp from "@pulumi/gcp";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INFERENCE_REQUEST_RATE_METRIC, PodMetricRef } from "../../serving/autoscaling";
+import { poolLabels } from "../nodePlacement";
 
 /**
  * The adapter: the release of the upstream production manifest (k8s-stackdriver at 673c7dd, 2026-08).
@@ -64,7 +65,13 @@ export function adapterPrincipal(projectNumber: string, project: string): string
 
 const SELECTOR_LABELS = { run: CUSTOM_METRICS_ADAPTER.name, "k8s-app": CUSTOM_METRICS_ADAPTER.name };
 
-/** The adapter's Deployment: the upstream production settings (new resource model, its requests and limits, its probe, GKE's GPU and TPU taints tolerated). */
+/**
+ * The adapter's Deployment: the upstream production settings (new resource model, its requests and limits,
+ * its probe), on the CPU pool. Upstream tolerates GKE's GPU and TPU taints so it runs on any cluster; here
+ * that would let the scheduler place it on a GPU node, and the cluster autoscaler add a GPU node for it when
+ * the CPU pool is full: that node then stays, billed, until the pod can be moved, and the GPU pool does not
+ * return to zero while it runs there.
+ */
 export function adapterDeploymentSpec(image: string): k8s.types.input.apps.v1.DeploymentSpec {
     return {
         replicas: 1,
@@ -73,10 +80,7 @@ export function adapterDeploymentSpec(image: string): k8s.types.input.apps.v1.De
             metadata: { labels: { ...SELECTOR_LABELS, "kubernetes.io/cluster-service": "true" } },
             spec: {
                 serviceAccountName: CUSTOM_METRICS_ADAPTER.serviceAccount,
-                tolerations: [
-                    { key: "nvidia.com/gpu", operator: "Equal", value: "present", effect: "NoSchedule" },
-                    { key: "cloud.google.com/gke-tpu", operator: "Equal", value: "present", effect: "NoSchedule" },
-                ],
+                nodeSelector: poolLabels("cpu"),
                 containers: [{
                     name: "pod-custom-metrics-stackdriver-adapter",
                     image,
@@ -125,6 +129,11 @@ export interface CustomMetricsStackdriverAdapterArgs {
     project: string;
     /** The adapter's image, pinned by digest (`NAME@sha256:...`). */
     image: string;
+    /**
+     * The Workload Identity cluster: the project's identity pool (`PROJECT.svc.id.goog`), which the IAM binding
+     * names, exists only once a cluster with Workload Identity does, so the binding waits for it.
+     */
+    cluster: pulumi.Resource;
     /** What the adapter's pods need first (the node pools). */
     dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
@@ -141,7 +150,7 @@ export class CustomMetricsStackdriverAdapter extends pulumi.ComponentResource {
             project: args.project,
             role: ADAPTER_PROJECT_ROLE,
             member: project.number.apply((projectNumber) => adapterPrincipal(projectNumber, args.project)),
-        }, { parent: this });
+        }, { parent: this, dependsOn: [args.cluster] });
 
         const ns = new k8s.core.v1.Namespace(name, { metadata: { name: namespace } }, { parent: this });
         const meta = { namespace: ns.metadata.name };

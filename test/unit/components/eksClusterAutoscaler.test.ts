@@ -1,8 +1,9 @@
 import * as assert from "assert";
 import {
     AUTOSCALER_SERVICE_ACCOUNT, CLUSTER_AUTOSCALER_IMAGE_TAGS, autoscalerDiscoveryTags, clusterAutoscalerChartValues, clusterAutoscalerImageTag,
-    clusterAutoscalerPolicy, gpuNodeTemplateTags,
+    clusterAutoscalerPolicy, gpuNodeTemplateTags, nodeEphemeralStorageGi,
 } from "../../../components/eks/clusterAutoscaler";
+import { EPHEMERAL_STORAGE } from "../../../serving/sizing";
 import { EKS_KUBERNETES_VERSIONS } from "../../../components/eks/kubernetesVersions";
 import { GPU_TAINT_KEY, poolLabels } from "../../../components/nodePlacement";
 
@@ -19,13 +20,29 @@ describe("Cluster Autoscaler (EKS node groups)", () => {
         assert.deepStrictEqual(autoscalerDiscoveryTags("tf-serving"), { "k8s.io/cluster-autoscaler/enabled": "true", "k8s.io/cluster-autoscaler/tf-serving": "owned" });
     });
 
-    it("knows a GPU group at zero by the pool label, the GPU taint and the GPUs per node, as the nodes will carry them", () => {
-        assert.deepStrictEqual(gpuNodeTemplateTags(4), {
+    it("knows a GPU group at zero by the pool label, the GPU taint, the GPUs, the ephemeral storage and the accelerator label, as the nodes will carry them", () => {
+        assert.deepStrictEqual(gpuNodeTemplateTags({ gpusPerNode: 4, diskSizeGb: 100, accelerator: "nvidia-a10g" }), {
             "k8s.io/cluster-autoscaler/node-template/label/tf-serving/pool": poolLabels("gpu")["tf-serving/pool"],
             [`k8s.io/cluster-autoscaler/node-template/taint/${GPU_TAINT_KEY}`]: "true:NoSchedule",
             "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4",
+            "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage": "84Gi",
+            "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator": "nvidia-a10g",
         });
-        assert.ok(!Object.keys(gpuNodeTemplateTags(undefined)).some((k) => k.includes("/resources/")), "an unknown type's GPUs are left to the autoscaler's catalog");
+        const unknown = gpuNodeTemplateTags({ diskSizeGb: 100, accelerator: "nvidia" });
+        assert.ok(!(`k8s.io/cluster-autoscaler/node-template/resources/${GPU_TAINT_KEY}` in unknown), "an unknown type's GPUs are left to the autoscaler's catalog");
+        assert.deepStrictEqual(Object.keys(gpuNodeTemplateTags({ gpusPerNode: 1, diskSizeGb: 100, accelerator: "x" })).slice(0, 3),
+            Object.keys(gpuNodeTemplateTags({ gpusPerNode: 1, diskSizeGb: 50, accelerator: "y" })).slice(0, 3),
+            "the tags' resource names are their positions: the first three stay where earlier versions put them");
+    });
+
+    it("sizes the template's ephemeral storage under what a node of that disk reports", () => {
+        // kubelet default evictionHard nodefs.available<10%, the EKS AMI's kubeReserved ephemeral-storage 1Gi: a node of D GiB offers
+        // at most 0.9 D - 1 GiB; the template must not promise more, nor nothing.
+        for (const disk of [20, 50, 100, 500]) {
+            const gi = nodeEphemeralStorageGi(disk);
+            assert.ok(gi > 0 && gi <= 0.9 * disk - 1, `${disk} GiB disk: ${gi} GiB`);
+            assert.ok(gi * 1024 > parseInt(EPHEMERAL_STORAGE.limit, 10), `${disk} GiB disk holds a model pod's ephemeral-storage limit`);
+        }
     });
 
     it("may read everything it needs and change only this cluster's groups", () => {

@@ -118,6 +118,30 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
     });
 
+    // kubernetes-sigs/aws-load-balancer-controller docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
+    // created in a namespace labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled` (IP targets only); without it a
+    // rollout can leave a target group with only Initial or Draining targets, an outage.
+    const READINESS_GATE = "elbv2.k8s.aws/pod-readiness-gate-inject";
+
+    it("endpoint gateway: the models' namespace enables the controller's pod readiness gates", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, GATEWAY), ALB);
+        const namespace = recorder.one("kubernetes:core/v1:Namespace").inputs as any;
+        assert.strictEqual(namespace.metadata.labels[READINESS_GATE], "enabled");
+        assert.strictEqual(namespace.metadata.labels["pod-security.kubernetes.io/enforce"], "restricted", "beside the labels it had");
+    });
+
+    it("endpoint loadBalancer (EKS's own NLB, no controller): no readiness-gate label", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example"), NLB);
+        assert.ok(!(READINESS_GATE in (recorder.one("kubernetes:core/v1:Namespace").inputs as any).metadata.labels));
+    });
+
+    it("endpoint gateway into a namespace the stack does not own: only the readiness-gate label is applied to it", async () => {
+        const { recorder } = await runCloudStack(exampleConfig("aws-example", () => undefined, { ...GATEWAY, "tf-serving:createNamespace": "false" }), ALB);
+        assert.deepStrictEqual(recorder.ofType("kubernetes:core/v1:Namespace"), []);
+        const patch = recorder.one("kubernetes:core/v1:NamespacePatch").inputs as any;
+        assert.deepStrictEqual(patch.metadata, { name: "tf-serving", labels: { [READINESS_GATE]: "enabled" } });
+    });
+
     it("endpoint gateway with a named GatewayClass: the stack creates that class (its cluster has no other); no source ranges needs publicEndpoint", async () => {
         const config = exampleConfig("aws-example", () => undefined, {
             "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true", "tf-serving:gateway": JSON.stringify({ certificateArn: CERT, className: "shared-alb" }),
@@ -243,6 +267,98 @@ describe("EKS stack (deployAws under mocks)", () => {
             "k8s.io/cluster-autoscaler/node-template/label/tf-serving/pool": "gpu",
             "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
             "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4",
+            "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage": "84Gi",
+            "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator": "nvidia-a10g",
+        });
+        assert.deepStrictEqual(recorder.ofType("aws:autoscaling/tag:Tag").slice(0, 3).map((t) => t.name),
+            ["eks-cluster-autoscaler-gpu-template-0", "eks-cluster-autoscaler-gpu-template-1", "eks-cluster-autoscaler-gpu-template-2"],
+            "the tags earlier versions made keep their names (and URNs)");
+    });
+
+    it("eks.clusterAutoscaler: a GPU group at zero offers, in the autoscaler's template, everything the GPU model's pods select and request", async () => {
+        // kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go, buildNodeFromTemplate: with no node of the group
+        // to copy, capacity is pods, cpu, memory and nvidia.com/gpu from the instance catalog plus the ASG's
+        // `node-template/resources/<name>` tags; labels are the generic ones (arch, os, instance type, zone) plus
+        // `node-template/label/<key>` tags; taints the `node-template/taint/<key>` tags. A pod asking for anything else never
+        // fits, so the group stays at zero once the autoscaler has forgotten its last real node (autoscaler#1650, #1869).
+        const config = exampleConfig("aws-example", (eks: any) => {
+            eks.clusterAutoscaler = true;
+            eks.gpuNodeGroup = { instanceType: "g5.xlarge", desiredNodes: 0, minNodes: 0, maxNodes: 2 };
+        }, MIXED);
+        const { recorder } = await runCloudStack(config, NLB);
+        const tags = Object.fromEntries(recorder.ofType("aws:autoscaling/tag:Tag").map((t) => [(t.inputs as any).tag.key, (t.inputs as any).tag.value]));
+        const prefix = "k8s.io/cluster-autoscaler/node-template/";
+        const template = {
+            resources: ["pods", "cpu", "memory", "nvidia.com/gpu", ...Object.keys(tags).filter((k) => k.startsWith(`${prefix}resources/`)).map((k) => k.slice(`${prefix}resources/`.length))],
+            labels: { "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
+                ...Object.fromEntries(Object.entries(tags).filter(([k]) => k.startsWith(`${prefix}label/`)).map(([k, v]) => [k.slice(`${prefix}label/`.length), v])) },
+            taints: Object.entries(tags).filter(([k]) => k.startsWith(`${prefix}taint/`)).map(([k, v]) => ({ key: k.slice(`${prefix}taint/`.length), effect: String(v).split(":")[1] })),
+        };
+        const deployment = recorder.ofType("kubernetes:apps/v1:Deployment").find((d) => (d.inputs as any).metadata.name === "gpu-model");
+        assert.ok(deployment, "the GPU model's Deployment");
+        const pod = (deployment.inputs as any).spec.template.spec;
+        for (const resource of Object.keys(pod.containers[0].resources.requests)) {
+            assert.ok(template.resources.includes(resource), `the template offers no ${resource}, which the GPU model's pods request`);
+        }
+        for (const [key, value] of Object.entries(pod.nodeSelector as Record<string, string>)) {
+            assert.strictEqual((template.labels as Record<string, string>)[key], value, `the pods select ${key}=${value}`);
+        }
+        for (const taint of template.taints) {
+            assert.ok(pod.tolerations.some((t: any) => t.key === taint.key && t.effect === taint.effect), `the pods tolerate ${taint.key}`);
+        }
+        // Its AWS README, "Special note on GPU instances": the label on the real nodes too, so a new node is known to be a GPU node.
+        const gpuGroup = recorder.one("aws:eks/nodeGroup:NodeGroup", "gpu").inputs as any;
+        assert.strictEqual(gpuGroup.labels["k8s.amazonaws.com/accelerator"], "nvidia-a10g");
+        assert.strictEqual(tags[`${prefix}label/k8s.amazonaws.com/accelerator`], gpuGroup.labels["k8s.amazonaws.com/accelerator"]);
+        assert.ok(!("k8s.amazonaws.com/accelerator" in (recorder.one("aws:eks/nodeGroup:NodeGroup", "cpu").inputs as any).labels));
+    });
+
+    describe("eks.clusterAutoscaler on a live stack (the GPU group created at 1 in 0..2, grown to 2 by the autoscaler since)", () => {
+        const checkpoint = {
+            "urn:pulumi:test::tf-serving::pulumi:pulumi:Stack::tf-serving-test": { type: "pulumi:pulumi:Stack", outputs: { clusterName: "tf-serving-example" } },
+            "urn:pulumi:test::tf-serving::tf-serving:index:EksCluster$aws:eks/nodeGroup:NodeGroup::eks-gpu": {
+                type: "aws:eks/nodeGroup:NodeGroup",
+                outputs: { clusterName: "tf-serving-example", nodeGroupName: "eks-gpu-0a1b2c3", scalingConfig: { desiredSize: 1, minSize: 0, maxSize: 2 } },
+            },
+        };
+        const run = async (gpu: Record<string, number>) => {
+            const all = exampleConfig("aws-example", (eks: any) => {
+                eks.clusterAutoscaler = true;
+                eks.gpuNodeGroup = { instanceType: "g5.xlarge", ...gpu };
+            }, MIXED);
+            const recorder = await startMockRuntime({
+                config: all, loadBalancer: NLB, call: (token, args) => {
+                    if (token === READ_CHECKPOINT) {
+                        return { name: args.stackName, outputs: checkpoint };
+                    }
+                    return token === "aws:eks/getNodeGroup:getNodeGroup" ? { scalingConfigs: [{ desiredSize: 2, minSize: 0, maxSize: 2 }] } : undefined;
+                },
+            });
+            const config = readConfig(all, "tf-serving", ROOT);
+            assert.ok(config.cloud === "aws");
+            await deployAws(config, prepareModels(config, "tf-serving").models);
+            await recorder.settle();
+            const group = recorder.one("aws:eks/nodeGroup:NodeGroup", "gpu");
+            const reads = recorder.calls.filter((c) => c.token === "aws:eks/getNodeGroup:getNodeGroup").map((c) => c.args);
+            return { scaling: (group.inputs as any).scalingConfig, ignoreChanges: group.ignoreChanges, reads };
+        };
+
+        it("unchanged bounds: the engine keeps the desired size it last sent (no diff), and EKS is not asked", async () => {
+            const unchanged = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 2 });
+            assert.deepStrictEqual(unchanged.ignoreChanges, ["scalingConfig.desiredSize"]);
+            assert.deepStrictEqual(unchanged.reads, []);
+        });
+
+        it("a wider maxNodes: sends the 2 nodes the autoscaler runs, not the 1 of creation", async () => {
+            const wider = await run({ desiredNodes: 1, minNodes: 0, maxNodes: 4 });
+            assert.deepStrictEqual(wider.scaling, { desiredSize: 2, minSize: 0, maxSize: 4 });
+            assert.deepStrictEqual(wider.ignoreChanges, []);
+            assert.deepStrictEqual(wider.reads, [{ clusterName: "tf-serving-example", nodeGroupName: "eks-gpu-0a1b2c3" }]);
+        });
+
+        it("a minNodes above the live size: raised to it, which EKS accepts", async () => {
+            const higherMin = await run({ desiredNodes: 3, minNodes: 3, maxNodes: 4 });
+            assert.deepStrictEqual(higherMin.scaling, { desiredSize: 3, minSize: 3, maxSize: 4 });
         });
     });
 

@@ -222,6 +222,22 @@ describe("GKE stack (composed under mocks)", () => {
         assert.match(cluster.workloadIdentityConfig.workloadPool, /\.svc\.id\.goog$/, "the pool the principal names");
     });
 
+    it("the adapter's Workload Identity binding waits for the cluster; its pods run on the CPU pool, never beside a GPU model", async () => {
+        // The pool PROJECT.svc.id.goog exists only once a Workload Identity cluster does: on a project's first cluster a
+        // binding naming it before then fails ("Identity Pool does not exist").
+        const image = `gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.9-gke.0@sha256:${"b".repeat(64)}`;
+        const config = exampleConfig("gcp-example", (gke: any) => {
+            gke.customMetricsAdapterImage = image;
+            gke.gpuPool = { acceleratorType: "nvidia-l4", machineType: "g2-standard-8", minNodes: 0, maxNodes: 2 };
+        }, { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 1, maxReplicas: 2, targetRequestsPerSecond: 20 }) });
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
+        const member = recorder.one("gcp:projects/iAMMember:IAMMember", "custom-metrics");
+        assert.ok(member.dependsOn.includes("gcp:container/cluster:Cluster::gke-cluster"), `depends on: ${member.dependsOn}`);
+        const pod = (recorder.one("kubernetes:apps/v1:Deployment", "custom-metrics").inputs as any).spec.template.spec;
+        assert.deepStrictEqual(pod.nodeSelector, { "tf-serving/pool": "cpu" });
+        assert.ok(!(pod.tolerations ?? []).some((t: any) => t.key === "nvidia.com/gpu"), "tolerating the GPU taint would let it onto a GPU node");
+    });
+
     it("a CPU HPA only: no adapter, the HPA and Rules as before", async () => {
         const config = exampleConfig("gcp-example", () => undefined, { "tf-serving:autoscaling": JSON.stringify({ minReplicas: 2, maxReplicas: 4 }) });
         const { recorder } = await runCloudStack(config, { ip: "203.0.113.10" });
