@@ -86,7 +86,7 @@ export function preflightStack(input: StackInput): string {
 async function engineConfig(stack: Stack, projectDir: string): Promise<StackInput> {
     const project = (await stack.workspace.projectSettings()).name;
     const config = Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([key, item]) => [key, item.value]));
-    return { project, config, projectDir };
+    return { project, config, projectDir, stack: stack.name };
 }
 
 export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {

@@ -8,6 +8,8 @@
 import * as fs from "fs";
 import { ModelSettings, ServingConfig, readConfig } from "../config/config";
 import { credentialProblems } from "../config/credentials";
+import { ConfigError } from "../config/configReader";
+import { ignoredStackFileKeys } from "../config/stackFile";
 import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
@@ -28,6 +30,8 @@ export interface StackInput {
     config: Record<string, string>;
     /** The project root: relative paths in config start here. */
     projectDir: string;
+    /** The stack's name, when known: its `Pulumi.<stack>.yaml` is read for keys Pulumi ignores. */
+    stack?: string;
 }
 
 export interface PreparedStack {
@@ -39,7 +43,16 @@ export interface PreparedStack {
 
 /** Validates the configuration, checks credentials (unless offline), preflights and sizes every model. */
 export function prepareStack(input: StackInput, options: LifecycleOptions): PreparedStack {
-    const config = readConfig(input.config, input.project, input.projectDir);
+    const ignored = input.stack === undefined ? [] : ignoredStackFileKeys(input.projectDir, input.stack, input.project);
+    let config: ServingConfig;
+    try {
+        config = readConfig(input.config, input.project, input.projectDir);
+    } catch (err) {
+        throw err instanceof ConfigError && ignored.length > 0 ? new ConfigError([...ignored, ...err.issues], input.project) : err;
+    }
+    if (ignored.length > 0) {
+        throw new ConfigError(ignored, input.project);
+    }
     const missing = options.offline ? [] : credentialProblems(config);
     if (missing.length > 0) {
         throw new PreparationError(missing);

@@ -66,6 +66,13 @@ describe("readConfig", () => {
         assert.match(issue.expected, /DNS label/);
     });
 
+    it("refuses a whole number written with a leading zero (Pulumi passes \"010\" as text at the top, reads it as octal 8 inside a mapping)", () => {
+        const [issue] = issuesOf({ ...BASE, replicas: "010" });
+        assert.strictEqual(issue.key, "replicas");
+        assert.match(issue.expected, /leading zero.*octal.*010 is 8 there/);
+        assert.strictEqual(readConfig(cfg({ ...BASE, replicas: "10" }), PROJECT, DIR).models[0].replicas, 10);
+    });
+
     it("rejects replicas below 1 and non-numbers", () => {
         assert.strictEqual(issuesOf({ ...BASE, replicas: "0" })[0].key, "replicas");
         assert.match(issuesOf({ ...BASE, replicas: "two" })[0].expected, /whole number from 1/);
