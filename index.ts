@@ -16,4 +16,4 @@ installLeanPromiseStacks(Error, process.env);
 // awaiting what it exports, and a promise rejected by a config refusal in between would be reported
 // as unhandled, then as handled late (PromiseRejectionHandledWarning before the refusal). The host
 // runs the program in the project folder.
-export = () => runProgram({ project: pulumi.getProject(), config: pulumi.runtime.allConfig(), projectDir: process.cwd() }, { offline: false });
+export = () => runProgram({ project: pulumi.getProject(), stack: pulumi.getStack(), config: pulumi.runtime.allConfig(), projectDir: process.cwd() }, { offline: false });

@@ -35,9 +35,23 @@ export function deployCommand(exit: (code: number) => void): Command {
             });
             console.log(JSON.stringify(summary, null, 2));
             const jobSummary = process.env.GITHUB_STEP_SUMMARY;
-            if (jobSummary) {
-                fs.appendFileSync(jobSummary, summaryMarkdown(summary, engineLines.join("")));
+            const written = jobSummary ? appendJobSummary(jobSummary, summaryMarkdown(summary, engineLines.join(""))) : undefined;
+            if (written !== undefined) {
+                console.error(written);
             }
+            // The stack is as the steps left it whatever became of the job summary: the exit says how the steps went.
             exit(summary.ok ? 0 : 1);
         });
+}
+
+/** Appends the Markdown job summary to `file`; a warning line when it cannot (the deploy's outcome stands). */
+export function appendJobSummary(file: string, markdown: string): string | undefined {
+    try {
+        fs.appendFileSync(file, markdown);
+        return undefined;
+    } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? String(err);
+        return `warning: GITHUB_STEP_SUMMARY=${file}: cannot append the job summary (${code}); the JSON summary above is complete. `
+            + "In GitHub Actions the runner sets this variable to a file it created: do not set it yourself, or point it at a writable file (see docs/guides/ci-deploys.md#the-job-summary)";
+    }
 }

@@ -26,7 +26,7 @@ import { awsPartition } from "../components/eks/partition";
 import { GpuPool, planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
-import { labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
+import { canaryName, labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
 import { providerRuleIssues } from "./providerRules";
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
@@ -407,9 +407,10 @@ export function readConfig(all: Record<string, string>, project: string, project
     if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
         const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
             name: m.name,
-            // The canary's pods run beside the serving ones, each on a GPU of its own.
-            pods: (m.autoscaling?.maxReplicas ?? m.replicas) + (m.canary?.replicas ?? 0),
+            pods: m.autoscaling?.maxReplicas ?? m.replicas,
             podsKey: m.autoscaling ? `${m.configKey("autoscaling")}.maxReplicas` : m.configKey("replicas"),
+            // The canary's pods run beside the serving ones, each on a GPU of its own.
+            ...(m.canary ? { canaryPods: m.canary.replicas, canaryPodsKey: `${m.configKey("canary")}.replicas` } : {}),
             gpuCount: m.gpuCount,
             gpuCountKey: m.configKey("gpuCount"),
         })));
@@ -531,6 +532,14 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
         }
         seen.add(m.name);
     });
+    models.forEach((m, i) => {
+        const owner = models.find((other) => other.canary !== undefined && canaryName(other.name) === m.name);
+        if (owner !== undefined) {
+            top.issues.push({ key: `models[${i}].name`, value: m.name,
+                expected: `is the name of model "${owner.name}"'s canary (its Deployment and Service are "${m.name}"), so a canary release of "${owner.name}" would replace and then delete this model's: ` +
+                    `rename this model (not ending in "-canary"), or remove ${owner.configKey("canary")} (see docs/guides/canary.md#how-a-release-runs)` });
+        }
+    });
     return models;
 }
 
@@ -602,7 +611,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         versionLabels: labels,
         gpu,
         gpuCount,
-        replicas: src("replicas").int("replicas", 2, { min: 1, max: 1000 }),
+        replicas: src("replicas").int("replicas", 2, { min: 1, max: MAX_REPLICAS }),
         rollout: "surge",
         baseImage: imageProblem ? undefined : baseImage,
         resources: {
@@ -621,6 +630,9 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         configKey,
     };
 }
+
+/** The most pods one model runs (`replicas`, `autoscaling.maxReplicas`). */
+const MAX_REPLICAS = 1000;
 
 /** The longest model name a canary allows: its Deployment and Service are `<name>-canary`, a DNS label too. */
 const CANARY_NAME_MAX = 63 - "-canary".length;
@@ -654,17 +666,37 @@ function readCanary(r: ConfigReader, model: string): CanarySettings | undefined 
         holdSeconds: c.int("holdSeconds", CANARY_DEFAULTS.holdSeconds, { min: 5, max: 3600 }),
         replicas: c.int("replicas", CANARY_DEFAULTS.replicas, { min: 1, max: 100 }),
         gates: {
-            maxErrorRatio: g?.number("maxErrorRatio", defaults.maxErrorRatio, { min: 0, max: 1 }) ?? defaults.maxErrorRatio,
+            maxErrorRatio: g === undefined ? defaults.maxErrorRatio : readErrorRatio(g, defaults.maxErrorRatio),
             maxP99Ms: g?.int("maxP99Ms", defaults.maxP99Ms, { min: 1, max: 600_000 }) ?? defaults.maxP99Ms,
             minRequests: g?.int("minRequests", defaults.minRequests, { min: 1, max: 1_000_000 }) ?? defaults.minRequests,
         },
     };
 }
 
+/**
+ * `canary.gates.maxErrorRatio`: a fraction, failed calls over all calls. The gate fails a step when the
+ * canary's ratio is above it, so 1 (all calls failing) passes everything: refused, with the reading
+ * that leads there ("1" meant as 1 %) named.
+ */
+function readErrorRatio(g: ConfigReader, fallback: number): number {
+    const ratio = g.number("maxErrorRatio", fallback, { min: 0, max: 1 });
+    if (ratio >= 1) {
+        g.fail("maxErrorRatio", "is a fraction of the canary's calls, not a percent (0.01 = 1 %), and at 1 or more the gate passes a version whose every call fails: " +
+            `set a fraction below 1, e.g. 0.01, or remove the key for the default ${fallback} (see docs/guides/canary.md#gates)`);
+        return fallback;
+    }
+    return ratio;
+}
+
+/**
+ * The alert thresholds' bounds. A rule fires when its figure is above the threshold, so a percent of 100
+ * (no more than all calls fail, no more than the limit is used: the kernel kills the container there)
+ * would switch the alert off: the percents stop at 99.
+ */
 const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number }> = {
-    errorRatioPercent: { min: 1, max: 100 },
+    errorRatioPercent: { min: 1, max: 99 },
     p99LatencyMs: { min: 1, max: 600_000 },
-    memoryLimitPercent: { min: 50, max: 100 },
+    memoryLimitPercent: { min: 50, max: 99 },
     notReadyMinutes: { min: 1, max: 120 },
     restarts: { min: 1, max: 100 },
 };
@@ -676,8 +708,9 @@ const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number
  */
 function readAutoscaling(r: ConfigReader): AutoscalingSettings {
     r.rejectUnknown(["minReplicas", "maxReplicas", "targetCpuUtilization", "targetRequestsPerSecond", "scaleDownStabilizationSeconds"]);
-    const minReplicas = r.int("minReplicas", 2, { min: 1 });
-    const maxReplicas = r.int("maxReplicas", Math.max(minReplicas, 10), { min: 1 });
+    // As `replicas`: the rollout's update timeout grows with the pods (it must stay a duration the engine parses), and the HPA takes an int32.
+    const minReplicas = r.int("minReplicas", 2, { min: 1, max: MAX_REPLICAS });
+    const maxReplicas = r.int("maxReplicas", Math.max(minReplicas, 10), { min: 1, max: MAX_REPLICAS });
     if (maxReplicas < minReplicas) {
         r.fail("maxReplicas", `must be >= autoscaling.minReplicas (${minReplicas})`);
     }

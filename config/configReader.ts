@@ -193,6 +193,11 @@ export class ConfigReader {
         const { min, max } = bounds ?? {};
         const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}`
             : min !== undefined ? ` >= ${min}` : max !== undefined ? ` <= ${max}` : "";
+        if (typeof v === "string" && /^[-+]?0[0-9]+$/.test(v.trim())) {
+            // Pulumi hands a top-level value over as written, but reads the same text inside a mapping as octal (go-yaml, strconv.ParseInt base 0).
+            this.fail(name, `has a leading zero, which Pulumi's YAML reader takes as octal inside a mapping (010 is 8 there): write the number without it${range ? `, a whole number${range}` : ""}`);
+            return fallback;
+        }
         if (!Number.isSafeInteger(n) || (min !== undefined && n < min) || (max !== undefined && n > max)) {
             this.fail(name, `must be a whole number${range}`);
             return fallback;

@@ -32,6 +32,9 @@ export interface GpuServer {
     /** The most pods it runs: `replicas`, or `autoscaling.maxReplicas`; and the key that sets it. */
     pods: number;
     podsKey: string;
+    /** The canary's pods (`canary.replicas`), which run beside `pods` during a release; 0 or unset without a canary. */
+    canaryPods?: number;
+    canaryPodsKey?: string;
     gpuCount: number;
     gpuCountKey: string;
 }
@@ -49,17 +52,19 @@ export function planGpuCapacity(pool: GpuPool, servers: GpuServer[]): GpuCapacit
                 + `so its pods could never be scheduled: lower ${s.gpuCountKey}, or choose a node with more GPUs` });
     }
     const capacity = pool.nodes * pool.gpusPerNode;
-    const steady = servers.reduce((sum, s) => sum + s.pods * s.gpuCount, 0);
+    const podsOf = (s: GpuServer) => s.pods + (s.canaryPods ?? 0);
+    const steady = servers.reduce((sum, s) => sum + podsOf(s) * s.gpuCount, 0);
     const surge = servers.reduce((sum, s) => sum + s.gpuCount, 0);
     const nodesFor = (gpus: number) => Math.ceil(gpus / pool.gpusPerNode);
     const raise = (n: number) => `${pool.nodesKey}${pool.alsoRaise ? ` (and ${pool.alsoRaise})` : ""} to at least ${n}`;
 
     if (issues.length === 0 && steady > capacity) {
-        const demand = servers.map((s) => `model "${s.name}" ${plural(s.pods, "pod")} (${s.podsKey}) x ${plural(s.gpuCount, "GPU")} (${s.gpuCountKey})`).join(" + ");
+        const pods = (s: GpuServer) => `${plural(s.pods, "pod")} (${s.podsKey})${s.canaryPods ? ` + ${plural(s.canaryPods, "canary pod")} (${s.canaryPodsKey})` : ""}`;
+        const demand = servers.map((s) => `model "${s.name}" ${s.canaryPods ? `(${pods(s)})` : pods(s)} x ${plural(s.gpuCount, "GPU")} (${s.gpuCountKey})`).join(" + ");
         issues.push({ key: pool.nodesKey, value: pool.nodes,
             expected: `the GPU pool holds ${plural(pool.nodes, "node")} x ${plural(pool.gpusPerNode, "GPU")} (${pool.nodeName}, ${pool.gpusPerNodeKey}) = ${plural(capacity, "GPU")}, `
                 + `but the GPU models need ${steady}: ${demand}; the pods past ${plural(capacity, "GPU")} would stay Pending forever. `
-                + `Set ${raise(nodesFor(steady))} (${nodesFor(steady + surge)} to keep full capacity during rollouts), or lower the replicas` });
+                + `Set ${raise(nodesFor(steady))} (${nodesFor(steady + surge)} to keep full capacity during rollouts), or lower the replicas (see docs/reference/configuration.md#gpu-capacity)` });
     }
     const strategy: RolloutStrategy = capacity - steady >= surge ? "surge" : "oneAtATime";
     return { rollouts: Object.fromEntries(servers.map((s) => [s.name, strategy])), issues };

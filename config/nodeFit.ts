@@ -190,3 +190,64 @@ export function nodeFitProblems(pod: PodRequests, node: PoolNode): FitProblem[] 
     }
     return problems;
 }
+
+/** The nodes a pool runs at most, in the terms of its config key; undefined where nothing bounds them here. */
+export interface PoolSize {
+    nodes: number;
+    /** `eks.cpuNodeGroup.desiredNodes` (nothing adds nodes) or `eks.cpuNodeGroup.maxNodes` (the Cluster Autoscaler adds them up to it). */
+    nodesKey: string;
+    /** Other keys to raise with `nodesKey` (`eks.cpuNodeGroup.maxNodes`, which bounds desiredNodes). */
+    alsoRaise?: string;
+}
+
+/** How many nodes the CPU node group the stack creates can have; undefined on GKE and existing clusters (GKE's pool autoscales, checked per node only). */
+export function cpuPoolSizeOf(config: ServingConfig): PoolSize | undefined {
+    if (config.cloud !== "aws") {
+        return undefined;
+    }
+    const group = config.eks.cpuNodeGroup;
+    return config.eks.clusterAutoscaler
+        ? { nodes: group.maxNodes, nodesKey: "eks.cpuNodeGroup.maxNodes" }
+        : { nodes: group.desiredNodes, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes" };
+}
+
+/** One model's pods on a pool at their most: the serving pods (`replicas` or the HPA's maximum) and the canary's, with their keys. */
+export interface PoolDemand {
+    requests: PodRequests;
+    pods: number;
+    podsKey: string;
+    canaryPods: number;
+    canaryPodsKey?: string;
+}
+
+/**
+ * Whether the models' pods, at their most, can fit on the pool's nodes; a message when they cannot.
+ * Two necessary conditions, so a refusal is certain: all pods' requests together within all nodes'
+ * allocatable, and each model's pods within the nodes times the pods one node holds (pods are not
+ * split across nodes). DaemonSets and system pods take their share too, so an accepted plan may still
+ * leave a pod Pending.
+ */
+export function poolCapacityProblem(demand: PoolDemand[], node: PoolNode, size: PoolSize): FitProblem | undefined {
+    const a = node.allocatable;
+    const total = (pick: (d: PoolDemand) => number) => demand.reduce((sum, d) => sum + (d.pods + d.canaryPods) * pick(d), 0);
+    const cpuNeeded = total((d) => d.requests.cpuMillis);
+    const memoryNeeded = total((d) => d.requests.memoryBytes);
+    const perNode = (d: PoolDemand) => Math.min(Math.floor(a.cpuMillis / d.requests.cpuMillis), Math.floor(a.memoryBytes / d.requests.memoryBytes));
+    const crowded = demand.find((d) => d.pods + d.canaryPods > size.nodes * perNode(d));
+    if (cpuNeeded <= size.nodes * a.cpuMillis && memoryNeeded <= size.nodes * a.memoryBytes && crowded === undefined) {
+        return undefined;
+    }
+    const podsOf = (d: PoolDemand) => `${d.pods} pods (${d.podsKey})${d.canaryPods > 0 ? ` + ${d.canaryPods} canary (${d.canaryPodsKey})` : ""}`;
+    const models = demand.map((d) => `model "${d.requests.model}" ${podsOf(d)} x ${d.requests.cpu} CPU (${d.requests.cpuKey}) and ${d.requests.memoryRequest} (${d.requests.memoryKey})`).join("; ");
+    const nodesNeeded = Math.max(
+        Math.ceil(cpuNeeded / a.cpuMillis), Math.ceil(memoryNeeded / a.memoryBytes),
+        ...demand.map((d) => Math.ceil((d.pods + d.canaryPods) / Math.max(1, perNode(d)))),
+    );
+    return {
+        key: size.nodesKey,
+        message: `${node.pool} runs at most ${size.nodes} nodes of ${node.key} = ${node.machineType} (${size.nodesKey}), each allocating ${Math.floor(a.cpuMillis)}m CPU and ${humanBytes(a.memoryBytes)} to pods, `
+            + `but the models' pods at their most need more: ${models}; the pods past what the nodes hold would stay Pending forever. `
+            + `Set ${size.nodesKey}${size.alsoRaise ? ` (and ${size.alsoRaise})` : ""} to at least ${nodesNeeded}, lower the pods `
+            + `${size.alsoRaise ? "or turn on eks.clusterAutoscaler with a maxNodes that holds them " : "or lower the pods' requests "}(see docs/reference/configuration.md#node-capacity)`,
+    };
+}

@@ -27,6 +27,8 @@ export interface VersionReport {
     served: boolean;
     /** Whether the version has a `variables/` folder. */
     hasVariables: boolean;
+    /** Whether the loaded MetaGraph restores variables at load (it has a `saver_def`); false if it has none or the graph was not read. */
+    restoresVariables?: boolean;
     /** Tag sets of every MetaGraph in the graph file, in file order. */
     metaGraphTags: string[][];
     /** The TensorFlow that exported the loaded MetaGraph (`meta_info_def.tensorflow_version`, e.g. "2.14.0"); null if unrecorded or unread. */
@@ -144,10 +146,13 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
             warnAboutOthers(base, names, others, warn);
         }
         const scans: TreeScan[] = [];
+        const failed = new Set<bigint>();
         for (const entry of versions) {
             const isServed = served.has(entry.version);
             const marked: Sink = (code, message, where) => warn(code, `version ${entry.version} (not served): ${message}`, where);
-            const sinks = { fail: isServed ? error : marked, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS, server: report.server };
+            const failSink = isServed ? error : marked;
+            const fail: Sink = (code, message, where) => { failed.add(entry.version); failSink(code, message, where); };
+            const sinks = { fail, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS, server: report.server };
             const scan = scanTree(path.join(base, entry.name), realBase);
             scans.push(scan);
             report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
@@ -167,7 +172,8 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         const unserved = versions.filter((v) => !served.has(v.version));
         if (unserved.length > 0 && served.size > 0) {
             warnUnserved(base, unserved, versions.flatMap((v, i) => (served.has(v.version) ? scans[i].followedLinks.map((link) => ({ ...link, by: v.version })) : [])),
-                options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest", warn);
+                options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest", warn,
+                { failedServed: versions.filter((v) => served.has(v.version) && failed.has(v.version)).map((v) => v.version), failed });
         }
         report.servedVersions = [...served].sort(compareBig).map(Number);
         report.servedVersion = report.servedVersions.length > 0 ? report.servedVersions[report.servedVersions.length - 1] : null;
@@ -182,15 +188,22 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
  * VERSIONS_NOT_SERVED: each unserved version may be removed, unless a served version links into it
  * (`2/variables -> ../1/variables`): removing it would break the served one, so that one is kept.
  */
-function warnUnserved(base: string, unserved: VersionEntry[], servedLinks: (FollowedLink & { by: bigint })[], why: string, warn: Sink): void {
+function warnUnserved(base: string, unserved: VersionEntry[], servedLinks: (FollowedLink & { by: bigint })[], why: string, warn: Sink,
+    loads: { failedServed: bigint[]; failed: Set<bigint> }): void {
     const linkInto = (entry: VersionEntry) => {
         const real = realPathOrNull(path.join(base, entry.name));
         return real === null ? undefined : servedLinks.find((link) => isInside(link.real, real));
     };
+    // While a served version cannot load, an unserved one that can is the way out, not a file to delete.
+    const fallback = (entry: VersionEntry) => loads.failedServed.length > 0 && !loads.failed.has(entry.version);
     const kept = unserved.map((entry) => ({ entry, link: linkInto(entry) }));
-    const removable = kept.filter((k) => k.link === undefined).map((k) => k.entry.version);
+    const removable = kept.filter((k) => k.link === undefined && !fallback(k.entry)).map((k) => k.entry.version);
+    const loadable = kept.filter((k) => k.link === undefined && fallback(k.entry)).map((k) => k.entry.version);
     const one = unserved.length === 1;
+    const broken = loads.failedServed.join(", ");
     const advice = [
+        ...(loadable.length === 0 ? [] : [`keep ${one ? "it" : loadable.join(", ")}: unlike served version ${broken}, which cannot load, ${loadable.length === 1 ? "it passes" : "they pass"} this check; `
+            + `serve ${loadable.length === 1 ? "it" : "them"} (config key "versions": [${loadable.join(", ")}], or --version ${loadable[loadable.length - 1]} on the command line) until ${broken} is fixed`]),
         ...(removable.length === 0 ? [] : [`remove ${one ? "it" : removable.join(", ")} to keep the image small, or serve ${removable.length === 1 ? "it" : "them"} too (config key "versions", or --version on the command line)`]),
         ...kept.filter((k) => k.link !== undefined).map(({ entry, link }) =>
             `keep ${one ? "it" : entry.version}: served version ${link!.by} links into it (${link!.path} -> ${link!.target})`),
@@ -359,7 +372,7 @@ function readVersion(dir: string, version: bigint, served: boolean, scan: TreeSc
         readGraph(path.join(dir, result.graphFile), result, report, sinks);
     }
     result.hasVariables = isDirectory(path.join(dir, "variables"));
-    checkVariables(dir, result.hasVariables, sinks);
+    checkVariables(dir, result.hasVariables, result.restoresVariables === true, sinks);
     if (fs.existsSync(path.join(dir, WARMUP_FILE))) {
         note("WARMUP_REQUESTS", `${path.join(dir, WARMUP_FILE)} is present: TF Serving replays it at every load (--enable_model_warmup, on by default), so loading takes longer `
             + "and a bad record fails the load; give the startup probe room for it, or set enableWarmup: false (--enable_model_warmup=false) to skip it.", path.join(dir, WARMUP_FILE));
@@ -437,6 +450,7 @@ function readGraph(file: string, result: VersionReport, report: PreflightReport,
     }
     result.tags = chosen.tags;
     result.signatures = chosen.signatures;
+    result.restoresVariables = chosen.restoreOp !== null;
     if (!(report.signature in chosen.signatures)) {
         const callable = Object.keys(chosen.signatures).filter((name) => !isInternalSignature(name));
         fail("SIGNATURE_MISSING", `${file} has no signature "${report.signature}" (${callable.length > 0 ? `it has ${callable.join(", ")}` : "it has no signature at all"}): `
@@ -487,7 +501,7 @@ function noServeTagMessage(file: string, tags: string[], metaGraphs: MetaGraphSp
     return `${file} has no MetaGraph tagged exactly {${tags.join(", ")}} (asked for with ${settings.tags(tags.join(","))}; it has ${sets}); TF Serving loads only the MetaGraph whose tag set equals --saved_model_tags: ${fix}`;
 }
 
-function checkVariables(dir: string, hasVariables: boolean, { fail, note }: VersionSinks): void {
+function checkVariables(dir: string, hasVariables: boolean, restoresVariables: boolean, { fail, note }: VersionSinks): void {
     const variables = path.join(dir, "variables");
     if (!hasVariables) {
         note("NO_VARIABLES", `${dir} has no variables/ folder: fine for a model without variables, but a trained model's weights were left behind; copy the export's variables/ into ${dir}/.`, dir);
@@ -498,7 +512,11 @@ function checkVariables(dir: string, hasVariables: boolean, { fail, note }: Vers
     const shards = names.map((name) => SHARD.exec(name)).filter((m): m is RegExpExecArray => m !== null);
     const incomplete = (what: string): void =>
         fail("VARIABLES_INCOMPLETE", `${variables} ${what}, so TensorFlow cannot restore the weights: copy the complete variables/ folder of the export.`, variables);
-    if (!hasIndex && shards.length > 0) {
+    if (!hasIndex && shards.length === 0 && restoresVariables) {
+        // TensorFlow loads such a version without restoring anything (loader.cc: no variables.index, no restore), then every call fails on the uninitialized weights.
+        fail("VARIABLES_INCOMPLETE", `${variables} is empty, but the graph restores its weights from it at load: TensorFlow then loads the version without them and every predict fails; `
+            + "copy the export's variables/ folder (variables.index and variables.data-*) into it (see docs/concepts/model-image.md#the-model-folder).", variables);
+    } else if (!hasIndex && shards.length > 0) {
         incomplete("has data files but no variables.index");
     } else if (hasIndex && shards.length === 0) {
         incomplete("has variables.index but no variables.data-*-of-* file");

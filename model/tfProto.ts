@@ -56,9 +56,16 @@ message MetaGraphDef {
     reserved "stripped_op_list", "any_info", "stripped_default_attrs", "function_aliases";
   }
   MetaInfoDef meta_info_def = 1;
+  SaverDef saver_def = 3;
   map<string, SignatureDef> signature_def = 5;
-  reserved 2, 3, 4, 6, 7;
-  reserved "graph_def", "saver_def", "collection_def", "asset_file_def", "object_graph_def";
+  reserved 2, 4, 6, 7;
+  reserved "graph_def", "collection_def", "asset_file_def", "object_graph_def";
+}
+
+message SaverDef {
+  string restore_op_name = 3;
+  reserved 1, 2, 4, 5, 6, 7;
+  reserved "filename_tensor_name", "save_tensor_name", "max_to_keep", "sharded", "keep_checkpoint_every_n_hours", "version";
 }
 
 message SignatureDef {
@@ -247,6 +254,12 @@ export interface MetaGraphSpec {
     signatures: Record<string, SignatureSpec>;
     tensorflowVersion: string | null;
     tensorflowGitVersion: string | null;
+    /**
+     * `saver_def.restore_op_name`: the op that restores the variables from `variables/` at load; null when
+     * the graph has none (a model without variables). TensorFlow's loader skips the restore, without an
+     * error, when `variables/variables.index` is missing (`cc/saved_model/loader.cc`, RunRestore).
+     */
+    restoreOp: string | null;
 }
 
 const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
@@ -288,7 +301,7 @@ export function dtypeValue(name: string): number | undefined {
 interface RawTensorInfo { dtype?: number; tensor_shape?: { dim?: { size?: number }[]; unknown_rank?: boolean } }
 interface RawSignatureDef { method_name?: string; inputs?: Record<string, RawTensorInfo>; outputs?: Record<string, RawTensorInfo> }
 interface RawMetaInfoDef { tags?: string[]; tensorflow_version?: string; tensorflow_git_version?: string }
-interface RawMetaGraphDef { meta_info_def?: RawMetaInfoDef; signature_def?: Record<string, RawSignatureDef> }
+interface RawMetaGraphDef { meta_info_def?: RawMetaInfoDef; saver_def?: { restore_op_name?: string }; signature_def?: Record<string, RawSignatureDef> }
 interface RawSavedModel { meta_graphs?: RawMetaGraphDef[] }
 
 /** Decodes a binary `saved_model.pb`. Throws (with protobufjs's reason) if the bytes are not a SavedModel. */
@@ -319,6 +332,7 @@ function fromMessage(message: protobuf.Message): MetaGraphSpec[] {
         signatures: mapSorted(graph.signature_def ?? {}, toSignature),
         tensorflowVersion: graph.meta_info_def?.tensorflow_version || null,
         tensorflowGitVersion: graph.meta_info_def?.tensorflow_git_version || null,
+        restoreOp: graph.saver_def?.restore_op_name || null,
     }));
 }
 

@@ -6,10 +6,10 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { LocalWorkspace, LocalWorkspaceOptions, Stack } from "@pulumi/pulumi/automation";
+import { CommandError, LocalWorkspace, LocalWorkspaceOptions, Stack } from "@pulumi/pulumi/automation";
 import { ConfigError } from "../config/configReader";
 import { PreparationError, StackInput, prepareStack } from "../stacks/prepare";
-import { PULUMI_CLI_FIX, engineReason, isPulumiCliMissing } from "./pulumiCli";
+import { PULUMI_CLI_FIX, engineAdvice, engineFailure, engineReason, isPulumiCliMissing } from "./pulumiCli";
 import { endpointFromStackOutputs, smoke, SmokeReport } from "./smoke";
 
 export type StepName = "preflight" | "preview" | "update" | "smoke";
@@ -86,7 +86,7 @@ export function preflightStack(input: StackInput): string {
 async function engineConfig(stack: Stack, projectDir: string): Promise<StackInput> {
     const project = (await stack.workspace.projectSettings()).name;
     const config = Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([key, item]) => [key, item.value]));
-    return { project, config, projectDir };
+    return { project, config, projectDir, stack: stack.name };
 }
 
 export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
@@ -103,12 +103,15 @@ export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
             stack = await selectStack({ stackName: options.stack, workDir: options.projectDir }).catch((err) => {
                 throw new Error(isPulumiCliMissing(err)
                     ? `tfs deploy runs the Pulumi CLI, which is not on PATH: ${PULUMI_CLI_FIX}`
-                    : `cannot select stack "${options.stack}" in ${options.projectDir}: ${engineReason(err)} (pulumi stack ls shows the stacks)`);
+                    : `cannot select stack "${options.stack}" in ${options.projectDir}: ${engineReason(err)} (${engineAdvice(err, options.stack) ?? "pulumi stack ls shows the stacks"})`);
             });
-            return preflightStack(await engineConfig(stack, options.projectDir));
+            const input = await engineConfig(stack, options.projectDir).catch((err) => {
+                throw new Error(`cannot read stack "${options.stack}"'s configuration: ${engineFailure(err, options.stack)}`);
+            });
+            return preflightStack(input);
         });
         await timed(steps, "preview", onStep, async () => {
-            const preview = await stack!.preview({ policyPacks, diff: true, onOutput });
+            const preview = await stack!.preview({ policyPacks, diff: true, onOutput }).catch((err) => { throw engineError(err, options.stack); });
             summary.changes = preview.changeSummary;
             return describeChanges(preview.changeSummary);
         });
@@ -117,7 +120,7 @@ export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
             return summary;
         }
         await timed(steps, "update", onStep, async () => {
-            const up = await stack!.up({ policyPacks, onOutput });
+            const up = await stack!.up({ policyPacks, onOutput }).catch((err) => { throw engineError(err, options.stack); });
             summary.changes = up.summary.resourceChanges;
             summary.outputs = Object.fromEntries(Object.entries(up.outputs).map(([k, v]) => [k, v.secret ? "[secret]" : v.value]));
             if (up.summary.result !== "succeeded") {
@@ -148,6 +151,12 @@ export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
         summary.failedStep = steps.find((s) => !s.ok)?.step;
     }
     return summary;
+}
+
+/** A failed Pulumi command as one line: the CLI's own error and what to do (its whole output went to `onOutput` already). */
+function engineError(err: unknown, stack: string): Error {
+    const failed = err instanceof CommandError || /^code: -?[0-9]+\n stdout: /.test(String((err as Error)?.message));
+    return failed ? new Error(engineFailure(err, stack)) : (err as Error);
 }
 
 function describeChanges(changes: Record<string, number> | undefined): string {

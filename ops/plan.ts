@@ -93,15 +93,59 @@ export function stackNameProblem(name: string): string | undefined {
         : "is not a stack name: use letters, digits, '-', '_' and '.' (not first), at most 100 characters, e.g. dev or prod-eu";
 }
 
+/**
+ * A YAML file's text as Pulumi decodes it: it strips a UTF-8 byte order mark (`readFileStripUTF8BOM`,
+ * pulumi/pulumi sdk/go/common/workspace/loaders.go) and its Go YAML parser reads UTF-16 from its byte
+ * order mark (libyaml's encoding detection, which go-yaml ports); UTF-16 without one is refused here.
+ */
+export function decodeYamlBytes(bytes: Buffer, file: string): string {
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+        return bytes.subarray(2).toString("utf16le");
+    }
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+        return Buffer.from(bytes.subarray(2)).swap16().toString("utf16le");
+    }
+    if (bytes.subarray(0, 4096).includes(0)) {
+        throw new PlanError(`${file}: holds NUL bytes, as UTF-16 text without a byte order mark does, which Pulumi cannot read: save it as UTF-8 (see docs/reference/configuration.md#the-stack-file)`);
+    }
+    return bytes.toString("utf8").replace(/^\uFEFF/, "");
+}
+
+/**
+ * Plain scalars that Pulumi's Go YAML parser (go-yaml, `resolve.go`: `strconv.ParseInt(plain, 0, 64)` after
+ * removing '_'; YAML 1.1 booleans in yaml.v2; `.inf` and `.nan` as floats) reads otherwise than YAML 1.2,
+ * which this plan reads: refused, so that what the plan shows is what `pulumi up` deploys.
+ */
+function ambiguousScalarProblem(source: string): string | undefined {
+    if (/^[-+]?0[0-9_]+$/.test(source)) {
+        return `Pulumi's YAML reader takes a number with a leading zero as octal inside a mapping or list (${source} is ${Number.isNaN(parseInt(source.replace(/_/g, ""), 8)) ? "not a number" : parseInt(source.replace(/_/g, ""), 8)} there) and as the text "${source}" at the top: write it without the leading zero, or quote it if it is text`;
+    }
+    if (/^[-+]?[0-9][0-9_]*(\.[0-9_]*)?$/.test(source) && source.includes("_")) {
+        return `Pulumi's YAML reader drops the '_' of ${source} inside a mapping or list, YAML 1.2 keeps it as text: write the digits without '_', or quote it if it is text`;
+    }
+    if (/^[-+]?0b[01_]+$/.test(source)) {
+        return `Pulumi's YAML reader takes ${source} as a binary number, YAML 1.2 as text: write it in decimal, or quote it if it is text`;
+    }
+    if (/^(y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$/.test(source)) {
+        return `is true or false to YAML 1.1 (Pulumi's reader may take it so), text to YAML 1.2: write true or false, or quote it if it is text`;
+    }
+    if (/^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/.test(source)) {
+        return "is not a finite number: the configuration reaches the program as JSON, which has no infinity or NaN, so the key would silently take its default: write a number, or remove the key for the default";
+    }
+    return undefined;
+}
+
 /** A YAML file's value; a syntax error names the file, the line and what is wrong, without the parser's internals. */
 export function readYamlFile(file: string): unknown {
     let text: string;
     try {
-        text = fs.readFileSync(file, "utf8");
+        text = decodeYamlBytes(fs.readFileSync(file), file);
     } catch (err) {
-        throw new PlanError(`cannot read ${file}: ${(err as Error).message}`);
+        throw err instanceof PlanError ? err : new PlanError(`cannot read ${file}: ${(err as Error).message}`);
     }
-    const doc = YAML.parseDocument(text);
+    // Merge keys (`<<: *anchor`) as Pulumi's Go YAML reader applies them; YAML 1.2 alone would keep "<<" as a key.
+    const lineCounter = new YAML.LineCounter();
+    const doc = YAML.parseDocument(text, { merge: true, lineCounter });
     const error = doc.errors[0];
     if (error !== undefined) {
         const line = error.linePos?.[0].line;
@@ -111,6 +155,21 @@ export function readYamlFile(file: string): unknown {
             : error.code === "DUPLICATE_KEY" ? `the key ${JSON.stringify(source.trim().split(/:(?:\s|$)/)[0])} appears twice in one mapping (the later value would silently win): keep one`
             : `${error.message.split(" at line ")[0]}: fix the YAML syntax`;
         throw new PlanError(`${where}: ${what}${source.trim() ? `\n    ${source.trimEnd()}` : ""}`);
+    }
+    let ambiguous: string | undefined;
+    YAML.visit(doc, {
+        Scalar(key, node) {
+            const problem = key === "key" || node.type !== "PLAIN" || node.source === undefined ? undefined : ambiguousScalarProblem(node.source);
+            if (problem !== undefined && node.range) {
+                const line = lineCounter.linePos(node.range[0]).line;
+                ambiguous = `${file}, line ${line}: ${node.source} ${problem.startsWith("is ") ? problem : `is read two ways: ${problem}`} (see docs/reference/configuration.md#the-stack-file)\n    ${(text.split("\n")[line - 1] ?? "").trimEnd()}`;
+                return YAML.visit.BREAK;
+            }
+            return undefined;
+        },
+    });
+    if (ambiguous !== undefined) {
+        throw new PlanError(ambiguous);
     }
     try {
         return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -149,7 +208,7 @@ export async function planStack(projectDir: string, stack: string, options: { lo
     const loadBalancer = options.loadBalancer ?? (config[`${project}:cloud`] === "aws" ? { hostname: "mock-nlb.elb.amazonaws.com" } : undefined);
     try {
         const { recorder, outputs } = await recordProgram({ project, stack, config, preview: true, loadBalancer },
-            () => runProgram({ project, config, projectDir: path.resolve(projectDir) }, { offline: true }));
+            () => runProgram({ project, stack, config, projectDir: path.resolve(projectDir) }, { offline: true }));
         return {
             stack,
             resources: recorder.resources,

@@ -8,11 +8,13 @@
 import * as fs from "fs";
 import { ModelSettings, ServingConfig, readConfig } from "../config/config";
 import { credentialProblems } from "../config/credentials";
+import { ConfigError } from "../config/configReader";
+import { ignoredStackFileKeys } from "../config/stackFile";
 import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
-import { nodeFitProblems, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
+import { PoolDemand, cpuPoolSizeOf, nodeFitProblems, poolCapacityProblem, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
@@ -28,6 +30,8 @@ export interface StackInput {
     config: Record<string, string>;
     /** The project root: relative paths in config start here. */
     projectDir: string;
+    /** The stack's name, when known: its `Pulumi.<stack>.yaml` is read for keys Pulumi ignores. */
+    stack?: string;
 }
 
 export interface PreparedStack {
@@ -39,7 +43,16 @@ export interface PreparedStack {
 
 /** Validates the configuration, checks credentials (unless offline), preflights and sizes every model. */
 export function prepareStack(input: StackInput, options: LifecycleOptions): PreparedStack {
-    const config = readConfig(input.config, input.project, input.projectDir);
+    const ignored = input.stack === undefined ? [] : ignoredStackFileKeys(input.projectDir, input.stack, input.project);
+    let config: ServingConfig;
+    try {
+        config = readConfig(input.config, input.project, input.projectDir);
+    } catch (err) {
+        throw err instanceof ConfigError && ignored.length > 0 ? new ConfigError([...ignored, ...err.issues], input.project) : err;
+    }
+    if (ignored.length > 0) {
+        throw new ConfigError(ignored, input.project);
+    }
     const missing = options.offline ? [] : credentialProblems(config);
     if (missing.length > 0) {
         throw new PreparationError(missing);
@@ -64,6 +77,7 @@ export interface Prepared {
 export function prepareModels(config: ServingConfig, project: string): Prepared {
     const problems: string[] = [];
     const warnings: string[] = [];
+    const cpuDemand: PoolDemand[] = [];
     const models = config.models.flatMap((settings) => {
         const key = (k: Parameters<ModelSettings["configKey"]>[0]) => `${project}:${settings.configKey(k)}`;
         const report = preflight(settings.path, {
@@ -92,14 +106,24 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
         try {
             const sizing = modelServerSizing(serverModelInputs(settings, report, batchingParameters));
             const node = poolNodeOf(config, settings.gpu);
-            const unfit = node === undefined ? [] : nodeFitProblems({
+            const requests = {
                 model: settings.name,
                 cpu: sizing.cpu, cpuMillis: cpuCores(sizing.cpu) * 1000, cpuKey: key("cpu"),
                 memoryRequest: sizing.memoryRequest, memoryBytes: memoryBytes(sizing.memoryRequest, "memoryRequest"), memoryKey: key("memoryRequest"),
-            }, { ...node, key: `${project}:${node.key}` });
+            };
+            const unfit = node === undefined ? [] : nodeFitProblems(requests, { ...node, key: `${project}:${node.key}` });
             if (unfit.length > 0) {
                 problems.push(...unfit.map((p) => `${p.key}: ${p.message}`));
                 return [];
+            }
+            if (!settings.gpu) {
+                cpuDemand.push({
+                    requests,
+                    pods: settings.autoscaling?.maxReplicas ?? settings.replicas,
+                    podsKey: settings.autoscaling ? `${key("autoscaling")}.maxReplicas` : key("replicas"),
+                    canaryPods: settings.canary?.replicas ?? 0,
+                    canaryPodsKey: `${key("canary")}.replicas`,
+                });
             }
             if (settings.rollout === "oneAtATime" && (settings.autoscaling?.minReplicas ?? settings.replicas) === 1) {
                 warnings.push(`model "${settings.name}": the GPU pool has no GPU to spare for an extra pod, so a rollout stops the only replica `
@@ -115,6 +139,14 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
             throw err;
         }
     });
+    const cpuNode = poolNodeOf(config, false);
+    const cpuPool = cpuPoolSizeOf(config);
+    const crowded = cpuNode && cpuPool && problems.length === 0 && cpuDemand.length > 0
+        ? poolCapacityProblem(cpuDemand, { ...cpuNode, key: `${project}:${cpuNode.key}` }, { ...cpuPool, nodesKey: `${project}:${cpuPool.nodesKey}` })
+        : undefined;
+    if (crowded !== undefined) {
+        problems.push(`${crowded.key}: ${crowded.message}`);
+    }
     if (problems.length > 0) {
         throw new PreparationError(problems);
     }

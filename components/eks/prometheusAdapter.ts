@@ -48,7 +48,17 @@ export function prometheusEndpoint(url: string): PrometheusEndpoint | string {
     if (port < 1 || port > 65535) {
         return `has port ${port}, which is not a TCP port (1-65535)`;
     }
+    if (isLoopbackHost(m[2])) {
+        return `names ${m[2]}, which inside prometheus-adapter's pod is the adapter itself, not Prometheus: ` +
+            "use the Prometheus Service's in-cluster name, e.g. \"http://prometheus-server.monitoring.svc:80\" (`kubectl get svc -A | grep prometheus`; see docs/guides/autoscaling.md#request-rate-on-eks)";
+    }
     return { url: `${m[1]}://${m[2]}`, port, path: (m[4] ?? "").replace(/\/$/, "") };
+}
+
+/** `localhost`, a name under it, or an address of 127.0.0.0/8 or 0.0.0.0: the pod's own loopback (the URL's host takes no IPv6 brackets). */
+function isLoopbackHost(host: string): boolean {
+    const name = host.toLowerCase().replace(/\.$/, "");
+    return name === "localhost" || name.endsWith(".localhost") || /^127(\.[0-9]{1,3}){3}$/.test(name) || name === "0.0.0.0" || /^0+$/.test(name);
 }
 
 /** The request-rate HPA's metric on EKS: prometheus-adapter's name, selected on the model (the selector joins the rule's label matchers). */

@@ -9,7 +9,7 @@
 import type * as K8s from "@kubernetes/client-node";
 import { ClusterInfo } from "./report";
 import { MODEL_SERVER_SELECTOR } from "../../contract/labels";
-import { ClusterSnapshot, ContainerStatus, Node, Pod, logKey } from "./snapshot";
+import { ClusterSnapshot, ContainerStatus, HorizontalPodAutoscaler, Node, Pod, logKey } from "./snapshot";
 import { TargetError, apiConfiguration, loadKubeConfig } from "../../contract/kubeAccess";
 
 export { NO_KUBECONFIG, TargetError, findAmbientKubeconfig, kubeconfigProblem } from "../../contract/kubeAccess";
@@ -81,6 +81,7 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
     const config = apiConfiguration(k8s, kc, cluster.server, options.requestTimeoutMs ?? 15_000);
     const core = new k8s.CoreV1Api(config);
     const apps = new k8s.AppsV1Api(config);
+    const autoscaling = new k8s.AutoscalingV2Api(config);
     const { namespace } = target;
     const call = <T>(what: string, request: () => Promise<T>) => request().catch((err) => {
         throw explain(k8s, err, what, info, namespace);
@@ -110,12 +111,14 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
         }
     });
     const labelSelector = MODEL_SERVER_SELECTOR;
-    const [pods, services, deployments, replicaSets, events] = await Promise.all([
+    const [pods, services, deployments, replicaSets, events, hpas] = await Promise.all([
         list("list pods", () => core.listNamespacedPod({ namespace, labelSelector })),
         list("list services", () => core.listNamespacedService({ namespace, labelSelector })),
         list("list deployments", () => apps.listNamespacedDeployment({ namespace, labelSelector })),
         list("list replicasets", () => apps.listNamespacedReplicaSet({ namespace, labelSelector })),
         list("list events", () => core.listNamespacedEvent({ namespace, limit: options.maxEvents ?? 1000 })),
+        // A user who may not read autoscalers still gets the rest: the autoscaler rule then has nothing to read.
+        autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace, labelSelector }).then((answer) => (Array.isArray(answer?.items) ? answer.items : undefined), () => undefined),
     ]);
     const podsJson = toJson<Pod[]>(pods.items);
     // Nodes are cluster-scoped: a user allowed only in the namespace cannot list them, and the rules do without.
@@ -130,6 +133,7 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
             services: toJson(services.items),
             deployments: toJson(deployments.items),
             replicaSets: toJson(replicaSets.items),
+            ...(hpas === undefined ? {} : { hpas: toJson<HorizontalPodAutoscaler[]>(hpas) }),
             events: toJson(events.items),
             logs: logs.current,
             previousLogs: logs.previous,

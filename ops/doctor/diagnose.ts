@@ -7,14 +7,15 @@ import { Finding, FindingKind, Rule, RuleContext, Severity } from "./findings";
 import { modelFilesDenied, modelLoadFailed, modelNotFound } from "./logRules";
 import { startupProbeKilled, probeFailed } from "./probeRules";
 import { canaryRolledBack, notReady, replicaFailure, rolloutStuck } from "./rolloutRules";
+import { autoscalerBlind, canaryLeftOver } from "./autoscalingRules";
 import { unschedulable } from "./schedulingRules";
 import { loadBalancerPending } from "./serviceRules";
 import { INSTANCE_LABEL, MODEL_SERVER_SELECTOR, isModelServerLabelled } from "../../contract/labels";
-import { ClusterSnapshot, ObjectMeta, isPodReady, modelOf } from "./snapshot";
+import { ClusterSnapshot, ObjectMeta, isCanary, isPodReady, modelOf, servedModelOf } from "./snapshot";
 
 export const RULES: readonly Rule[] = [
     imagePull, cannotStart, oomKilled, modelNotFound, modelLoadFailed, modelFilesDenied, unschedulable,
-    startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, canaryRolledBack, loadBalancerPending, notReady,
+    startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, canaryRolledBack, canaryLeftOver, autoscalerBlind, loadBalancerPending, notReady,
 ];
 
 /**
@@ -26,6 +27,7 @@ const RANK: Record<FindingKind, number> = {
     "model-load-failed": 3, "oom-killed": 3, "gpu-unavailable": 3, "untolerated-taint": 3, "insufficient-resources": 3, "unschedulable": 3,
     "replica-failure": 3, "load-balancer-pending": 3,
     "startup-probe-killed": 2, "crash-loop": 1, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0, "canary-rolled-back": 3,
+    "canary-running": 3, "autoscaler-blind": 3,
 };
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -91,8 +93,9 @@ export function diagnose(full: ClusterSnapshot, options: DiagnoseOptions): Diagn
     };
 }
 
+/** A model server's object, of `model` when given; a model's canary counts as the model's. */
 function isModelServer(meta: ObjectMeta | undefined, model: string | undefined): boolean {
-    return isModelServerLabelled(meta?.labels ?? {}, model);
+    return isModelServerLabelled(meta?.labels ?? {}) && (model === undefined || servedModelOf({ metadata: meta }) === model);
 }
 
 /** The model server's objects, and only the events about them. */
@@ -101,7 +104,9 @@ export function selectModelServer(snapshot: ClusterSnapshot, model: string | und
     const services = snapshot.services.filter((s) => isModelServer(s.metadata, model));
     const deployments = snapshot.deployments.filter((d) => isModelServer(d.metadata, model));
     const replicaSets = snapshot.replicaSets.filter((r) => isModelServer(r.metadata, model));
+    const hpas = snapshot.hpas?.filter((h) => isModelServer(h.metadata, model));
     const subjects = new Set([
+        ...(hpas ?? []).map((o) => `HorizontalPodAutoscaler/${o.metadata?.name}`),
         ...pods.map((o) => `Pod/${o.metadata?.name}`),
         ...services.map((o) => `Service/${o.metadata?.name}`),
         ...deployments.map((o) => `Deployment/${o.metadata?.name}`),
@@ -116,6 +121,7 @@ export function selectModelServer(snapshot: ClusterSnapshot, model: string | und
         services,
         deployments,
         replicaSets,
+        ...(hpas === undefined ? {} : { hpas }),
         events: snapshot.events.filter((e) => subjects.has(`${e.involvedObject?.kind}/${e.involvedObject?.name}`)),
         logs: ofPods(snapshot.logs),
         previousLogs: ofPods(snapshot.previousLogs),
@@ -193,13 +199,14 @@ function groupReplicas(findings: Finding[]): Finding[] {
     });
 }
 
+/** One row per model; a canary's objects are its model's (their own finding says so), never a model of their own. */
 function modelsChecked(snapshot: ClusterSnapshot): ModelChecked[] {
-    const names = [...new Set([...snapshot.pods, ...snapshot.deployments, ...snapshot.services].map((o) => modelOf(o)))]
+    const names = [...new Set([...snapshot.pods, ...snapshot.deployments, ...snapshot.services].map((o) => servedModelOf(o)))]
         .filter((m): m is string => m !== undefined).sort();
     return names.map((model) => {
-        const pods = snapshot.pods.filter((p) => modelOf(p) === model);
-        const deployment = snapshot.deployments.find((d) => modelOf(d) === model);
-        const service = snapshot.services.find((s) => modelOf(s) === model);
+        const pods = snapshot.pods.filter((p) => modelOf(p) === model && !isCanary(p));
+        const deployment = snapshot.deployments.find((d) => modelOf(d) === model && !isCanary(d));
+        const service = snapshot.services.find((s) => modelOf(s) === model && !isCanary(s));
         const ingress = service?.status?.loadBalancer?.ingress?.find((i) => i.ip || i.hostname);
         return {
             model,

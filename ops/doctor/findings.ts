@@ -29,6 +29,8 @@ export type FindingKind =
     | "replica-failure"
     | "rollout-stuck"
     | "canary-rolled-back"
+    | "canary-running"
+    | "autoscaler-blind"
     | "not-ready";
 
 export interface Finding {

@@ -5,7 +5,7 @@
  * The types name only the fields the rules read; everything is optional because the API omits
  * empty fields. Timestamps are RFC 3339 strings.
  */
-import { INSTANCE_LABEL } from "../../contract/labels";
+import { INSTANCE_LABEL, TRACK_LABEL } from "../../contract/labels";
 
 export interface ObjectMeta {
     name?: string;
@@ -172,6 +172,15 @@ export interface Node {
     status?: { allocatable?: Record<string, string>; capacity?: Record<string, string> };
 }
 
+export interface HorizontalPodAutoscalerCondition { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }
+
+/** An autoscaling/v2 HorizontalPodAutoscaler, as far as the rules read it. */
+export interface HorizontalPodAutoscaler {
+    metadata?: ObjectMeta;
+    spec?: { minReplicas?: number; maxReplicas?: number; scaleTargetRef?: { kind?: string; name?: string } };
+    status?: { currentReplicas?: number; desiredReplicas?: number; conditions?: HorizontalPodAutoscalerCondition[] };
+}
+
 /** The model server's objects in one namespace, and the tail of its containers' logs. */
 export interface ClusterSnapshot {
     namespace: string;
@@ -181,6 +190,8 @@ export interface ClusterSnapshot {
     services: Service[];
     deployments: Deployment[];
     replicaSets: ReplicaSet[];
+    /** The models' HorizontalPodAutoscalers; absent when they could not be listed (no permission, an old snapshot). */
+    hpas?: HorizontalPodAutoscaler[];
     /** Last lines of each container's current log, keyed `POD/CONTAINER`. */
     logs: Record<string, string>;
     /** Last lines of the previous run of restarted containers, keyed `POD/CONTAINER`. */
@@ -199,6 +210,17 @@ export function isPodReady(pod: Pod): boolean {
 
 export function modelOf(object: { metadata?: ObjectMeta }): string | undefined {
     return object.metadata?.labels?.[INSTANCE_LABEL];
+}
+
+/** True for a canary's objects (`tf-serving.dev/track: canary`): their instance label is `<model>-canary`. */
+export function isCanary(object: { metadata?: ObjectMeta }): boolean {
+    return object.metadata?.labels?.[TRACK_LABEL] === "canary";
+}
+
+/** The model an object serves, a canary's included (its instance label less `-canary`). */
+export function servedModelOf(object: { metadata?: ObjectMeta }): string | undefined {
+    const instance = modelOf(object);
+    return instance !== undefined && isCanary(object) ? instance.replace(/-canary$/, "") : instance;
 }
 
 /** The time an event last happened, whichever API wrote it. */

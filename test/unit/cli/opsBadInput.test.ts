@@ -145,6 +145,11 @@ const CASES: Case[] = [
     // tfs deploy.
     { name: "deploy: outside the project", args: () => ["deploy", "--stack", "dev"], env: withoutPulumi, exit: 2, names: [() => /no Pulumi\.yaml in .* or any folder above it; run from the project folder/] },
     { name: "deploy: without the Pulumi CLI", args: () => ["deploy", "--stack", "dev"], cwd: REPO, env: withoutPulumi, exit: 1, names: [() => /"failedStep": "preflight"/, () => /runs the Pulumi CLI, which is not on PATH/, () => /install the Pulumi CLI/] },
+    {
+        name: "deploy: GITHUB_STEP_SUMMARY in a missing folder", args: () => ["deploy", "--stack", "dev"], cwd: REPO,
+        env: (w) => ({ ...withoutPulumi(), GITHUB_STEP_SUMMARY: path.join(w.dir, "no-such-folder", "summary.md") }), exit: 1,
+        names: [() => /"failedStep": "preflight"/, (w) => new RegExp(`GITHUB_STEP_SUMMARY=${w.dir}/no-such-folder/summary\\.md: cannot append the job summary \\(ENOENT\\)`)],
+    },
     { name: "deploy: --smoke-timeout soon", args: () => ["deploy", "--stack", "dev", "--smoke-timeout", "soon"], env: withoutPulumi, exit: 2, names: [() => /--smoke-timeout/, () => /"soon" is not a number of seconds/] },
     { name: "deploy: no --stack", args: () => ["deploy"], exit: 2, names: [() => /--stack <name>/] },
 ];

@@ -46,6 +46,9 @@ const gcpWith = (top: string[], ...gke: string[]): string => [gcp(...gke).trimEn
 const gcpGateway = (...lines: string[]): string =>
     gcpWith(["tf-serving:endpoint: gateway", "tf-serving:publicEndpoint: true", "tf-serving:gateway:", ...lines.map((l) => `  ${l}`)]);
 
+/** `endpoint: gateway` on the local cluster's Traefik, open to all (a canary needs the Gateway). */
+const LOCAL_GATEWAY = ["tf-serving:endpoint: gateway", "tf-serving:publicEndpoint: true", "tf-serving:gateway: {className: traefik}"];
+
 /** Nine levels of ten aliases each: a few lines that expand to 10^9 values (the "billion laughs"). */
 const aliasBomb = (): string => {
     const lines = ["config:", "  tf-serving:modelPath: models/good", "  l0: &l0 [x, x, x, x, x, x, x, x, x, x]"];
@@ -131,6 +134,17 @@ const cases: PlanMistake[] = [
     { name: "a YAML alias bomb names the stack file", stackName: "bomb", stack: aliasBomb(), mentions: ["Pulumi.bomb.yaml", "aliases"] },
     { name: "modelPath with a NUL byte is not a permissions problem", stack: withModel("\"models/go\\0od\""), mentions: ["tf-serving:modelPath", "NUL"], forbid: [/permissions/] },
     { name: "a stack file that is a list", stackName: "list", stack: "- tf-serving:modelPath: models/good\n", mentions: ["Pulumi.list.yaml", "config"] },
+    // Settings that switched a check off, or were read otherwise than Pulumi reads them.
+    { name: "canary maxErrorRatio: 1 (meant as 1 %)", stack: local(...LOCAL_GATEWAY, "tf-serving:canary: {gates: {maxErrorRatio: 1}}"), mentions: ["tf-serving:canary.gates.maxErrorRatio", "0.01 = 1 %"] },
+    {
+        name: "models a and a-canary, a with a canary", mentions: ["tf-serving:models[1].name", "a-canary", "canary"],
+        stack: local(...LOCAL_GATEWAY, "tf-serving:models: [{name: a, path: models/good, canary: {}}, {name: a-canary, path: models/good}]").replace("  tf-serving:modelPath: models/good\n", ""),
+    },
+    { name: "autoscaling.maxReplicas: 1e9", stack: local("tf-serving:autoscaling: {maxReplicas: 1000000000}"), mentions: ["tf-serving:autoscaling.maxReplicas", "1 to 1000"] },
+    { name: "maxReplicas: 010 inside a mapping", stack: local("tf-serving:autoscaling: {maxReplicas: 010}"), mentions: ["line 4", "010", "octal"] },
+    { name: "maxErrorRatio: .inf", stack: local(...LOCAL_GATEWAY, "tf-serving:canary: {gates: {maxErrorRatio: .inf}}"), mentions: [".inf", "not a finite number"] },
+    { name: "a tf-serving: key outside config:", stack: `${local()}tf-serving:replicas: 3\n`, mentions: ["tf-serving:replicas", "outside `config:`"] },
+    { name: "eks.prometheusUrl on loopback", stack: aws("prometheusUrl: http://localhost:9090"), mentions: ["tf-serving:eks.prometheusUrl", "localhost", "the adapter itself"] },
 ];
 
 const stackOf = (c: PlanMistake, i: number): string => c.stackName ?? `plan-case-${i}`;

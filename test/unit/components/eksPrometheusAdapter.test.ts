@@ -18,6 +18,13 @@ describe("prometheus-adapter (EKS's request-rate HPA)", () => {
         assert.match(String(prometheusEndpoint("http://prom:99999")), /not a TCP port/);
     });
 
+    it("refuses a loopback prometheusUrl: inside prometheus-adapter's pod it is the adapter itself", () => {
+        for (const url of ["http://localhost:9090", "http://127.0.0.1:9090/", "http://LOCALHOST", "http://0.0.0.0:9090", "http://prom.localhost:9090"]) {
+            assert.match(String(prometheusEndpoint(url)), /is the adapter itself.*prometheus-server\.monitoring\.svc.*docs\/guides\/autoscaling\.md/, url);
+        }
+        assert.strictEqual(typeof prometheusEndpoint("http://127-0-0-1.monitoring.svc:9090"), "object", "a Service name with digits is not loopback");
+    });
+
     it("serves only the request-rate rule, on the CPU nodes, at the pinned release", () => {
         const values = prometheusAdapterChartValues({ url: "http://p.monitoring.svc", port: 9090, path: "" }) as {
             image: { tag: string }; prometheus: unknown; rules: Record<string, unknown>; nodeSelector: unknown;

@@ -66,6 +66,13 @@ describe("readConfig", () => {
         assert.match(issue.expected, /DNS label/);
     });
 
+    it("refuses a whole number written with a leading zero (Pulumi passes \"010\" as text at the top, reads it as octal 8 inside a mapping)", () => {
+        const [issue] = issuesOf({ ...BASE, replicas: "010" });
+        assert.strictEqual(issue.key, "replicas");
+        assert.match(issue.expected, /leading zero.*octal.*010 is 8 there/);
+        assert.strictEqual(readConfig(cfg({ ...BASE, replicas: "10" }), PROJECT, DIR).models[0].replicas, 10);
+    });
+
     it("rejects replicas below 1 and non-numbers", () => {
         assert.strictEqual(issuesOf({ ...BASE, replicas: "0" })[0].key, "replicas");
         assert.match(issuesOf({ ...BASE, replicas: "two" })[0].expected, /whole number from 1/);
@@ -240,6 +247,21 @@ describe("readConfig", () => {
             { minReplicas: 2, maxReplicas: 10, targetCpuUtilization: 50, targetRequestsPerSecond: 5, scaleDownStabilizationSeconds: 300 });
     });
 
+    it("bounds autoscaling.minReplicas and maxReplicas as replicas (the update timeout grows with them; the HPA takes an int32)", () => {
+        for (const maxReplicas of [1e9, 3_000_000_000, 1001]) {
+            const issue = issuesOf({ ...BASE, autoscaling: { maxReplicas } }).find((i) => i.key === "autoscaling.maxReplicas");
+            assert.match(issue?.expected ?? "", /whole number from 1 to 1000/, String(maxReplicas));
+        }
+        assert.match(issuesOf({ ...BASE, autoscaling: { minReplicas: 5000, maxReplicas: 5000 } }).find((i) => i.key === "autoscaling.minReplicas")?.expected ?? "", /from 1 to 1000/);
+        assert.strictEqual(readConfig(cfg({ ...BASE, autoscaling: { maxReplicas: 1000 } }), PROJECT, DIR).models[0].autoscaling?.maxReplicas, 1000);
+    });
+
+    it("refuses alert thresholds of 100 %, which switch their alert off (the rules fire above the threshold)", () => {
+        const issues = issuesOf({ ...BASE, monitoring: { errorRatioPercent: 100, memoryLimitPercent: 100 } });
+        assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["monitoring.errorRatioPercent", "monitoring.memoryLimitPercent"]);
+        assert.strictEqual(readConfig(cfg({ ...BASE, monitoring: { errorRatioPercent: 99, memoryLimitPercent: 99 } }), PROJECT, DIR).monitoring.thresholds.errorRatioPercent, 99);
+    });
+
     it("rejects bad autoscaling targets with the key, the value and the bounds", () => {
         const issues = issuesOf({ ...BASE, autoscaling: { targetRequestsPerSecond: 0, scaleDownStabilizationSeconds: 7200, targetRps: 3 } });
         const byKey = Object.fromEntries(issues.map((i) => [i.key, i]));
@@ -378,7 +400,7 @@ describe("readConfig", () => {
         const issues = issuesOf({ ...BASE, monitoring: { collector: "datadog", errorRatioPercent: 0, memoryLimitPercent: "ninety", notReadyMinuts: 3 } });
         assert.deepStrictEqual(issues.map((i) => i.key).sort(), ["monitoring.collector", "monitoring.errorRatioPercent", "monitoring.memoryLimitPercent", "monitoring.notReadyMinuts"]);
         assert.match(issues.find((i) => i.key === "monitoring.collector")!.expected, /"gke", "prometheus-operator", "annotations", "none"/);
-        assert.match(issues.find((i) => i.key === "monitoring.errorRatioPercent")!.expected, /from 1 to 100/);
+        assert.match(issues.find((i) => i.key === "monitoring.errorRatioPercent")!.expected, /from 1 to 99/);
     });
 
     it("refuses monitoring settings that do nothing or belong to another cloud: an empty collector, gke on aws, thresholds with none, labels no object carries", () => {
@@ -506,5 +528,25 @@ describe("readConfig: canary", () => {
         const [issue] = issuesOf({ ...GATEWAY, modelName: name, canary: {} });
         assert.strictEqual(issue.key, "canary");
         assert.match(issue.expected, /shorten the model name to 56 characters/);
+    });
+
+    it("refuses maxErrorRatio 1 (read as 1 %): the gate would pass a version whose every call fails; a fraction below 1 passes", () => {
+        for (const maxErrorRatio of [1, "1", 1.0]) {
+            const [issue] = issuesOf({ ...GATEWAY, canary: { gates: { maxErrorRatio } } });
+            assert.strictEqual(issue.key, "canary.gates.maxErrorRatio");
+            assert.match(issue.expected, /a fraction .* not a percent \(0\.01 = 1 %\).*every call fails.*docs\/guides\/canary\.md/);
+        }
+        assert.strictEqual(readConfig(cfg({ ...GATEWAY, canary: { gates: { maxErrorRatio: 0.99 } } }), PROJECT, DIR).models[0].canary?.gates.maxErrorRatio, 0.99);
+        assert.strictEqual(readConfig(cfg({ ...GATEWAY, canary: { gates: { maxErrorRatio: 0 } } }), PROJECT, DIR).models[0].canary?.gates.maxErrorRatio, 0);
+    });
+
+    it("refuses a model named as another model's canary (a and a-canary): a release of a would replace and delete a-canary's Deployment", () => {
+        const models = (canary: boolean) => [
+            { name: "a", path: "models/a", ...(canary ? { canary: {} } : {}) }, { name: "a-canary", path: "models/b" },
+        ];
+        const [issue] = issuesOf({ ...GATEWAY, modelPath: undefined, models: models(true) });
+        assert.strictEqual(issue.key, "models[1].name");
+        assert.match(issue.expected, /model "a"'s canary .* rename this model .*or remove models\[0\]\.canary/);
+        assert.strictEqual(readConfig(cfg({ ...GATEWAY, modelPath: undefined, models: models(false) }), PROJECT, DIR).models.length, 2, "no canary, no clash");
     });
 });

@@ -26,6 +26,11 @@ describe("planGpuCapacity", () => {
         assert.match(text, /Set eks\.gpuNodeGroup\.desiredNodes \(and eks\.gpuNodeGroup\.maxNodes\) to at least 2 \(3 to keep full capacity during rollouts\)/);
     });
 
+    it("names canary.replicas when the canary's pods are what overflow the pool", () => {
+        const [issue] = planGpuCapacity(ONE_G5, [{ ...server("m", 1), canaryPods: 1, canaryPodsKey: "canary.replicas" }]).issues;
+        assert.match(issue.expected, /need 2: model "m" \(1 pod \(replicas\) \+ 1 canary pod \(canary\.replicas\)\) x 1 GPU \(gpuCount\)/);
+    });
+
     it("rolls one pod at a time on an exactly sized pool (GKE maxNodes 2, 2 replicas): the surge pod would never fit", () => {
         const plan = planGpuCapacity(l4Pool(2), [server("m", 2)]);
         assert.deepStrictEqual(plan.issues, []);

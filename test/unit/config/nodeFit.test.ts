@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import { readConfig } from "../../../config/config";
 import {
-    PodRequests, PoolNode, eksAllocatable, gkeAllocatable, gkeReservedMemoryBytes, nodeFitProblems, poolNodeOf, reservedCpuMillis,
+    PodRequests, PoolNode, eksAllocatable, gkeAllocatable, gkeReservedMemoryBytes, nodeFitProblems, poolCapacityProblem, poolNodeOf, reservedCpuMillis,
 } from "../../../config/nodeFit";
 import { machineShape } from "../../../components/gke/machines";
 import { instanceShape } from "../../../components/eks/instanceTypes";
@@ -103,6 +103,23 @@ describe("nodeFitProblems", () => {
     });
 });
 
+describe("poolCapacityProblem: the models' pods at their most on a pool's nodes", () => {
+    const size = { nodes: 2, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes" };
+    const demand = (pods: number, canaryPods = 0, cpuMillis = 1500) => ({ requests: pod(cpuMillis, GI), pods, podsKey: "replicas", canaryPods, canaryPodsKey: "canary.replicas" });
+
+    it("passes what the nodes hold: 2 e2-standard-4 nodes take 2 pods of 1500m each", () => {
+        assert.strictEqual(poolCapacityProblem([demand(4)], E2_STANDARD_4, size), undefined);
+    });
+
+    it("refuses pods past the nodes (pods are not split: 2 of 1500m per 3920m node, 2 nodes), naming every key that adds pods", () => {
+        const p = poolCapacityProblem([demand(6, 1)], E2_STANDARD_4, size);
+        assert.strictEqual(p?.key, "eks.cpuNodeGroup.desiredNodes");
+        assert.match(p.message, /runs at most 2 nodes .*model "m" 6 pods \(replicas\) \+ 1 canary \(canary\.replicas\) x 1500m CPU \(cpu\)/);
+        assert.match(p.message, /Set eks\.cpuNodeGroup\.desiredNodes \(and eks\.cpuNodeGroup\.maxNodes\) to at least 4.*eks\.clusterAutoscaler/);
+        assert.match(poolCapacityProblem([demand(5)], E2_STANDARD_4, size)?.message ?? "", /at least 3/, "5 pods: 2 per node, 3 nodes");
+    });
+});
+
 describe("node fit at preview (prepareModels on the example stacks)", () => {
     const problems = (all: Record<string, string>): string[] => {
         try {
@@ -124,6 +141,14 @@ describe("node fit at preview (prepareModels on the example stacks)", () => {
         assert.deepStrictEqual(rest, []);
         assert.match(p, /^tf-serving:memoryRequest: model "half-plus-two" requests 14Gi \(14\.0 GiB\)/);
         assert.match(p, /tf-serving:gke\.cpuPool\.machineType = e2-standard-4: 16\.0 GiB\) can allocate at most 13\.3 GiB/);
+    });
+
+    it("EKS without the Cluster Autoscaler: replicas, maxReplicas and canary.replicas past what the fixed CPU nodes hold stop the preview", () => {
+        const crowded = (values: Record<string, string>) => problems(exampleConfig("aws-example", () => undefined, { "tf-serving:cpu": "2", ...values }))
+            .filter((p) => /eks\.cpuNodeGroup\.desiredNodes: /.test(p));
+        assert.deepStrictEqual(crowded({ "tf-serving:replicas": "2" }), [], "the example's 2 m6i.xlarge hold 2 pods of 2 CPU");
+        assert.match(crowded({ "tf-serving:replicas": "5" })[0] ?? "", /^tf-serving:eks\.cpuNodeGroup\.desiredNodes: .*5 pods \(tf-serving:replicas\)/);
+        assert.match(crowded({ "tf-serving:autoscaling": JSON.stringify({ maxReplicas: 50 }) })[0] ?? "", /50 pods \(tf-serving:autoscaling\.maxReplicas\)/);
     });
 
     it("GKE: a bigger machine type takes the same pod", () => {

@@ -451,6 +451,19 @@ describe("preflight", () => {
             assert.match(only(preflight(base).errors, "SPECIAL_FILE").message, /assets\/pipe is neither a file nor a folder/);
         });
 
+        it("VARIABLES_INCOMPLETE for an empty variables/ when the graph restores from it (TensorFlow's loader then skips the restore: loader.cc, RunRestore)", () => {
+            for (const name of ["half_plus_two_cpu", "half_plus_two_tf2_cpu"]) {
+                const base = copyFixture(name);
+                const version = fs.readdirSync(base).find((n) => /^\d+$/.test(n))!;
+                const variables = path.join(base, version, "variables");
+                fs.rmSync(variables, { recursive: true });
+                fs.mkdirSync(variables);
+                const report = preflight(base);
+                assert.strictEqual(report.ok, false, name);
+                assert.match(only(report.errors, "VARIABLES_INCOMPLETE").message, /variables is empty, but the graph restores its weights from it.*every predict fails/);
+            }
+        });
+
         it("VARIABLES_INCOMPLETE for a zero-byte shard or index (TensorFlow cannot restore them)", () => {
             for (const file of ["variables.data-00000-of-00001", "variables.index"]) {
                 const base = copyFixture("half_plus_two_cpu");
@@ -606,6 +619,16 @@ describe("preflight", () => {
             assert.match(message, /Versions 122, 123 .* not served/);
             assert.match(message, /remove 122 to keep the image small/);
             assert.match(message, /keep 123: served version 124 links into it/);
+        });
+
+        it("VERSIONS_NOT_SERVED never advises removing the only version that would load: it says to serve it", () => {
+            const base = copyFixture("half_plus_two_2_versions");
+            fs.rmSync(path.join(base, "00000124", "variables", "variables.index"));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false, "the served version 124 cannot load");
+            const message = only(report.warnings, "VERSIONS_NOT_SERVED").message;
+            assert.doesNotMatch(message, /remove/);
+            assert.match(message, /keep it: unlike served version 124, which cannot load, it passes this check; serve it \(config key "versions": \[123\], or --version 123/);
         });
 
         it("IGNORED_ENTRIES and STRAY_MODEL_FILES for non-numeric entries beside the versions", () => {

@@ -22,7 +22,9 @@ describe("tfProto", () => {
         const metaInfo = message((w) => { stringField(w, 4, "serve"); stringField(w, 5, "2.16.1"); stringField(w, 6, "v2.16.0-rc0-18-g5bc9d26649c"); });
         // 4 MiB that are not a GraphDef (0xff never starts a valid tag): decoding it would throw.
         const graphDef = new Uint8Array(4 * 1024 * 1024).fill(0xff);
-        const metaGraph = message((w) => { bytesField(w, 1, metaInfo); bytesField(w, 2, graphDef); bytesField(w, 5, mapEntry("serving_default", signature)); });
+        // SaverDef (meta_graph.proto / saver.proto): filename_tensor_name 1, restore_op_name 3, version 7.
+        const saverDef = message((w) => { stringField(w, 1, "save/Const:0"); stringField(w, 3, "save/restore_all"); varintField(w, 7, 2); });
+        const metaGraph = message((w) => { bytesField(w, 1, metaInfo); bytesField(w, 2, graphDef); bytesField(w, 3, saverDef); bytesField(w, 5, mapEntry("serving_default", signature)); });
         const savedModel = message((w) => { varintField(w, 1, 1); bytesField(w, 2, metaGraph); });
 
         assert.deepStrictEqual(decodeSavedModel(savedModel), [{
@@ -36,6 +38,7 @@ describe("tfProto", () => {
             },
             tensorflowVersion: "2.16.1",
             tensorflowGitVersion: "v2.16.0-rc0-18-g5bc9d26649c",
+            restoreOp: "save/restore_all",
         }]);
     });
 

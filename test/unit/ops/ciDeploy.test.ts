@@ -5,6 +5,8 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ciDeploy, preflightStack, summaryMarkdown } from "../../../ops/ciDeploy";
 import { stackConfig } from "../../../ops/plan";
+import { engineFailure, engineReason } from "../../../ops/pulumiCli";
+import { appendJobSummary } from "../../../cli/deploy";
 
 const ROOT = path.resolve(__dirname, "../../..");
 
@@ -84,11 +86,44 @@ describe("CI deploy", () => {
             projectDir: ROOT, stack: "nope", previewOnly: true,
             selectStack: async () => { throw new Error("code: 255\n stdout: \n stderr: error: no stack named 'nope' found\n"); },
         });
-        assert.match(unknown.steps[0].detail, /^cannot select stack "nope" in .*: error: no stack named 'nope' found \(pulumi stack ls shows the stacks\)$/);
+        assert.match(unknown.steps[0].detail, /^cannot select stack "nope" in .*: error: no stack named 'nope' found \(`pulumi stack ls` shows the stacks .*; `pulumi stack init nope` creates it .*\)$/);
     });
 
     it("names a missing stack file", () => {
         assert.throws(() => stackInput(ROOT, "no-such-stack"), /no stack file .*Pulumi\.no-such-stack\.yaml; stacks with a file here: .*dev/);
+    });
+
+    // As the Automation API formats a failed command (automation/cmd.ts, CommandResult.toString).
+    const commandFailure = (stdout: string, stderr: string) => new Error(`code: 255\n stdout: ${stdout}\n stderr: ${stderr}\n err?: \n`);
+
+    it("keeps the Pulumi CLI's own error line of a failed preview, with the pulumi cancel advice for a locked stack", async () => {
+        const config = stackInput(ROOT, "dev").config;
+        const locked = commandFailure("Previewing update (ci):\n", "error: the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end or delete the lock file with `pulumi cancel`.\n  ci-runner-7: 2026-12-04T20:00:00Z\n");
+        const stack = { ...engineStack(config), preview: async () => { throw locked; } } as unknown as Stack;
+        const summary = await ciDeploy({ projectDir: ROOT, stack: "ci", previewOnly: true, selectStack: async () => stack });
+        assert.strictEqual(summary.failedStep, "preview");
+        const detail = summary.steps.find((s) => s.step === "preview")!.detail;
+        assert.match(detail, /^error: the stack is currently locked by 1 lock\(s\)/);
+        assert.match(detail, /`pulumi cancel --stack ci` releases it.*docs\/troubleshooting\.md#the-stack-is-locked/);
+        assert.doesNotMatch(detail, /code: 255|stdout:/);
+    });
+
+    it("names the missing token and the missing stack with their way out, and prefers a preview's specific error to 'preview failed'", () => {
+        const token = commandFailure("", "error: PULUMI_ACCESS_TOKEN must be set for login during non-interactive CLI sessions\n");
+        assert.match(engineFailure(token, "ci"), /^error: PULUMI_ACCESS_TOKEN must be set .* \(log in to the stack's backend: set PULUMI_ACCESS_TOKEN in CI/);
+        assert.match(engineFailure(commandFailure("", "\nerror: no stack named 'ci' found\n"), "ci"), /^error: no stack named 'ci' found \(`pulumi stack ls` .*`pulumi stack init ci`/);
+        const diagnostics = commandFailure("Diagnostics:\n  pulumi:pulumi:Stack (tf-serving-ci):\n    error: Running program failed: invalid configuration\n", "error: preview failed\n");
+        assert.strictEqual(engineReason(diagnostics), "error: Running program failed: invalid configuration");
+        assert.strictEqual(engineReason(commandFailure("", "warning: something\n")), "warning: something", "no error line: stderr's first line");
+    });
+
+    it("a job summary that cannot be written is one warning line naming GITHUB_STEP_SUMMARY, not a crash", () => {
+        const missing = path.join(os.tmpdir(), "tfs-no-such-folder", "summary.md");
+        assert.match(appendJobSummary(missing, "x") ?? "", /^warning: GITHUB_STEP_SUMMARY=.*tfs-no-such-folder\/summary\.md: cannot append the job summary \(ENOENT\)/);
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-summary-"));
+        assert.strictEqual(appendJobSummary(path.join(dir, "s.md"), "x"), undefined);
+        assert.match(appendJobSummary(dir, "x") ?? "", /EISDIR/);
+        fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it("renders a job summary with the failed step and the diff", () => {

@@ -23,6 +23,8 @@ class FakeApiServer {
     events: Event[] = [];
     services: unknown[] = [];
     deployments: unknown[] = [];
+    /** Undefined: listing autoscalers is forbidden. */
+    hpas: unknown[] | undefined;
     logs: Record<string, string> = {};
     /** Undefined: listing nodes is forbidden, as for a user with rights in the namespace only. */
     nodes: unknown[] | undefined;
@@ -73,6 +75,9 @@ class FakeApiServer {
             case "/api/v1/namespaces/NS/events": return list("EventList", this.events);
             case "/apis/apps/v1/namespaces/NS/deployments": return list("DeploymentList", this.deployments);
             case "/apis/apps/v1/namespaces/NS/replicasets": return list("ReplicaSetList", []);
+            case "/apis/autoscaling/v2/namespaces/NS/horizontalpodautoscalers": return this.hpas === undefined
+                ? json(403, { kind: "Status", apiVersion: "v1", status: "Failure", message: "horizontalpodautoscalers.autoscaling is forbidden", reason: "Forbidden", code: 403 })
+                : json(200, { kind: "HorizontalPodAutoscalerList", apiVersion: "autoscaling/v2", metadata: { resourceVersion: "1" }, items: this.hpas });
             default: return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", message: "not found", code: 404 });
         }
     }
@@ -147,6 +152,18 @@ describe("tfs doctor against a fake API server", function () {
         }
         assert.ok(api.requests.some((r) => r.startsWith(`/api/v1/namespaces/${NAMESPACE}/events?limit=1000`)), api.requests.join("\n"));
         assert.ok(api.requests.some((r) => /\/log\?container=tf-serving&limitBytes=262144&previous=true&tailLines=7$/.test(r)), api.requests.join("\n"));
+    });
+
+    it("reads the models' autoscalers by the model-server labels, and does without them when that is forbidden", async () => {
+        const hpa = { metadata: { name: "m", namespace: NAMESPACE, labels: { "app.kubernetes.io/instance": "m" } }, status: { conditions: [{ type: "ScalingActive", status: "False", reason: "FailedGetResourceMetric", lastTransitionTime: ago(600) }] } };
+        api.hpas = [hpa];
+        const { snapshot } = await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE });
+        assert.strictEqual(snapshot.hpas?.[0].status?.conditions?.[0].reason, "FailedGetResourceMetric");
+        assert.strictEqual(snapshot.hpas?.[0].status?.conditions?.[0].lastTransitionTime, ago(600), "times as the API wrote them");
+        const selector = encodeURIComponent("app.kubernetes.io/name=tf-serving,app.kubernetes.io/component=model-server");
+        assert.ok(api.requests.includes(`/apis/autoscaling/v2/namespaces/${NAMESPACE}/horizontalpodautoscalers?labelSelector=${selector}`), api.requests.join("\n"));
+        api.hpas = undefined;
+        assert.strictEqual((await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE })).snapshot.hpas, undefined);
     });
 
     it("notes logs it could not read, and reads none of containers that never ran", async () => {

@@ -486,6 +486,51 @@ describe("tfs doctor rules", () => {
             assert.deepStrictEqual(later.findings.filter((x) => x.kind === "canary-rolled-back"), [], "a later release rolled the Deployment: the old failure is history");
         });
 
+        it("calls a model unhealthy while its HPA has failed to read its metric for minutes (an info in the first ones)", () => {
+            const serving = deployment({ replicas: 2, ready: 2 });
+            const ready = [pod({ ready: true }), pod({ name: `${MODEL}-6b7c9d8f5-q8w7e`, ready: true })];
+            // As the HPA controller sets it (kubernetes pkg/controller/podautoscaler/horizontal.go: ScalingActive False, FailedGetPodsMetric).
+            const hpa = (since: number) => ({
+                metadata: { name: MODEL, namespace: "tf-serving", uid: "uid-hpa", labels: labels() },
+                spec: { minReplicas: 2, maxReplicas: 10, scaleTargetRef: { kind: "Deployment", name: MODEL } },
+                status: { currentReplicas: 2, desiredReplicas: 2, conditions: [
+                    { type: "AbleToScale", status: "True", reason: "SucceededGetScale", lastTransitionTime: ago(900) },
+                    { type: "ScalingActive", status: "False", reason: "FailedGetPodsMetric", lastTransitionTime: ago(since),
+                        message: "the HPA was unable to compute the replica count: unable to get metric tfserving_inference_requests_per_second: no metrics returned from custom metrics API" },
+                ] },
+            });
+            const blind = event(hpa(600), { kind: "HorizontalPodAutoscaler", component: "horizontal-pod-autoscaler", reason: "FailedGetPodsMetric", last: 15, count: 40,
+                message: "unable to get metric tfserving_inference_requests_per_second: no metrics returned from custom metrics API" });
+            const d = run(snapshot({ pods: ready, deployments: [serving], services: [service({ address: "203.0.113.7" })], hpas: [hpa(600)], events: [blind] }));
+            assert.strictEqual(d.healthy, false);
+            const f = only(d, "autoscaler-blind");
+            assert.strictEqual(f.severity, "error");
+            assert.match(f.summary, /ScalingActive False for 10m/);
+            hasEvidence(f, /FailedGetPodsMetric x40/);
+            assert.match(f.fix, /custom metrics API .*v1beta1\.custom\.metrics\.k8s\.io/);
+            const fresh = run(snapshot({ pods: ready, deployments: [serving], services: [service({ address: "203.0.113.7" })], hpas: [hpa(30)] }));
+            assert.strictEqual(only(fresh, "autoscaler-blind").severity, "info");
+            assert.strictEqual(fresh.healthy, true);
+        });
+
+        it("shows a leftover canary as its model's, not as a separate healthy model", () => {
+            const serving = deployment({ replicas: 2, ready: 2 });
+            const canaryLabels = { ...labels(), "app.kubernetes.io/instance": `${MODEL}-canary`, "tf-serving.dev/track": "canary" };
+            const canary = { ...deployment({ replicas: 1, ready: 1 }) };
+            canary.metadata = { ...canary.metadata, name: `${MODEL}-canary`, uid: "uid-canary", labels: canaryLabels, creationTimestamp: ago(2 * 86400) };
+            const canaryPod = pod({ name: `${MODEL}-canary-5f6d7c8b9-a1b2c`, ready: true });
+            canaryPod.metadata = { ...canaryPod.metadata, labels: canaryLabels };
+            const ready = [pod({ ready: true }), pod({ name: `${MODEL}-6b7c9d8f5-q8w7e`, ready: true }), canaryPod];
+            const d = run(snapshot({ pods: ready, deployments: [serving, canary], services: [service({ address: "203.0.113.7" })] }));
+            assert.deepStrictEqual(d.checked.models.map((m) => [m.model, m.readyPods, m.desiredReplicas]), [[MODEL, 2, 2]], "one model, its serving pods");
+            const f = only(d, "canary-running");
+            assert.strictEqual(f.severity, "warning");
+            assert.strictEqual(f.model, MODEL);
+            assert.match(f.summary, /canary Deployment is 48h old.*interrupted release left it/);
+            assert.match(f.fix, /kubectl delete deployment half-plus-two-canary -n tf-serving/);
+            assert.deepStrictEqual(run(snapshot({ pods: ready, deployments: [serving, canary], services: [service({ address: "203.0.113.7" })] }), { model: MODEL }).findings.map((x) => x.kind), ["canary-running"], "--model includes its canary");
+        });
+
         it("falls back to not-ready, a warning while within the startup budget", () => {
             const loading = run(world({ pods: [pod({ ready: false, age: 20 })] }));
             const f = only(loading, "not-ready");

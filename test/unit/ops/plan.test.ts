@@ -45,6 +45,37 @@ describe("tfs plan: the stack it reads", () => {
         assert.throws(() => stackConfig(project, "flow"), (err: Error) => err instanceof PlanError && /Pulumi\.flow\.yaml, line \d: .*fix the YAML syntax/.test(err.message));
     });
 
+    it("reads merge keys and UTF-16 as Pulumi's Go YAML reader does", () => {
+        writeStack("merge", "config:\n  tf-serving:modelPath: m\n  tf-serving:gateway:\n    <<: {className: traefik}\n    tlsSecretName: tls\n");
+        assert.deepStrictEqual(JSON.parse(stackConfig(project, "merge").config["tf-serving:gateway"]), { className: "traefik", tlsSecretName: "tls" });
+        const text = "config:\n  tf-serving:modelPath: m\n  tf-serving:replicas: 3\n";
+        fs.writeFileSync(path.join(project, "Pulumi.le.yaml"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]));
+        fs.writeFileSync(path.join(project, "Pulumi.be.yaml"), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, "utf16le").swap16()]));
+        fs.writeFileSync(path.join(project, "Pulumi.bom8.yaml"), `\uFEFF${text}`);
+        for (const name of ["le", "be", "bom8"]) {
+            assert.strictEqual(stackConfig(project, name).config["tf-serving:replicas"], "3", name);
+        }
+        fs.writeFileSync(path.join(project, "Pulumi.nobom.yaml"), Buffer.from(text, "utf16le"));
+        assert.throws(() => stackConfig(project, "nobom"), /Pulumi\.nobom\.yaml: holds NUL bytes, as UTF-16 text without a byte order mark does.*save it as UTF-8/);
+    });
+
+    it("refuses scalars Pulumi reads otherwise than YAML 1.2 (010, 1_000, yes, .inf), naming the line; quoted, they pass", () => {
+        const cases: [string, RegExp][] = [
+            ["tf-serving:autoscaling: {maxReplicas: 010}", /line 3: 010 is read two ways: .*octal .*\(010 is 8 there\)/],
+            ["tf-serving:replicas: 010", /line 3: 010 is read two ways/],
+            ["tf-serving:autoscaling: {maxReplicas: 1_000}", /line 3: 1_000 is read two ways: .*drops the '_'/],
+            ["tf-serving:monitoring: {collector: none, labels: {team: yes}}", /line 3: yes is true or false to YAML 1\.1/],
+            ["tf-serving:canary: {gates: {maxErrorRatio: .inf}}", /line 3: \.inf is not a finite number: .*would silently take its default/],
+            ["tf-serving:canary: {gates: {maxP99Ms: .NaN}}", /line 3: \.NaN is not a finite number/],
+        ];
+        cases.forEach(([line, message], i) => {
+            writeStack(`amb${i}`, `config:\n  tf-serving:modelPath: m\n  ${line}\n`);
+            assert.throws(() => stackConfig(project, `amb${i}`), (err: Error) => err instanceof PlanError && message.test(err.message) && err.message.includes(line), line);
+        });
+        writeStack("quoted", "config:\n  tf-serving:modelPath: m\n  tf-serving:monitoring: {labels: {team: \"yes\", id: \"010\"}}\n");
+        assert.deepStrictEqual(JSON.parse(stackConfig(project, "quoted").config["tf-serving:monitoring"]).labels, { team: "yes", id: "010" });
+    });
+
     it("refuses a stack file that is not a mapping with a config mapping", () => {
         writeStack("list", "- tf-serving:modelPath: m\n");
         assert.throws(() => stackConfig(project, "list"), /Pulumi\.list\.yaml is not a stack file: it must be a YAML mapping with a "config:" mapping/);

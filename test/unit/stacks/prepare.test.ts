@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { readConfig } from "../../../config/config";
-import { prepareModels } from "../../../stacks/prepare";
+import { ConfigError } from "../../../config/configReader";
+import { prepareModels, prepareStack } from "../../../stacks/prepare";
 import { fixtureModelDir } from "../../support/fixtures";
 import { withTensorflowVersion } from "../../support/savedModelBytes";
 
@@ -32,6 +33,24 @@ describe("prepareModels", () => {
         for (const values of [{ replicas: "2", gke: gke(2) }, { replicas: "1", gke: gke(2) }]) {
             const { warnings } = prepared({ cloud: "gcp", gpu: "true", ...values });
             assert.deepStrictEqual(warnings.filter((w) => /outage/.test(w)), [], JSON.stringify(values));
+        }
+    });
+
+    it("names a tf-serving: key written outside config: in Pulumi.<stack>.yaml, which Pulumi drops without a word", () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-stackfile-"));
+        try {
+            fs.writeFileSync(path.join(dir, "Pulumi.ci.yaml"), "config:\n  tf-serving:publicEndpoint: true\ntf-serving:replicas: 3\nconfiguration: {}\n");
+            const config = { [`${PROJECT}:modelPath`]: path.join(ROOT, "models/half_plus_two"), [`${PROJECT}:publicEndpoint`]: "true" };
+            assert.throws(() => prepareStack({ project: PROJECT, stack: "ci", config, projectDir: dir }, { offline: true }), (err: Error) => {
+                assert.ok(err instanceof ConfigError, String(err));
+                assert.deepStrictEqual(err.issues.map((i) => i.qualifiedKey), ["Pulumi.ci.yaml: tf-serving:replicas", "Pulumi.ci.yaml: configuration"]);
+                assert.match(err.message, /Pulumi\.ci\.yaml: tf-serving:replicas: is written at the top level of Pulumi\.ci\.yaml, outside `config:`, where Pulumi ignores it.*indent it under `config:`/);
+                return true;
+            });
+            fs.writeFileSync(path.join(dir, "Pulumi.ci.yaml"), "config:\n  tf-serving:publicEndpoint: true\n  tf-serving:replicas: 3\n");
+            assert.strictEqual(prepareStack({ project: PROJECT, stack: "ci", config, projectDir: dir }, { offline: true }).models.length, 1);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
         }
     });
 
