@@ -64,7 +64,7 @@ export function planGpuCapacity(pool: GpuPool, servers: GpuServer[]): GpuCapacit
         issues.push({ key: pool.nodesKey, value: pool.nodes,
             expected: `the GPU pool holds ${plural(pool.nodes, "node")} x ${plural(pool.gpusPerNode, "GPU")} (${pool.nodeName}, ${pool.gpusPerNodeKey}) = ${plural(capacity, "GPU")}, `
                 + `but the GPU models need ${steady}: ${demand}; the pods past ${plural(capacity, "GPU")} would stay Pending forever. `
-                + `Set ${raise(nodesFor(steady))} (${nodesFor(steady + surge)} to keep full capacity during rollouts), or lower the replicas (see docs/reference/configuration.md#gpu-capacity)` });
+                + `Set ${raise(nodesFor(steady))} (${nodesFor(steady + surge)} to keep full capacity during rollouts), or lower the replicas (see docs/concepts/model-server.md#gpu-capacity)` });
     }
     const strategy: RolloutStrategy = capacity - steady >= surge ? "surge" : "oneAtATime";
     return { rollouts: Object.fromEntries(servers.map((s) => [s.name, strategy])), issues };

@@ -248,6 +248,6 @@ export function poolCapacityProblem(demand: PoolDemand[], node: PoolNode, size: 
         message: `${node.pool} runs at most ${size.nodes} nodes of ${node.key} = ${node.machineType} (${size.nodesKey}), each allocating ${Math.floor(a.cpuMillis)}m CPU and ${humanBytes(a.memoryBytes)} to pods, `
             + `but the models' pods at their most need more: ${models}; the pods past what the nodes hold would stay Pending forever. `
             + `Set ${size.nodesKey}${size.alsoRaise ? ` (and ${size.alsoRaise})` : ""} to at least ${nodesNeeded}, lower the pods `
-            + `${size.alsoRaise ? "or turn on eks.clusterAutoscaler with a maxNodes that holds them " : "or lower the pods' requests "}(see docs/reference/configuration.md#node-capacity)`,
+            + `${size.alsoRaise ? "or turn on eks.clusterAutoscaler with a maxNodes that holds them " : "or lower the pods' requests "}(see docs/concepts/model-server.md#node-capacity)`,
     };
 }

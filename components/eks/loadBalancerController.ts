@@ -60,7 +60,7 @@ export function controllerCrdManifests(release: typeof LOAD_BALANCER_CONTROLLER 
  * The namespace label that makes the controller's webhook add a readiness gate to every pod it fronts with
  * an IP target (`defaultTargetType: ip` here): a pod is Ready only once its target is healthy, so a rollout
  * never leaves a target group with only Initial or Draining targets, which its docs call an outage
- * (kubernetes-sigs/aws-load-balancer-controller, `docs/deploy/pod_readiness_gate.md`). The webhook acts at
+ * (`kubernetes-sigs/aws-load-balancer-controller/docs/deploy/pod_readiness_gate.md`). The webhook acts at
  * pod creation only: pods that ran before the label get their gate at their next rollout.
  */
 export const POD_READINESS_GATE_LABELS: Readonly<Record<string, string>> = { "elbv2.k8s.aws/pod-readiness-gate-inject": "enabled" };

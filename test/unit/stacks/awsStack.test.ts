@@ -118,7 +118,7 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
     });
 
-    // kubernetes-sigs/aws-load-balancer-controller docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
+    // kubernetes-sigs/aws-load-balancer-controller/docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
     // created in a namespace labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled` (IP targets only); without it a
     // rollout can leave a target group with only Initial or Draining targets, an outage.
     const READINESS_GATE = "elbv2.k8s.aws/pod-readiness-gate-inject";
