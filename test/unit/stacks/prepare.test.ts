@@ -61,12 +61,12 @@ describe("prepareModels", () => {
             fs.cpSync(fixtureModelDir("half_plus_two_tf2_cpu"), base, { recursive: true });
             const graph = path.join(base, "00000123", "saved_model.pb");
             fs.chmodSync(graph, 0o644);
-            fs.writeFileSync(graph, withTensorflowVersion(fs.readFileSync(graph), "2.21.0"));
+            fs.writeFileSync(graph, withTensorflowVersion(fs.readFileSync(graph), "2.22.0"));
             const pinned = prepared({ modelPath: base }).warnings.filter((w) => /NEWER|newer than the TensorFlow/.test(w));
             assert.strictEqual(pinned.length, 1, JSON.stringify(pinned));
-            assert.match(pinned[0], /^model "model": .* newer than the TensorFlow 2\.20 that tensorflow\/serving:2\.20\.0 \(TF Serving 2\.20\.0\) runs/);
-            assert.ok(pinned[0].includes("(tf-serving:baseImage: tensorflow/serving:2.21.0, once that release is published)"), pinned[0]);
-            const newer = prepared({ modelPath: base, baseImage: "tensorflow/serving:2.21.0" }).warnings;
+            assert.match(pinned[0], /^model "model": .* newer than the TensorFlow 2\.21 that tensorflow\/serving:2\.21\.0 \(TF Serving 2\.21\.0\) runs/);
+            assert.ok(pinned[0].includes("(tf-serving:baseImage: tensorflow/serving:2.22.0, once that release is published)"), pinned[0]);
+            const newer = prepared({ modelPath: base, baseImage: "tensorflow/serving:2.22.0" }).warnings;
             assert.deepStrictEqual(newer.filter((w) => /newer than the TensorFlow/.test(w)), []);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
