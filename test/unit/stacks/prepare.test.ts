@@ -11,10 +11,10 @@ import { withTensorflowVersion } from "../../support/savedModelBytes";
 const ROOT = path.resolve(__dirname, "../../..");
 const PROJECT = "tf-serving";
 
-function prepared(values: Record<string, unknown>) {
+function prepared(values: Record<string, unknown>, today?: string) {
     const all = Object.fromEntries(Object.entries({ modelPath: "models/half_plus_two", publicEndpoint: "true", ...values })
         .map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
-    return prepareModels(readConfig(all, PROJECT, ROOT), PROJECT);
+    return prepareModels(readConfig(all, PROJECT, ROOT), PROJECT, today);
 }
 
 describe("prepareModels", () => {
@@ -71,5 +71,14 @@ describe("prepareModels", () => {
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
+    });
+
+    it("warns at preview when eks.kubernetesVersion is in EKS extended support, naming the versions in standard support", () => {
+        const eks = (kubernetesVersion: string) => ({ region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"], kubernetesVersion });
+        const versionWarnings = (version: string, today: string) => prepared({ cloud: "aws", eks: eks(version) }, today).warnings.filter((w) => w.includes("eks.kubernetesVersion"));
+        const [warning] = versionWarnings("1.34", "2026-12-04");
+        assert.match(warning, /^tf-serving:eks\.kubernetesVersion = "1\.34" left EKS standard support on 2026-12-02: .* "1\.35", "1\.36"/);
+        assert.deepStrictEqual(versionWarnings("1.34", "2026-12-01"), []);
+        assert.deepStrictEqual(versionWarnings("1.35", "2026-12-04"), []);
     });
 });
