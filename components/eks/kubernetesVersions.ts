@@ -60,7 +60,7 @@ export function eksKubernetesVersionProblem(version: string, today: string): str
         ? `reached the end of EKS extended support on ${ended.extendedSupportEnds}: EKS creates no cluster on it and upgrades the control planes still on it by itself`
         : "is not a version EKS creates clusters on";
     return `${why}; use one of ${quoted(supported)} (EKS's supported versions on ${today}, ${LIFECYCLE_PAGE}; `
-        + "components/eks/kubernetesVersions.ts keeps the list), or remove the key for EKS's default";
+        + "components/eks/kubernetesVersions.ts keeps the list), or remove the key for EKS's default (see docs/getting-started/eks.md#kubernetes-version)";
 }
 
 /**

@@ -44,6 +44,7 @@ describe("components/eks/kubernetesVersions", () => {
             const problem = eksKubernetesVersionProblem(version, TODAY)!;
             assert.match(problem, /^is not a version EKS creates clusters on; use one of "1\.32", "1\.33", "1\.34", "1\.35", "1\.36" \(EKS's supported versions on 2026-12-04, /);
             assert.match(problem, /kubernetes-versions\.html/);
+            assert.match(problem, /see docs\/getting-started\/eks\.md#kubernetes-version\)$/);
         }
     });
 
