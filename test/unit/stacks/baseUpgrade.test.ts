@@ -12,7 +12,8 @@ const IP = { ip: "203.0.113.10" };
 const PREVIOUS = "tensorflow/serving:2.20.0";
 
 describe("a running stack after the TF Serving base moves (under mocks)", () => {
-    it("changes the model image and the Deployment's pod template, nothing else", async () => {
+    it("changes the model image and the Deployment's pod template, nothing else", async function () {
+        this.timeout(60_000); // two whole stacks composed under mocks
         assert.notStrictEqual(TF_SERVING_VERSION, "2.20.0");
         const before = await runCloudStack(exampleConfig("gcp-example", undefined, { "tf-serving:baseImage": PREVIOUS }), IP);
         const after = await runCloudStack(exampleConfig("gcp-example"), IP, undefined, before.outputs);
