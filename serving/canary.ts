@@ -29,7 +29,7 @@ export interface CanarySettings {
     steps: number[];
     /** Seconds each step holds before its gate reads the canary's figures. */
     holdSeconds: number;
-    /** Canary pods (they run beside the serving ones, with the same sizing). */
+    /** The fewest canary pods (beside the serving ones, with the same sizing); a step runs ceil(weight x serving pods) when that is more. */
     replicas: number;
     gates: CanaryGates;
 }
