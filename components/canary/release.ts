@@ -71,7 +71,8 @@ export class CanaryFailed extends Error {
     }
 }
 
-interface Clients {
+/** The API clients a release uses (a test passes its own). */
+export interface Clients {
     core: K8s.CoreV1Api;
     apps: K8s.AppsV1Api;
     custom: K8s.CustomObjectsApi;
@@ -366,8 +367,8 @@ export async function leftovers(inputs: ReleaseInputs): Promise<string | undefin
 }
 
 /** The `release` phase (see the module comment). `log` prints a line to the update's output. */
-export async function release(inputs: ReleaseInputs, log: (line: string) => void): Promise<ReleaseReport> {
-    const r = new Release(await connect(inputs), inputs);
+export async function release(inputs: ReleaseInputs, log: (line: string) => void, clients?: Clients): Promise<ReleaseReport> {
+    const r = new Release(clients ?? await connect(inputs), inputs);
     const prefix = `canary of ${inputs.model}`;
     await r.retire();
     const current = await r.serving();
@@ -433,8 +434,8 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
 }
 
 /** The `finish` phase: every request to the serving Deployment again, the canary's pods deleted. */
-export async function finish(inputs: ReleaseInputs, log: (line: string) => void): Promise<void> {
-    const r = new Release(await connect(inputs), inputs);
+export async function finish(inputs: ReleaseInputs, log: (line: string) => void, clients?: Clients): Promise<void> {
+    const r = new Release(clients ?? await connect(inputs), inputs);
     const { weights, deployment } = await r.state();
     if (weights.some((w) => w > 0) || deployment) {
         log(`canary of ${inputs.model}: ${inputs.serving} serves ${inputs.image}; routes back to it alone, the canary retired`);
