@@ -627,7 +627,9 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             memoryLimit: src("memoryLimit").quantity("memoryLimit", "memory"),
         },
         batching: {
-            enabled: src("batching").bool("batching", batchingFile !== undefined),
+            // A parameters file turns batching on: Pulumi.yaml's default `batching: false` reaches the
+            // program as a value, indistinguishable from one the user wrote, so it cannot decide.
+            enabled: batchingFile !== undefined || src("batching").bool("batching", false),
             parametersFile: batchingFile,
         },
         autoscaling,

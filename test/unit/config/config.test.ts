@@ -319,6 +319,14 @@ describe("readConfig", () => {
         assert.match(idle.expected, /does nothing without a model's autoscaling\.targetRequestsPerSecond/);
     });
 
+    it("turns batching on with a parameters file, beside Pulumi.yaml's default batching: false (a value the program cannot tell from the user's)", () => {
+        const file = "test/fixtures/batching_config.txt";
+        assert.deepStrictEqual(readConfig(cfg({ ...BASE, batching: "false", batchingParametersFile: file }), PROJECT, DIR).models[0].batching,
+            { enabled: true, parametersFile: file });
+        assert.strictEqual(readConfig(cfg({ ...BASE, batching: "false" }), PROJECT, DIR).models[0].batching.enabled, false);
+        assert.strictEqual(readConfig(cfg({ ...BASE, batching: "true" }), PROJECT, DIR).models[0].batching.enabled, true);
+    });
+
     it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {
         assert.strictEqual(readConfig(cfg({ ...BASE, gpu: "true" }), PROJECT, DIR).models[0].gpuCount, 1);
         assert.strictEqual(readConfig(cfg({ ...BASE, gpuCount: "1" }), PROJECT, DIR).models[0].gpuCount, 0);
