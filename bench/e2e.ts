@@ -15,7 +15,9 @@
  *
  * - a canary release behind the Gateway (`canary`; same condition): a good version through 10 % and
  *   50 % under REST and gRPC traffic, the update's seconds beyond its holds, when the canary was
- *   Ready, and each step's share as the pods' own counts saw it against its weight.
+ *   Ready, and each step's share as the pods' own counts saw it against its weight; beside it the
+ *   same version by a plain rolling update on the same stack, so the canary's own cost is its
+ *   seconds beyond its holds and that floor.
  *
  * - autoscaling behind the Gateway (`autoscaling`; same condition): the request-rate HPA (5 calls a
  *   second per pod, 1 to 3 pods) under 10 REST and about 30 gRPC calls a second: seconds from the
@@ -304,42 +306,73 @@ const CANARY_HOLD_SECONDS = 15;
 
 /**
  * A good version's canary release under 20 REST and 20 gRPC requests a second through the Gateway:
- * the update's seconds, its holds, the rest (the canary's start, the serving rollout, the settle and
+ * the update's seconds, its holds, the rest (the canary's start, the serving rollout, the drain and
  * the canary's removal), when the canary's pods were first Ready, and each step's observed share.
+ * Beside it, its floor: the same new version on the same stack by a plain rolling update (the
+ * canary off), under the same traffic; the canary's own cost is its seconds beyond its holds less
+ * the rolling update's.
  */
 async function canaryBench(log: (line: string) => void): Promise<Record<string, unknown>> {
     const project = await createProject();
     try {
         const className = process.env.TFS_E2E_GATEWAY_CLASS as string;
-        project.setConfig({
+        const canary = { steps: CANARY_STEPS, holdSeconds: CANARY_HOLD_SECONDS, gates: { minRequests: 30 } };
+        const configure = (withCanary: boolean) => project.setConfig({
             replicas: 2, cpu: "250m", endpoint: "gateway", gateway: { className }, loadBalancerSourceRanges: undefined, publicEndpoint: true,
-            canary: { steps: CANARY_STEPS, holdSeconds: CANARY_HOLD_SECONDS, gates: { minRequests: 30 } },
+            ...(withCanary ? { canary } : {}),
         });
-        log("[bench] canary: first up behind the Gateway");
-        const up = await project.stack.up({ onOutput: quiet });
-        const [restUrl, grpcEndpoint] = [up.outputs.restUrl.value as string, up.outputs.grpcEndpoint.value as string];
-        fs.cpSync(path.join(project.modelDir, "123"), path.join(project.modelDir, "124"), { recursive: true });
-        fs.rmSync(path.join(project.modelDir, "123"), { recursive: true, force: true });
-        log("[bench] canary: a new version through 10 % and 50 % under traffic");
-        const t0 = Date.now();
-        const updating = project.stack.up({ onOutput: quiet });
-        const [[updateSeconds], rest, grpc, samples] = await Promise.all([
-            seconds(() => updating),
-            underTraffic(restUrl, MODEL, updating, { rps: 20, expected: [2.5, 3, 4.5] }),
-            grpcUnderTraffic(grpcEndpoint, { tls: false }, MODEL, updating, 900, 20),
-            watchCanary(project.namespace, MODEL, updating),
-        ]);
-        const holds = CANARY_STEPS.length * CANARY_HOLD_SECONDS;
-        const firstReady = samples.find((x) => x.canaryPods.length > 0);
-        return {
-            updateSeconds: round(updateSeconds),
-            holdSeconds: holds,
-            beyondHoldsSeconds: round(updateSeconds - holds),
-            canaryReadyAfterSeconds: firstReady ? round((firstReady.at - t0) / 1000) : null,
-            steps: observedSteps(samples).map((x) => ({ weight: x.weight, observedPercent: round(x.canaryPercent), errorPoints: round(Math.abs(x.canaryPercent - x.weight)), calls: x.calls })),
-            requests: rest.requests + grpc.requests,
-            failed: rest.failures.length + grpc.failures.length,
+        /** The model folder holding `version` alone (a copy of the fixture version the project started with). */
+        const fixture = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bench-version-"));
+        fs.cpSync(path.join(project.modelDir, "123"), fixture, { recursive: true });
+        const serve = (version: number) => {
+            fs.readdirSync(project.modelDir).forEach((v) => fs.rmSync(path.join(project.modelDir, v), { recursive: true, force: true }));
+            fs.cpSync(fixture, path.join(project.modelDir, String(version)), { recursive: true });
         };
+        /** One `up` under traffic through the Gateway, timed; the canary watched. */
+        const timedUp = async (restUrl: string, grpcEndpoint: string) => {
+            const updating = project.stack.up({ onOutput: quiet });
+            const [[updateSeconds], rest, grpc, samples] = await Promise.all([
+                seconds(() => updating),
+                underTraffic(restUrl, MODEL, updating, { rps: 20, expected: [2.5, 3, 4.5] }),
+                grpcUnderTraffic(grpcEndpoint, { tls: false }, MODEL, updating, 900, 20),
+                watchCanary(project.namespace, MODEL, updating),
+            ]);
+            return { updateSeconds, requests: rest.requests + grpc.requests, failed: rest.failures.length + grpc.failures.length, samples };
+        };
+        try {
+            configure(false);
+            log("[bench] canary: first up behind the Gateway, no canary");
+            const up = await project.stack.up({ onOutput: quiet });
+            const [restUrl, grpcEndpoint] = [up.outputs.restUrl.value as string, up.outputs.grpcEndpoint.value as string];
+            log("[bench] canary: the new version by a plain rolling update under traffic");
+            serve(124);
+            const plain = await timedUp(restUrl, grpcEndpoint);
+            log("[bench] canary: back to the old version, then the canary on");
+            serve(123);
+            await project.stack.up({ onOutput: quiet });
+            configure(true);
+            await project.stack.up({ onOutput: quiet });
+            log("[bench] canary: the same new version through 10 % and 50 % under traffic");
+            serve(124);
+            const t0 = Date.now();
+            const release = await timedUp(restUrl, grpcEndpoint);
+            const holds = CANARY_STEPS.length * CANARY_HOLD_SECONDS;
+            const firstReady = release.samples.find((x) => x.canaryPods.length > 0);
+            return {
+                updateSeconds: round(release.updateSeconds),
+                holdSeconds: holds,
+                beyondHoldsSeconds: round(release.updateSeconds - holds),
+                rollingUpdateSeconds: round(plain.updateSeconds),
+                overheadSeconds: round(release.updateSeconds - holds - plain.updateSeconds),
+                canaryReadyAfterSeconds: firstReady ? round((firstReady.at - t0) / 1000) : null,
+                steps: observedSteps(release.samples).map((x) => ({ weight: x.weight, observedPercent: round(x.canaryPercent), errorPoints: round(Math.abs(x.canaryPercent - x.weight)), calls: x.calls })),
+                requests: release.requests,
+                failed: release.failed,
+                rollingUpdate: { requests: plain.requests, failed: plain.failed },
+            };
+        } finally {
+            fs.rmSync(fixture, { recursive: true, force: true });
+        }
     } finally {
         await project.dispose();
     }
@@ -506,6 +539,8 @@ async function bench(): Promise<void> {
         ["bytes pushed / new version compressed", ratio(r.bigModel.bytesPushed, r.bigModel.versionBytesCompressed), "<= 1.01"],
         ["failed requests during an update", r.update ? `${r.update.failed} of ${r.update.requests}` : "n/a (no node runs containers)", "0"],
         ["canary release: seconds beyond its holds", r.canary ? String(r.canary.beyondHoldsSeconds) : "n/a", `(holds ${r.canary?.holdSeconds ?? "-"} s)`],
+        ["the same version by a plain rolling update: seconds", r.canary ? String(r.canary.rollingUpdateSeconds) : "n/a", "(the floor)"],
+        ["canary release: seconds beyond its holds and the rolling update", r.canary ? String(r.canary.overheadSeconds) : "n/a", "(its own cost)"],
         ["canary release: worst share error of a step (points)", r.canary ? String(Math.max(...r.canary.steps.map((x: any) => x.errorPoints))) : "n/a", "<= 5"],
     ];
     console.log(`\ntf-serving benchmark (${os.cpus().length} CPUs, ${new Date().toISOString()})`);

@@ -61,7 +61,7 @@ export interface ModelImageArgs {
     versionLabels?: Record<string, number>;
     /** Build on the `-gpu` (CUDA) base of the pinned release. Default false. Ignored when `baseImage` is set. */
     gpu?: boolean;
-    /** Base image, e.g. a mirror of `tensorflow/serving`; it must hold `/usr/bin/tensorflow_model_server`. Default the pinned release (`tensorflow/serving:2.20.0`, `-gpu` with `gpu`). */
+    /** Base image, e.g. a mirror of `tensorflow/serving`; it must hold `/usr/bin/tensorflow_model_server`. Default the pinned release (`tensorflow/serving:2.21.0`, `-gpu` with `gpu`). */
     baseImage?: string;
     /** Image name without a tag (`REGISTRY/REPO/NAME`); the tag is `ctx-` and the build context's digest, so an unchanged model pushes nothing. */
     imageName: pulumi.Input<string>;

@@ -25,7 +25,7 @@ import {
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
-import { AutoscalingSettings, PodMetricRef, hpaSpec } from "../serving/autoscaling";
+import { AutoscalingSettings, PodMetricRef, hpaSpec, replicaOwnership } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
 import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
 
@@ -114,7 +114,7 @@ export interface ModelServerArgs {
     resources?: ServerResources;
     /** Where pods may run. Default: any amd64 Linux node without taints. */
     placement?: NodePlacement;
-    /** Desired pods. Default 2. Ignored when `autoscaling` is set (the HPA owns the replica count). */
+    /** Desired pods. Default 2. Ignored when `autoscaling` is set (the HPA owns the replica count; a new Deployment starts at its `minReplicas`). */
     replicas?: number;
     /**
      * How pods are replaced. `surge` (default): one extra pod first (`maxSurge: 1`, `maxUnavailable: 0`),
@@ -246,11 +246,15 @@ export class ModelServer extends pulumi.ComponentResource {
             serviceAccount: serviceAccount.metadata.name, serverConfig: serverConfig.metadata.name, pullSecret: pullSecret?.metadata.name,
         }, this);
 
+        const replicas = replicaOwnership(args.replicas ?? 2, args.autoscaling);
         // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
-            metadata: { ...meta, name: modelName },
+            metadata: { ...meta, name: modelName, ...(replicas.annotations ? { annotations: replicas.annotations } : {}) },
             spec: deploymentSpec(args, sizing, labels, serviceAccount.metadata.name, serverConfig.metadata.name, pullSecret?.metadata.name),
-        }, { ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)), dependsOn: release ? [release.release] : [] });
+        }, {
+            ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)), dependsOn: release ? [release.release] : [],
+            ...(replicas.ignoreChanges.length > 0 ? { ignoreChanges: replicas.ignoreChanges } : {}),
+        });
         if (release) {
             // After the serving Deployment rolled onto the image the canary proved: the routes back to it alone.
             new CanaryRelease(`${name}-canary-finish`, { ...release.inputs, phase: "finish" }, { parent: this, dependsOn: [this.deployment] });
@@ -432,7 +436,7 @@ export function deploymentSpec(
     const gpuCount = args.resources?.gpuCount ?? 0;
     const gpu: Record<string, string> = gpuCount > 0 ? { "nvidia.com/gpu": String(gpuCount) } : {};
     return {
-        replicas: args.autoscaling ? undefined : args.replicas ?? 2,
+        replicas: replicaOwnership(args.replicas ?? 2, args.autoscaling).replicas,
         selector: { matchLabels: labels },
         strategy: { type: "RollingUpdate", rollingUpdate: rollingUpdate(args.rollout ?? "surge") },
         minReadySeconds: MIN_READY_SECONDS,

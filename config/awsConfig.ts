@@ -6,7 +6,7 @@
 import { EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
 import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
 import { instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
-import { eksKubernetesVersionProblem } from "../components/eks/kubernetesVersions";
+import { eksKubernetesVersionProblem, utcDay } from "../components/eks/kubernetesVersions";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "../components/eks/nodeGroup";
 import { prometheusEndpoint } from "../components/eks/prometheusAdapter";
 import { NAT_GATEWAY_MODES, subnetLayout } from "../components/eks/vpc";
@@ -155,7 +155,7 @@ function readKubernetesVersion(r: ConfigReader): string | undefined {
     } else if (value !== undefined && !/^1\.[0-9]{2}$/.test(value)) {
         r.fail("kubernetesVersion", expected);
     } else if (value !== undefined) {
-        const problem = eksKubernetesVersionProblem(value);
+        const problem = eksKubernetesVersionProblem(value, utcDay());
         if (problem !== undefined) {
             r.fail("kubernetesVersion", problem);
         }

@@ -18,7 +18,7 @@ import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
-import { CANARY_DEFAULTS, CanarySettings } from "../serving/canary";
+import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
 import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, INFERENCE_REQUEST_RATE_METRIC } from "../serving/autoscaling";
 import type { GatewayPlatform } from "../serving/gateway";
 import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
@@ -391,6 +391,13 @@ export function readConfig(all: Record<string, string>, project: string, project
                 "a LoadBalancer splits connections (one gRPC channel would reach the canary for all or none of its calls). Set endpoint: gateway (docs/guides/canary.md#what-it-is-not), or remove canary",
         });
     }
+    for (const m of models) {
+        const problem = m.canary && m.autoscaling
+            ? canaryHoldProblem(m.canary, m.autoscaling.scaleDownStabilizationSeconds ?? DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS) : undefined;
+        if (problem !== undefined) {
+            r.issues.push({ key: `${m.configKey("canary")}.holdSeconds`, value: m.canary?.holdSeconds, expected: problem });
+        }
+    }
     const gpuModels = models.filter((m) => m.gpu);
     if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
         r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see docs/getting-started/gke.md#gpus)` });
@@ -409,8 +416,8 @@ export function readConfig(all: Record<string, string>, project: string, project
             name: m.name,
             pods: m.autoscaling?.maxReplicas ?? m.replicas,
             podsKey: m.autoscaling ? `${m.configKey("autoscaling")}.maxReplicas` : m.configKey("replicas"),
-            // The canary's pods run beside the serving ones, each on a GPU of its own.
-            ...(m.canary ? { canaryPods: m.canary.replicas, canaryPodsKey: `${m.configKey("canary")}.replicas` } : {}),
+            // The canary's pods run beside the serving ones, each on a GPU of its own, as many at its last step as its weight needs.
+            ...(m.canary ? { canaryPods: canaryPodsAtMost(m.canary, m.autoscaling?.maxReplicas ?? m.replicas), canaryPodsKey: `${m.configKey("canary")}.replicas and .steps` } : {}),
             gpuCount: m.gpuCount,
             gpuCountKey: m.configKey("gpuCount"),
         })));
@@ -620,7 +627,9 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
             memoryLimit: src("memoryLimit").quantity("memoryLimit", "memory"),
         },
         batching: {
-            enabled: src("batching").bool("batching", batchingFile !== undefined),
+            // A parameters file turns batching on: Pulumi.yaml's default `batching: false` reaches the
+            // program as a value, indistinguishable from one the user wrote, so it cannot decide.
+            enabled: batchingFile !== undefined || src("batching").bool("batching", false),
             parametersFile: batchingFile,
         },
         autoscaling,

@@ -32,7 +32,7 @@ export interface GpuServer {
     /** The most pods it runs: `replicas`, or `autoscaling.maxReplicas`; and the key that sets it. */
     pods: number;
     podsKey: string;
-    /** The canary's pods (`canary.replicas`), which run beside `pods` during a release; 0 or unset without a canary. */
+    /** The canary's pods at its last step (`canary.replicas`, scaled up with `canary.steps`), which run beside `pods` during a release; 0 or unset without a canary. */
     canaryPods?: number;
     canaryPodsKey?: string;
     gpuCount: number;

@@ -41,9 +41,9 @@ export interface VersionReport {
 export interface ServerReport {
     /** The base image the server runs from. */
     baseImage: string;
-    /** The TF Serving release its tag names ("2.20.0"), null when the tag names none (`latest`, a tag of one's own). */
+    /** The TF Serving release its tag names ("2.21.0"), null when the tag names none (`latest`, a tag of one's own). */
     servingVersion: string | null;
-    /** The TensorFlow release line that release is built on ("2.20"); null when unknown, and then exporters are not compared. */
+    /** The TensorFlow release line that release is built on ("2.21"); null when unknown, and then exporters are not compared. */
     tensorflow: string | null;
 }
 

@@ -27,7 +27,7 @@ export const TF_SERVING_METRICS = {
     requestCount: tfServingPrometheusName("/tensorflow/serving/request_count"),
     /**
      * Histogram in microseconds; labels `model_name`, `API`, `entrypoint` (`GRPC`, `REST`); successful
-     * calls only, no `status` label in any release read (2.19.1, 2.20.0). `API` is `INFERENCE_APIS` for
+     * calls only, no `status` label in any release read (2.19.1, 2.20.0, 2.21). `API` is `INFERENCE_APIS` for
      * the calls that run the model, `""` for REST's status and metadata GETs.
      */
     requestLatency: tfServingPrometheusName("/tensorflow/serving/request_latency"),

@@ -439,8 +439,9 @@ function quoteNonFiniteNumbers(text: string): string {
  * Undefined for failures a wait may cure.
  */
 export function hopelessFetchError(err: unknown, url: string): string | undefined {
-    const e = err as { cause?: { code?: string; message?: string } };
-    const code = e?.cause?.code ?? "";
+    const e = err as { cause?: { code?: string; message?: string; name?: string } };
+    // Node 20's fetch names a parse failure by its llhttp code (HPE_...); Node 24's gives an HTTPParserError without one.
+    const code = e?.cause?.code ?? (e?.cause?.name === "HTTPParserError" ? "HPE_" : "");
     const message = e?.cause?.message ?? "";
     if (message === "bad port") {
         const port = portOf(url);

@@ -83,3 +83,44 @@ export function hpaSpec<Name>(deploymentName: Name, a: AutoscalingSettings, requ
         behavior: { scaleDown: { stabilizationWindowSeconds: a.scaleDownStabilizationSeconds ?? DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } },
     };
 }
+
+/**
+ * How the Deployment's replica count is held, with an HPA or without, so that each transition between
+ * the two keeps the pods the config asks for.
+ */
+export interface ReplicaOwnership {
+    /** The Deployment's `spec.replicas`: `replicas`, or with an HPA its `minReplicas` (what a new Deployment starts with). */
+    replicas: number;
+    /** The Deployment's `ignoreChanges`: `spec.replicas` while an HPA owns the count. */
+    ignoreChanges: string[];
+    /** The Deployment's annotations; undefined for none. */
+    annotations?: Record<string, string>;
+}
+
+/**
+ * The Deployment's annotation without an HPA, so that `pulumi up` takes the replica count back when
+ * autoscaling is turned off. The HPA writes the count through the `scale` subresource, which makes the
+ * kube-controller-manager its field manager; pulumi-kubernetes applies server-side without force
+ * unless the inputs carry this annotation (`provider/pkg/await/await.go`, `patchForce`), so the first
+ * `pulumi up` without `autoscaling` was refused at preview: "conflict with \"kube-controller-manager\"
+ * with subresource \"scale\" using apps/v1: .spec.replicas" (pulumi/pulumi-kubernetes#2491).
+ */
+export const REPLICAS_FROM_CONFIG_ANNOTATIONS: Readonly<Record<string, string>> = { "pulumi.com/patchForce": "true" };
+
+/**
+ * With an HPA, the count stays in the Deployment's inputs, ignored after creation. Leaving it out
+ * instead would, the moment autoscaling is turned on, drop a field Pulumi alone owned, and the API
+ * server would default it to 1 pod before the HPA acts (Kubernetes' server-side apply docs,
+ * "Transferring ownership"). Ignored, pulumi-kubernetes keeps the live count while it owns the field
+ * and leaves the field out once the HPA does (`provider/pkg/await/await.go`, `handleSSAIgnoreFields`).
+ *
+ * Without an HPA, the config's count, taken by force. The annotation is also what changes in the
+ * Deployment's inputs when autoscaling is turned off: the engine keeps the old count in the state
+ * while it is ignored, and the provider diffs inputs against what it last applied, so without a
+ * change there `pulumi up` would delete the HPA and leave the count it set.
+ */
+export function replicaOwnership(replicas: number, autoscaling: AutoscalingSettings | undefined): ReplicaOwnership {
+    return autoscaling === undefined
+        ? { replicas, ignoreChanges: [], annotations: { ...REPLICAS_FROM_CONFIG_ANNOTATIONS } }
+        : { replicas: autoscaling.minReplicas, ignoreChanges: ["spec.replicas"] };
+}

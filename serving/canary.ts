@@ -29,7 +29,7 @@ export interface CanarySettings {
     steps: number[];
     /** Seconds each step holds before its gate reads the canary's figures. */
     holdSeconds: number;
-    /** Canary pods (they run beside the serving ones, with the same sizing). */
+    /** The fewest canary pods (beside the serving ones, with the same sizing); a step runs ceil(weight x serving pods) when that is more. */
     replicas: number;
     gates: CanaryGates;
 }
@@ -244,4 +244,89 @@ export function canaryShare(rules: RouteRule[], canaryService: string): number {
         const canary = refs.filter((r) => r.name === canaryService).reduce((n, r) => n + (r.weight ?? 1), 0);
         return total === 0 ? 0 : Math.round((100 * canary) / total);
     }));
+}
+
+/**
+ * The canary's pods while it takes `weightPercent` of the requests: enough that each carries no more
+ * than a serving pod carried before the release (`servingReplicas` pods took them all), so the p99
+ * gate judges a pod under the load it will serve, not an overloaded one; at least `floor`
+ * (`canary.replicas`). One pod at 50 % beside 4 serving pods would take twice a serving pod's load.
+ */
+export function canaryReplicasFor(weightPercent: number, servingReplicas: number, floor: number): number {
+    return Math.max(floor, Math.ceil((weightPercent * Math.max(1, servingReplicas)) / 100));
+}
+
+/** The most canary pods a release runs (at its last, largest step) beside `servingReplicas` serving pods. */
+export function canaryPodsAtMost(settings: Pick<CanarySettings, "steps" | "replicas">, servingReplicas: number): number {
+    return canaryReplicasFor(Math.max(0, ...settings.steps), servingReplicas, settings.replicas);
+}
+
+/** Seconds a release may wait, after its first weight change, for the Gateway to route the canary a call. */
+export const CANARY_ROUTED_SECONDS = 30;
+
+/**
+ * Why a canary cannot run beside this HPA, or undefined. While the canary takes its share the serving
+ * pods get less traffic; an HPA whose scale-down window is shorter than the release removes serving
+ * pods during the holds, and when the canary ends they take all the traffic again, too few. Each
+ * step's share lasts its hold (and the first waits up to `CANARY_ROUTED_SECONDS` for its first call).
+ */
+export function canaryHoldProblem(settings: Pick<CanarySettings, "steps" | "holdSeconds">, scaleDownStabilizationSeconds: number | undefined): string | undefined {
+    if (scaleDownStabilizationSeconds === undefined) {
+        return undefined;
+    }
+    const held = settings.steps.length * settings.holdSeconds + CANARY_ROUTED_SECONDS;
+    if (held <= scaleDownStabilizationSeconds) {
+        return undefined;
+    }
+    return `holds the canary's share for up to ${held} s (${settings.steps.length} steps of holdSeconds ${settings.holdSeconds}, ` +
+        `and up to ${CANARY_ROUTED_SECONDS} s for its first routed call), longer than autoscaling.scaleDownStabilizationSeconds ` +
+        `(${scaleDownStabilizationSeconds}): the HPA would remove serving pods while the canary takes their traffic, and too few would be left when it ends. ` +
+        `Raise autoscaling.scaleDownStabilizationSeconds to at least ${held}, or shorten canary.holdSeconds or canary.steps ` +
+        "(see docs/guides/canary.md#canary-and-autoscaling)";
+}
+
+/** One reading of a set of pods' counters: when, and their calls in all (succeeded and failed). */
+export interface CallReading {
+    atMs: number;
+    calls: number;
+}
+
+/**
+ * How long a canary's counters must stay still after its weight went to 0 before its pods may go:
+ * `floorMs` (the Gateway's usual lag), or five of the mean gaps between the calls it answered at its
+ * last share, whichever is longer (a quiet spell of a second proves nothing at one call every two
+ * seconds), at most `capMs`.
+ */
+export function drainQuietMs(callsPerSecond: number | undefined, floorMs: number, capMs: number): number {
+    const gapMs = callsPerSecond !== undefined && callsPerSecond > 0 ? 1000 / callsPerSecond : 0;
+    return Math.min(capMs, Math.max(floorMs, 5 * gapMs));
+}
+
+/**
+ * Whether the canary is drained: its readings span at least `quietMs` and its calls did not rise in
+ * the last `quietMs` of them (the Gateway sends it nothing any more, and its last calls have been
+ * answered). Readings in time order.
+ */
+export function drained(readings: CallReading[], quietMs: number): boolean {
+    const last = readings[readings.length - 1];
+    const baseline = last === undefined ? undefined : [...readings].reverse().find((r) => r.atMs <= last.atMs - quietMs);
+    return baseline !== undefined && last.calls <= baseline.calls;
+}
+
+/**
+ * Runs `write` (a read-modify-write of an object), again on a conflict (HTTP 409: the object changed
+ * between its read and the write, another writer was first), at most `attempts` times in all, waiting
+ * `waitMs` x the attempt between tries; any other error, or the last conflict, is thrown.
+ */
+export async function retryOnConflict<T>(write: () => Promise<T>, attempts = 5, waitMs = 200, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+        try {
+            return await write();
+        } catch (err) {
+            if ((err as { code?: number }).code !== 409 || attempt >= attempts) {
+                throw err;
+            }
+            await sleep(waitMs * attempt);
+        }
+    }
 }

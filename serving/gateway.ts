@@ -96,12 +96,30 @@ const GRPC_SERVICES = ["PredictionService", "ModelService"].map((service) => `te
 const REST_LISTENER = "rest";
 const GRPC_LISTENER = "grpc";
 
+/**
+ * The routes' annotation that keeps them Pulumi's after a canary release. A release writes the
+ * weights under its own field manager, and `spec.rules` is an atomic list (gateway-api
+ * `apis/v1/httproute_types.go`, `grpcroute_types.go`: `+listType=atomic`), so that write owns every
+ * rule; pulumi-kubernetes applies without force unless the object's inputs carry this annotation
+ * (`provider/pkg/await/await.go`, `patchForce`), so without it the next change of the rules (the
+ * canary off, a new match, a port) is refused as a field conflict, at preview too. The provider
+ * reads it from the new inputs, so it also frees routes a release (passed, rolled back, or killed
+ * midway) left owned. On every route, with or without a canary: turning the canary off is exactly
+ * the update that needs it. Nothing else writes a route's spec (a controller writes its status).
+ */
+export const ROUTE_ANNOTATIONS: Readonly<Record<string, string>> = { "pulumi.com/patchForce": "true" };
+
 /** The Gateway and its routes as Kubernetes objects (apiVersion, kind, metadata, spec). */
 export function renderGatewayObjects(input: GatewayInput): GatewayObjects {
-    if (input.platform === "gke") {
-        return renderGkeGatewayObjects(input);
+    const objects = input.platform === "gke" ? renderGkeGatewayObjects(input)
+        : input.platform === "eks" ? renderEksGatewayObjects(input) : renderListenerGateway(input, input.tlsSecretName !== undefined);
+    const owned = (route: GatewayApiObject): GatewayApiObject =>
+        ({ ...route, metadata: { ...route.metadata, annotations: { ...route.metadata.annotations, ...ROUTE_ANNOTATIONS } } });
+    objects.httpRoute = owned(objects.httpRoute);
+    if (objects.grpcRoute) {
+        objects.grpcRoute = owned(objects.grpcRoute);
     }
-    return input.platform === "eks" ? renderEksGatewayObjects(input) : renderListenerGateway(input, input.tlsSecretName !== undefined);
+    return objects;
 }
 
 /** A listener per serving port, HTTPS when `https` (with the Secret's certificate when one is named), an HTTPRoute and a GRPCRoute. */

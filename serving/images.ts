@@ -4,13 +4,16 @@
  */
 
 /**
- * The pinned TensorFlow Serving release: `tensorflow/serving:2.20.0` (CPU) and its `-gpu` (CUDA) variant.
- * Pinned because `latest` moves. 2.20.0 is the newest release (tag 2.20.0, tensorflow/serving#4135; announced in
- * #4129): no flag was added or removed in `model_servers/main.cc` since 2.19.1, and the metrics and REST routes
- * are unchanged. Its images moved from Ubuntu 20.04 to 22.04, and the `-gpu` one from CUDA 12.2 and cuDNN 8 to
- * CUDA 12.5 and cuDNN 9 (`tensorflow_serving/tools/docker/Dockerfile{,.gpu}`).
+ * The pinned TensorFlow Serving release: `tensorflow/serving:2.21.0` (CPU) and its `-gpu` (CUDA) variant.
+ * Pinned because `latest` moves, and kept on the release `pip install tensorflow` gives, so that a model exported
+ * today is not newer than the server (serving/tensorflowVersion.ts). Its client package, tensorflow-serving-api
+ * 2.21.0, requires tensorflow >= 2.21.0 and declares the gRPC methods and message fields model/tfProto.ts uses
+ * (tensorflow_serving/apis). In tensorflow/serving's source after the 2.20.0 tag (master at 9d981c5c; the 2.21.0
+ * tag itself was not readable), tensorflow_serving/model_servers/main.cc declares the same 48 flags, and http_server.cc, http_rest_api_handler.cc, prediction_service_impl.cc,
+ * util/prometheus_exporter.cc and the metric names in servables/tensorflow/util.cc are unchanged, as are the
+ * images' bases (Ubuntu 22.04; `-gpu`: CUDA 12.5, cuDNN 9, `tools/docker/Dockerfile{,.gpu}`).
  */
-export const TF_SERVING_VERSION = "2.20.0";
+export const TF_SERVING_VERSION = "2.21.0";
 
 /** The repository of the official images (amd64 only: there is no arm64 build). */
 export const TF_SERVING_REPOSITORY = "tensorflow/serving";
@@ -75,12 +78,12 @@ export function imageTag(ref: string): string | undefined {
 }
 
 /**
- * Checks an image reference such as `tensorflow/serving:2.20.0`, `registry:5000/team/tfs:2.20.0-gpu`
+ * Checks an image reference such as `tensorflow/serving:2.21.0`, `registry:5000/team/tfs:2.21.0-gpu`
  * or `repo@sha256:<64 hex>`. Returns what is wrong with it, or undefined when it is valid.
  * `scratch` (the empty base) is accepted.
  */
 export function imageReferenceProblem(ref: string): string | undefined {
-    const example = `e.g. "${defaultBaseImage(false)}" or "registry.local:5000/team/serving:2.20.0@sha256:<64 hex digits>"`;
+    const example = `e.g. "${defaultBaseImage(false)}" or "registry.local:5000/team/serving:2.21.0@sha256:<64 hex digits>"`;
     if (ref.trim() !== ref || ref === "") {
         return `"${ref}" is not an image reference: it is empty or has surrounding spaces (${example})`;
     }

@@ -34,8 +34,9 @@ export function isNewerLine(graph: TensorflowLine, server: TensorflowLine): bool
 
 /**
  * The TensorFlow a TF Serving release is built on: its own release line. Each release says so in
- * tensorflow/serving's RELEASE.md ("This release is based on TF version 2.19.1"), and 2.20.0's WORKSPACE pins
- * `org_tensorflow` at 72fbba3d20f4616d7312b5e2b7f79daf6e82f2fa, TensorFlow's v2.20.0 tag.
+ * tensorflow/serving's RELEASE.md ("This release is based on TF version 2.19.1"), 2.20.0's WORKSPACE pins
+ * `org_tensorflow` at 72fbba3d20f4616d7312b5e2b7f79daf6e82f2fa, TensorFlow's v2.20.0 tag, and the 2.21.0 client
+ * (tensorflow-serving-api) requires tensorflow >= 2.21.0.
  */
 export function servingTensorflow(servingVersion: string): TensorflowLine | undefined {
     return parseTensorflowVersion(servingVersion);
@@ -45,8 +46,8 @@ export function servingTensorflow(servingVersion: string): TensorflowLine | unde
 export const PINNED_TENSORFLOW: TensorflowLine = servingTensorflow(TF_SERVING_VERSION)!;
 
 /**
- * The TF Serving release a base image runs, from its tag: `tensorflow/serving:2.20.0-gpu` or a mirror's
- * `registry:5000/serving:2.20.0` give 2.20.0. Undefined when the tag does not name a release (`latest`,
+ * The TF Serving release a base image runs, from its tag: `tensorflow/serving:2.21.0-gpu` or a mirror's
+ * `registry:5000/serving:2.21.0` give 2.21.0. Undefined when the tag does not name a release (`latest`,
  * `nightly`, a tag of one's own, a digest alone): what such an image runs cannot be told from its name.
  */
 export function baseImageServingVersion(baseImage: string): string | undefined {

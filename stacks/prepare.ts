@@ -15,6 +15,7 @@ import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
 import { PoolDemand, cpuPoolSizeOf, nodeFitProblems, poolCapacityProblem, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
+import { eksKubernetesVersionWarning, utcDay } from "../components/eks/kubernetesVersions";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
@@ -74,7 +75,8 @@ export interface Prepared {
     warnings: string[];
 }
 
-export function prepareModels(config: ServingConfig, project: string): Prepared {
+/** `today` (UTC, YYYY-MM-DD) dates the cloud's version support; tests pass their own. */
+export function prepareModels(config: ServingConfig, project: string, today: string = utcDay()): Prepared {
     const problems: string[] = [];
     const warnings: string[] = [];
     const cpuDemand: PoolDemand[] = [];
@@ -151,5 +153,10 @@ export function prepareModels(config: ServingConfig, project: string): Prepared 
         throw new PreparationError(problems);
     }
     warnings.push(...uncheckedNodeWarnings(config, project));
+    const versionWarning = config.cloud === "aws" && config.eks.kubernetesVersion !== undefined
+        ? eksKubernetesVersionWarning(config.eks.kubernetesVersion, today) : undefined;
+    if (versionWarning !== undefined) {
+        warnings.push(`${project}:eks.kubernetesVersion = ${versionWarning}`);
+    }
     return { models, warnings };
 }

@@ -22,7 +22,8 @@ import { CANARY_ROLLED_BACK } from "../../contract/labels";
 import { METRICS_PATH } from "../../serving/flags";
 import { REST_PORT } from "../../serving/images";
 import {
-    CanaryGates, GateVerdict, InferenceCounters, RouteRule, canaryShare, countersSince, gateFigures, gateVerdict, inferenceCounters, sumCounters, weightedRules,
+    CANARY_ROUTED_SECONDS, CallReading, CanaryGates, GateVerdict, InferenceCounters, RouteRule, canaryReplicasFor, canaryShare, countersSince, drainQuietMs, drained,
+    gateFigures, gateVerdict, inferenceCounters, retryOnConflict, sumCounters, weightedRules,
 } from "../../serving/canary";
 
 export const CANARY_FIELD_MANAGER = "tf-serving-canary";
@@ -47,7 +48,10 @@ export interface ReleaseInputs {
     gates: CanaryGates;
     /** Seconds the canary's pods may take to be Ready. */
     readySeconds: number;
-    /** Seconds a weight change is given to reach the Gateway's data plane before pods are removed. */
+    /**
+     * Seconds the canary's counters must stay still after its weight went to 0 before its pods are
+     * removed (the least: more when it answered few calls a second; see `drainQuietMs`).
+     */
     settleSeconds: number;
 }
 
@@ -67,7 +71,8 @@ export class CanaryFailed extends Error {
     }
 }
 
-interface Clients {
+/** The API clients a release uses (a test passes its own). */
+export interface Clients {
     core: K8s.CoreV1Api;
     apps: K8s.AppsV1Api;
     custom: K8s.CustomObjectsApi;
@@ -100,8 +105,12 @@ function isNotFound(err: unknown): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Seconds the first step waits for the canary's first routed call before its hold starts anyway, and how often it looks. */
-const ROUTED_SECONDS = 30;
+const ROUTED_SECONDS = CANARY_ROUTED_SECONDS;
 const ROUTED_POLL_MS = 500;
+/** The longest a drain waits for the canary's counters to stay still, the longest quiet spell it asks for, and how often it reads them. */
+const DRAIN_SECONDS = 60;
+const DRAIN_QUIET_CAP_MS = 20_000;
+const DRAIN_POLL_MS = 500;
 
 /** Stops a release when the engine that started it is gone (a killed `pulumi up`) or the provider is told to stop. */
 class Abort {
@@ -145,17 +154,22 @@ class Release {
         return await this.c.custom.getNamespacedCustomObject({ group: GROUP, version: "v1", namespace: this.i.namespace, plural: PLURAL[kind], name });
     }
 
-    /** Sets the canary's percent on every route (a replace with the read resourceVersion: a concurrent change fails it). */
+    /**
+     * Sets the canary's percent on every route: a replace with the read resourceVersion, so a change
+     * made in between (another writer) fails it with a conflict, and then it reads and writes again.
+     */
     async setWeight(percent: number): Promise<void> {
         for (const { kind, name } of this.i.routes) {
-            const route = await this.route(kind, name);
-            const rules = route.spec.rules ?? [];
-            if (canaryShare(rules, this.i.canary) === percent) {
-                continue;
-            }
-            const body = { ...route, spec: { ...route.spec, rules: weightedRules(rules, { serving: this.i.serving, canary: this.i.canary }, percent) } };
-            await this.c.custom.replaceNamespacedCustomObject({
-                group: GROUP, version: "v1", namespace: this.i.namespace, plural: PLURAL[kind], name, body, fieldManager: CANARY_FIELD_MANAGER,
+            await retryOnConflict(async () => {
+                const route = await this.route(kind, name);
+                const rules = route.spec.rules ?? [];
+                if (canaryShare(rules, this.i.canary) === percent) {
+                    return;
+                }
+                const body = { ...route, spec: { ...route.spec, rules: weightedRules(rules, { serving: this.i.serving, canary: this.i.canary }, percent) } };
+                await this.c.custom.replaceNamespacedCustomObject({
+                    group: GROUP, version: "v1", namespace: this.i.namespace, plural: PLURAL[kind], name, body, fieldManager: CANARY_FIELD_MANAGER,
+                });
             });
         }
     }
@@ -186,10 +200,11 @@ class Release {
         }
     }
 
-    async servingImage(): Promise<string | undefined> {
+    /** The serving Deployment's image and pod count (the HPA's, when one scales it), or undefined when it does not exist. */
+    async serving(): Promise<{ image?: string; replicas: number } | undefined> {
         try {
             const d = await this.c.apps.readNamespacedDeployment({ name: this.i.serving, namespace: this.i.namespace });
-            return d.spec?.template.spec?.containers[0]?.image;
+            return { image: d.spec?.template.spec?.containers[0]?.image, replicas: d.spec?.replicas ?? 1 };
         } catch (err) {
             if (isNotFound(err)) {
                 return undefined;
@@ -198,12 +213,18 @@ class Release {
         }
     }
 
-    /** Traffic back on the serving version, then the canary's pods deleted (waited on, bounded). */
-    async retire(settleSeconds: number): Promise<void> {
+    /**
+     * Traffic back on the serving version, then, once the canary's pods are drained (their counters
+     * stopped rising: the Gateway sends them nothing and their last calls are answered; bounded), the
+     * canary's pods deleted (waited on, bounded). `callsPerSecond`: what the canary answered at its
+     * last share, which sets how long a quiet spell proves the drain.
+     */
+    async retire(callsPerSecond?: number): Promise<void> {
         const { weights, deployment } = await this.state();
         if (weights.some((w) => w > 0)) {
+            const rate = callsPerSecond ?? await this.lifetimeRate();
             await this.setWeight(0);
-            await sleep(settleSeconds * 1000);
+            await this.drain(drainQuietMs(rate, this.i.settleSeconds * 1000, DRAIN_QUIET_CAP_MS));
         }
         if (deployment) {
             await this.c.apps.deleteNamespacedDeployment({ name: this.i.canary, namespace: this.i.namespace, propagationPolicy: "Background" })
@@ -214,22 +235,60 @@ class Release {
         }
     }
 
+    /** The canary pods' calls a second since they started (their counters are cumulative), or undefined when none answers. */
+    private async lifetimeRate(): Promise<number | undefined> {
+        const rates = await Promise.all((await this.canaryPods()).map(async (p) => {
+            const started = p.status?.startTime ? new Date(p.status.startTime).getTime() : Date.now();
+            const c = await this.counters(p.metadata?.name as string).catch(() => undefined);
+            return c === undefined ? 0 : (c.succeeded + c.failed) / Math.max(1, (Date.now() - started) / 1000);
+        }));
+        return rates.length ? rates.reduce((n, r) => n + r, 0) : undefined;
+    }
+
+    /** Waits, at most `DRAIN_SECONDS`, until the canary pods' calls have not risen for `quietMs`. */
+    private async drain(quietMs: number): Promise<void> {
+        const readings: CallReading[] = [];
+        const deadline = Date.now() + DRAIN_SECONDS * 1000;
+        while (Date.now() < deadline && !drained(readings, quietMs)) {
+            const pods = (await this.canaryPods()).map((p) => p.metadata?.name as string);
+            // A pod that no longer answers its metrics answers no calls either.
+            const counts = await Promise.all(pods.map((p) => this.counters(p).then((c) => c.succeeded + c.failed, () => 0)));
+            readings.push({ atMs: Date.now(), calls: counts.reduce((n, c) => n + c, 0) });
+            await sleep(DRAIN_POLL_MS);
+        }
+    }
+
     private async canaryPods(): Promise<K8s.V1Pod[]> {
         const selector = (this.i.canaryDeployment as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels;
         const labelSelector = Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(",");
         return (await this.c.core.listNamespacedPod({ namespace: this.i.namespace, labelSelector })).items;
     }
 
-    /** Creates the canary Deployment and waits until it is available: every pod Ready for the Deployment's minReadySeconds. */
-    async startCanary(abort: Abort): Promise<K8s.V1Pod[]> {
+    /** Creates the canary Deployment with `replicas` pods and waits until it is available. */
+    async startCanary(replicas: number, abort: Abort): Promise<K8s.V1Pod[]> {
         const body = this.i.canaryDeployment as K8s.V1Deployment;
-        await this.c.apps.createNamespacedDeployment({ namespace: this.i.namespace, body, fieldManager: CANARY_FIELD_MANAGER });
-        const want = body.spec?.replicas ?? 1;
+        await this.c.apps.createNamespacedDeployment({
+            namespace: this.i.namespace, body: { ...body, spec: { ...body.spec, replicas } as K8s.V1DeploymentSpec }, fieldManager: CANARY_FIELD_MANAGER,
+        });
+        return await this.canaryReady(replicas, abort);
+    }
+
+    /** Scales the canary Deployment to `replicas` pods (its own object: no other manager writes it) and waits until they are available. */
+    async scaleCanary(replicas: number, abort: Abort): Promise<K8s.V1Pod[]> {
+        await retryOnConflict(() => this.c.apps.replaceNamespacedDeploymentScale({
+            name: this.i.canary, namespace: this.i.namespace, fieldManager: CANARY_FIELD_MANAGER,
+            body: { apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: this.i.canary, namespace: this.i.namespace }, spec: { replicas } },
+        }));
+        return await this.canaryReady(replicas, abort);
+    }
+
+    /** Waits until the canary Deployment is available with `want` pods: every pod Ready for the Deployment's minReadySeconds. */
+    private async canaryReady(want: number, abort: Abort): Promise<K8s.V1Pod[]> {
         const deadline = Date.now() + this.i.readySeconds * 1000;
         while (Date.now() < deadline) {
             const d = await this.canaryDeployment();
-            if (d?.status?.availableReplicas === want && d.status.updatedReplicas === want) {
-                const pods = (await this.canaryPods()).filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+            if (d?.status?.availableReplicas === want && d.status.updatedReplicas === want && d.status.replicas === want) {
+                const pods = (await this.canaryPods()).filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
                 if (pods.length >= want) {
                     return pods.slice(0, want);
                 }
@@ -308,24 +367,34 @@ export async function leftovers(inputs: ReleaseInputs): Promise<string | undefin
 }
 
 /** The `release` phase (see the module comment). `log` prints a line to the update's output. */
-export async function release(inputs: ReleaseInputs, log: (line: string) => void): Promise<ReleaseReport> {
-    const r = new Release(await connect(inputs), inputs);
+export async function release(inputs: ReleaseInputs, log: (line: string) => void, clients?: Clients): Promise<ReleaseReport> {
+    const r = new Release(clients ?? await connect(inputs), inputs);
     const prefix = `canary of ${inputs.model}`;
-    await r.retire(inputs.settleSeconds);
-    const serving = await r.servingImage();
-    if (serving === undefined || serving === inputs.image) {
+    await r.retire();
+    const current = await r.serving();
+    const serving = current?.image;
+    if (current === undefined || serving === undefined || serving === inputs.image) {
         return { outcome: "skipped", image: inputs.image, lines: [] };
     }
     const abort = new Abort();
     const lines: string[] = [];
     const say = (line: string) => { lines.push(line); log(`${prefix}: ${line}`); };
+    const floor = (inputs.canaryDeployment as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
+    // Each step's canary pods carry no more than a serving pod did before the release (its count now, the HPA's when one scales it).
+    const podsFor = (weight: number) => canaryReplicasFor(weight, current.replicas, floor);
+    /** What the canary answered a second during the last hold, for the drain. */
+    let callsPerSecond: number | undefined;
     try {
         say(`starting ${inputs.canary} with ${inputs.image} beside ${serving}`);
-        const pods = await r.startCanary(abort);
+        let pods = await r.startCanary(podsFor(inputs.steps[0]), abort);
         say(`${pods.length} canary pod(s) Ready: ${pods.map((p) => p.metadata?.name).join(", ")}`);
-        const names = pods.map((p) => p.metadata?.name as string);
         for (const [n, weight] of inputs.steps.entries()) {
             const step = { index: n + 1, count: inputs.steps.length, weight };
+            if (pods.length < podsFor(weight)) {
+                pods = await r.scaleCanary(podsFor(weight), abort);
+                say(`${pods.length} canary pods Ready for ${weight} % beside ${current.replicas} serving pods`);
+            }
+            const names = pods.map((p) => p.metadata?.name as string);
             let before = await Promise.all(names.map((p) => r.counters(p)));
             await r.setWeight(weight);
             if (n === 0) {
@@ -337,11 +406,14 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
                     : `the Gateway routed the canary its first call ${routed.seconds.toFixed(1)} s after the weight was set; holding ${inputs.holdSeconds} s`);
                 before = routed.counters;
             }
+            const held = Date.now();
             await abort.wait(inputs.holdSeconds * 1000);
             const after = await Promise.all(names.map((p) => r.counters(p).catch(() => {
                 throw new CanaryFailed(`step ${step.index}/${step.count} (${weight} %): canary pod ${p} stopped answering its metrics`);
             })));
-            const verdict = gateVerdict(gateFigures(sumCounters(after.map((a, i) => countersSince(before[i], a)))), inputs.gates, step);
+            const figures = gateFigures(sumCounters(after.map((a, i) => countersSince(before[i], a))));
+            callsPerSecond = figures.requests / Math.max(1, (Date.now() - held) / 1000);
+            const verdict = gateVerdict(figures, inputs.gates, step);
             if (!verdict.passed) {
                 throw new CanaryFailed(verdict.summary, verdict);
             }
@@ -351,7 +423,7 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
         return { outcome: "passed", image: inputs.image, lines };
     } catch (err) {
         const message = `${prefix} failed: ${(err as Error).message}`;
-        await r.retire(inputs.settleSeconds).catch((e) => log(`${prefix}: could not retire the canary: ${(e as Error).message}`));
+        await r.retire(callsPerSecond).catch((e) => log(`${prefix}: could not retire the canary: ${(e as Error).message}`));
         const outcome = `${message}. Traffic is back on ${serving}, the canary's pods are deleted, and ${inputs.serving} was not changed; ` +
             "the next `pulumi up` runs the canary again (fix the model, or raise the gate in canary.gates)";
         await r.event(outcome);
@@ -362,11 +434,11 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
 }
 
 /** The `finish` phase: every request to the serving Deployment again, the canary's pods deleted. */
-export async function finish(inputs: ReleaseInputs, log: (line: string) => void): Promise<void> {
-    const r = new Release(await connect(inputs), inputs);
+export async function finish(inputs: ReleaseInputs, log: (line: string) => void, clients?: Clients): Promise<void> {
+    const r = new Release(clients ?? await connect(inputs), inputs);
     const { weights, deployment } = await r.state();
     if (weights.some((w) => w > 0) || deployment) {
         log(`canary of ${inputs.model}: ${inputs.serving} serves ${inputs.image}; routes back to it alone, the canary retired`);
     }
-    await r.retire(inputs.settleSeconds);
+    await r.retire();
 }

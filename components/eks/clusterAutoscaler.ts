@@ -47,6 +47,7 @@ export const CLUSTER_AUTOSCALER_IMAGE_TAGS: Readonly<Record<string, string>> = {
     "1.33": "v1.33.6",
     "1.34": "v1.34.5",
     "1.35": "v1.35.2",
+    "1.36": "v1.36.1",
 };
 
 /** The image tag for the control plane's version (`1.33`, or `1.33.x`): its minor's, or the newest known for a newer minor. */

@@ -41,11 +41,11 @@ describe("tfs build-context", () => {
     it("stages a servable model and prints the files and the build commands (exit 0)", async () => {
         const run = await tfs(MODEL, "--name", "half-plus-two", "--out", out);
         assert.strictEqual(run.code, 0, run.stderr);
-        assert.match(run.stdout, /^Staged model half-plus-two, version 123, on tensorflow\/serving:2\.20\.0$/m);
+        assert.match(run.stdout, /^Staged model half-plus-two, version 123, on tensorflow\/serving:2\.21\.0$/m);
         assert.match(run.stdout, /^ {2}models\/half-plus-two\/123\/saved_model\.pb {2}\d+$/m);
         assert.ok(run.stdout.includes(`docker build --platform linux/amd64 -t REGISTRY/half-plus-two:TAG ${out}`));
         assert.ok(run.stdout.includes(`buildah bud --platform linux/amd64`));
-        assert.match(fs.readFileSync(path.join(out, "Dockerfile"), "utf8"), /^FROM tensorflow\/serving:2\.20\.0$/m);
+        assert.match(fs.readFileSync(path.join(out, "Dockerfile"), "utf8"), /^FROM tensorflow\/serving:2\.21\.0$/m);
         assert.ok(fs.existsSync(path.join(out, "models", "half-plus-two", "123", "variables", "variables.index")));
 
         const again = await tfs(MODEL, "--name", "half-plus-two", "--out", out);
@@ -55,7 +55,7 @@ describe("tfs build-context", () => {
 
     it("uses the -gpu base with --gpu, and --base-image over both", async () => {
         assert.strictEqual((await tfs(MODEL, "--name", "m", "--out", out, "--gpu")).code, 0);
-        assert.match(fs.readFileSync(path.join(out, "Dockerfile"), "utf8"), /^FROM tensorflow\/serving:2\.20\.0-gpu$/m);
+        assert.match(fs.readFileSync(path.join(out, "Dockerfile"), "utf8"), /^FROM tensorflow\/serving:2\.21\.0-gpu$/m);
         assert.strictEqual((await tfs(MODEL, "--name", "m", "--out", out, "--gpu", "--base-image", "registry.example:5000/tfs:custom")).code, 0);
         assert.match(fs.readFileSync(path.join(out, "Dockerfile"), "utf8"), /^FROM registry\.example:5000\/tfs:custom$/m);
     });

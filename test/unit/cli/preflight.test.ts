@@ -49,7 +49,7 @@ describe("tfs preflight (child process)", function () {
         assert.strictEqual(run.status, 0, run.stderr);
         assert.match(run.stdout, /version 124 {2}served/);
         assert.match(run.stdout, /serving_default +predict +x: DT_FLOAT\[-1,1\] -> y: DT_FLOAT\[-1,1\]/);
-        assert.match(run.stdout, /^Server tensorflow\/serving:2\.20\.0: TF Serving 2\.20\.0, TensorFlow 2\.20$/m);
+        assert.match(run.stdout, /^Server tensorflow\/serving:2\.21\.0: TF Serving 2\.21\.0, TensorFlow 2\.21$/m);
         assert.match(run.stdout, /version 124 {2}served .* exported by TensorFlow 1\.1\.0-rc2$/m);
         assert.match(run.stdout, /^OK: TF Serving would serve version 124/m);
         assert.strictEqual(run.stderr, "");
@@ -72,7 +72,7 @@ describe("tfs preflight (child process)", function () {
         assert.deepStrictEqual(v124.tags, ["serve"]);
         assert.strictEqual(v124.tensorflowVersion, "1.1.0-rc2");
         assert.strictEqual(v124.tensorflowGitVersion, "unknown");
-        assert.deepStrictEqual(report.server, { baseImage: "tensorflow/serving:2.20.0", servingVersion: "2.20.0", tensorflow: "2.20" });
+        assert.deepStrictEqual(report.server, { baseImage: "tensorflow/serving:2.21.0", servingVersion: "2.21.0", tensorflow: "2.21" });
         assert.deepStrictEqual(v124.signatures.serving_default, {
             method: "tensorflow/serving/predict",
             inputs: { x: { dtype: "DT_FLOAT", shape: [-1, 1] } },

@@ -58,7 +58,8 @@ describe("Cluster Autoscaler (EKS node groups)", () => {
             assert.match(clusterAutoscalerImageTag(version), new RegExp(`^v${version.replace(".", "\\.")}\\.[0-9]+$`), version);
         }
         assert.strictEqual(clusterAutoscalerImageTag("1.33.4-eks-abc"), CLUSTER_AUTOSCALER_IMAGE_TAGS["1.33"]);
-        assert.strictEqual(clusterAutoscalerImageTag("1.40"), CLUSTER_AUTOSCALER_IMAGE_TAGS["1.35"], "a newer minor: the newest pinned");
+        assert.strictEqual(clusterAutoscalerImageTag("1.36"), "v1.36.1", "kubernetes/autoscaler tag cluster-autoscaler-1.36.1");
+        assert.strictEqual(clusterAutoscalerImageTag("1.40"), CLUSTER_AUTOSCALER_IMAGE_TAGS["1.36"], "a newer minor: the newest pinned");
         assert.throws(() => clusterAutoscalerImageTag("1.20"), /no Cluster Autoscaler release is pinned for Kubernetes 1\.20/);
     });
 

@@ -272,8 +272,18 @@ describe("ModelServer", () => {
         const hpa = rec.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs as any;
         assert.deepStrictEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [2, 6]);
         assert.strictEqual(hpa.spec.metrics[0].resource.target.averageUtilization, 60);
-        assert.strictEqual((rec.one("kubernetes:apps/v1:Deployment").inputs as any).spec.replicas, undefined);
+        const deployment = rec.one("kubernetes:apps/v1:Deployment");
+        assert.strictEqual((deployment.inputs as any).spec.replicas, 2, "a new Deployment starts at the HPA's minimum");
+        assert.deepStrictEqual(deployment.ignoreChanges, ["spec.replicas"], "then the HPA's count stands");
+        assert.strictEqual((deployment.inputs as any).metadata.annotations, undefined);
         assert.deepStrictEqual(hpa.spec.behavior, { scaleDown: { stabilizationWindowSeconds: 300 } });
+    });
+
+    it("takes the replica count back by force without autoscaling (an HPA may have written it)", async () => {
+        const { rec } = await serve({ replicas: 3 });
+        const deployment = rec.one("kubernetes:apps/v1:Deployment");
+        assert.deepStrictEqual((deployment.inputs as any).metadata.annotations, { "pulumi.com/patchForce": "true" });
+        assert.strictEqual(deployment.ignoreChanges, undefined);
     });
 
     it("scales on the inference request rate with the window it is given", async () => {

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { EKS_KUBERNETES_VERSIONS } from "../../../components/eks/kubernetesVersions";
+import { eksVersionsOn, utcDay } from "../../../components/eks/kubernetesVersions";
 import { adminAccessIssues, readAwsConfig } from "../../../config/awsConfig";
 import { ConfigReader } from "../../../config/configReader";
 import { issueFor } from "../../support/cloudMocks";
@@ -166,11 +166,13 @@ describe("eks config", () => {
     });
 
     it("kubernetesVersion: one EKS creates clusters on, from the one list", () => {
-        for (const { version } of EKS_KUBERNETES_VERSIONS) {
+        const today = utcDay();
+        for (const { version } of eksVersionsOn(today)) {
             assert.deepStrictEqual(read({ ...BASE, kubernetesVersion: version }).issues, [], version);
         }
         const issue = issueFor(read({ ...BASE, kubernetesVersion: "1.99" }).issues, "eks.kubernetesVersion");
-        assert.match(issue.expected, /is not a version EKS creates clusters on: use one of "1\.32", "1\.33", "1\.34", "1\.35"/);
+        const supported = eksVersionsOn(today).map((v) => `"${v.version}"`).join(", ");
+        assert.ok(issue.expected.startsWith(`is not a version EKS creates clusters on; use one of ${supported} (EKS's supported versions on ${today}`), issue.expected);
     });
 
     it("zones: a refused zone is reported as itself, not as a list too short", () => {

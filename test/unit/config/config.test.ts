@@ -319,6 +319,14 @@ describe("readConfig", () => {
         assert.match(idle.expected, /does nothing without a model's autoscaling\.targetRequestsPerSecond/);
     });
 
+    it("turns batching on with a parameters file, beside Pulumi.yaml's default batching: false (a value the program cannot tell from the user's)", () => {
+        const file = "test/fixtures/batching_config.txt";
+        assert.deepStrictEqual(readConfig(cfg({ ...BASE, batching: "false", batchingParametersFile: file }), PROJECT, DIR).models[0].batching,
+            { enabled: true, parametersFile: file });
+        assert.strictEqual(readConfig(cfg({ ...BASE, batching: "false" }), PROJECT, DIR).models[0].batching.enabled, false);
+        assert.strictEqual(readConfig(cfg({ ...BASE, batching: "true" }), PROJECT, DIR).models[0].batching.enabled, true);
+    });
+
     it("defaults gpuCount to one GPU when gpu is on (Pulumi.yaml's default 1 is no GPU without gpu)", () => {
         assert.strictEqual(readConfig(cfg({ ...BASE, gpu: "true" }), PROJECT, DIR).models[0].gpuCount, 1);
         assert.strictEqual(readConfig(cfg({ ...BASE, gpuCount: "1" }), PROJECT, DIR).models[0].gpuCount, 0);
@@ -521,6 +529,24 @@ describe("readConfig: canary", () => {
         assert.match(keys, /^canary\.gates\.maxP99Ms: must be a whole number/m);
         assert.match(keys, /^canary\.gates\.minRequests: must be a whole number from 1/m);
         assert.match(keys, /^canary\.gates\.p95:/m);
+    });
+
+    it("refuses holds the HPA's scale-down window would cut short, naming canary.holdSeconds; the defaults pass", () => {
+        assert.strictEqual(readConfig(cfg({ ...GATEWAY, autoscaling: { maxReplicas: 4 }, canary: {} }), PROJECT, DIR).models[0].canary?.holdSeconds, 60);
+        const [issue] = issuesOf({ ...GATEWAY, autoscaling: { maxReplicas: 4, scaleDownStabilizationSeconds: 60 }, canary: { holdSeconds: 30 } });
+        assert.strictEqual(issue.key, "canary.holdSeconds");
+        assert.match(issue.expected, /up to 90 s .*longer than autoscaling\.scaleDownStabilizationSeconds \(60\).*at least 90/);
+        assert.strictEqual(readConfig(cfg({ ...GATEWAY, canary: { holdSeconds: 3600 } }), PROJECT, DIR).models[0].canary?.holdSeconds, 3600, "without an HPA nothing removes serving pods");
+    });
+
+    it("counts a GPU model's canary pods at its last step's weight against the GPU pool", () => {
+        const gke = { project: "my-project", region: "us-central1", zones: ["us-central1-a"], gpuPool: { acceleratorType: "nvidia-l4", maxNodes: 5 } };
+        // 4 serving pods and, at 50 %, 2 canary pods (one would carry twice a serving pod's load): 6 GPUs, not 5.
+        const issues = issuesOf({ ...GATEWAY, cloud: "gcp", gpu: "true", replicas: "4", gke, canary: { steps: [10, 50] } });
+        const pool = issues.find((i) => i.key === "gke.gpuPool.maxNodes");
+        assert.ok(pool, JSON.stringify(issues));
+        assert.match(pool.expected, /need 6\b/, pool.expected);
+        assert.match(pool.expected, /\b2 canary pods \(canary\.replicas and \.steps\)/, pool.expected);
     });
 
     it("refuses a model name too long for its canary's DNS label", () => {

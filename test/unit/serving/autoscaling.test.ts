@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { readConfig } from "../../../config/config";
 import { INFERENCE_APIS } from "../../../observability/metrics";
-import { INFERENCE_REQUEST_RATE_METRIC, hpaSpec } from "../../../serving/autoscaling";
+import { INFERENCE_REQUEST_RATE_METRIC, hpaSpec, replicaOwnership } from "../../../serving/autoscaling";
 
 const PROJECT = "tf-serving";
 const DIR = path.resolve(__dirname, "../../..");
@@ -49,5 +49,29 @@ describe("hpaSpec", () => {
         const apis = /var InferenceAPIs = \[\]string\{([^}]*)\}/.exec(go);
         assert.ok(apis, "metricsapi.go declares InferenceAPIs");
         assert.deepStrictEqual(apis[1].split(",").map((a) => a.trim().replace(/"/g, "")), [...INFERENCE_APIS]);
+    });
+});
+
+describe("replicaOwnership: the replica count through autoscaling turned on and off", () => {
+    const hpa = { minReplicas: 2, maxReplicas: 3, targetCpuUtilization: 90 };
+
+    it("without an HPA: the config's count, applied by force so that it wins over a count an HPA wrote", () => {
+        // pulumi-kubernetes provider/pkg/await/await.go, patchForce: only this annotation on the new
+        // inputs (or the provider's enablePatchForce) makes a server-side apply force; an HPA writes the
+        // count through the scale subresource as "kube-controller-manager" (pulumi/pulumi-kubernetes#2491).
+        assert.deepStrictEqual(replicaOwnership(1, undefined), { replicas: 1, ignoreChanges: [], annotations: { "pulumi.com/patchForce": "true" } });
+    });
+
+    it("with an HPA: the count stays in the inputs, ignored after creation, without force", () => {
+        // Left out of an apply, a field Pulumi alone owned is removed and defaulted (1 replica) before
+        // the HPA acts (Kubernetes' server-side apply docs, "Transferring ownership"); ignored, the
+        // provider keeps the live count, or leaves the field to the HPA once it owns it
+        // (pulumi-kubernetes provider/pkg/await/await.go, handleSSAIgnoreFields).
+        assert.deepStrictEqual(replicaOwnership(1, hpa), { replicas: 2, ignoreChanges: ["spec.replicas"] });
+    });
+
+    it("turning autoscaling off changes the Deployment's inputs (the provider diffs inputs against what it last applied)", () => {
+        // The engine keeps an ignored input's old value, so the count alone would not differ: the annotation must.
+        assert.notDeepStrictEqual(replicaOwnership(2, hpa).annotations, replicaOwnership(2, undefined).annotations);
     });
 });

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import {
-    CANARY_DEFAULTS, InferenceCounters, canaryShare, countersSince, gateFigures, gateVerdict, inferenceCounters, quantile, sumCounters, weightedRules,
+    CANARY_DEFAULTS, InferenceCounters, canaryHoldProblem, canaryPodsAtMost, canaryReplicasFor, canaryShare, countersSince, drainQuietMs, drained,
+    gateFigures, gateVerdict, inferenceCounters, quantile, retryOnConflict, sumCounters, weightedRules,
 } from "../../../serving/canary";
 
 /** A metrics page as TF Serving writes it (names, labels and bucket bounds of util.cc), for model "m" and another model. */
@@ -89,5 +90,64 @@ describe("canary: the routes' weights", () => {
 
     it("refuses a route without the canary's backend (not the route this program rendered)", () => {
         assert.throws(() => weightedRules([{ backendRefs: [{ name: "m" }] }], { serving: "m", canary: "m-canary" }, 10), /rule 0 of the route has no backend for both m and m-canary/);
+    });
+});
+
+describe("canary: its pods' load, the HPA beside it, the drain, a conflicting write", () => {
+    it("scales the canary with its weight, so that no canary pod carries more than a serving pod did before the release", () => {
+        // One canary pod at 50 % beside 4 serving pods would carry twice a serving pod's load.
+        assert.strictEqual(canaryReplicasFor(50, 4, 1), 2);
+        assert.strictEqual(canaryReplicasFor(50, 3, 1), 2, "1.5 pods' worth of load needs 2");
+        assert.strictEqual(canaryReplicasFor(10, 2, 1), 1);
+        assert.strictEqual(canaryReplicasFor(10, 10, 1), 1);
+        assert.strictEqual(canaryReplicasFor(90, 10, 1), 9);
+        assert.strictEqual(canaryReplicasFor(10, 2, 3), 3, "canary.replicas is the floor");
+        assert.strictEqual(canaryReplicasFor(50, 0, 1), 1, "a serving Deployment scaled to 0 still gets one canary pod");
+        for (const [weight, serving] of [[10, 2], [50, 4], [33, 7], [99, 100], [1, 1]]) {
+            const pods = canaryReplicasFor(weight, serving, 1);
+            assert.ok((weight / 100) / pods <= 1 / serving + 1e-9, `${weight} % on ${pods} canary pods, each above a serving pod's share of ${serving}`);
+        }
+        assert.strictEqual(canaryPodsAtMost({ steps: [10, 50], replicas: 1 }, 10), 5, "the last step decides the most pods");
+    });
+
+    it("refuses holds longer than the HPA's scale-down window, naming both keys and the figure to set", () => {
+        assert.strictEqual(canaryHoldProblem({ steps: [10, 50], holdSeconds: 60 }, 300), undefined, "the defaults fit: 150 s < 300 s");
+        assert.strictEqual(canaryHoldProblem({ steps: [10, 50], holdSeconds: 600 }, undefined), undefined, "no HPA, nothing shrinks");
+        const problem = canaryHoldProblem({ steps: [10, 25, 50], holdSeconds: 120 }, 300) ?? "";
+        assert.match(problem, /up to 390 s/);
+        assert.match(problem, /autoscaling\.scaleDownStabilizationSeconds \(300\)/);
+        assert.match(problem, /at least 390/);
+        assert.match(problem, /docs\/guides\/canary\.md#/);
+    });
+
+    it("waits five mean gaps between the canary's calls before calling it drained, at least the floor, at most the cap", () => {
+        assert.strictEqual(drainQuietMs(20, 5000, 30000), 5000, "at 20 calls/s the floor decides");
+        assert.strictEqual(drainQuietMs(0.5, 5000, 30000), 10000, "one call every 2 s: 10 s of quiet");
+        assert.strictEqual(drainQuietMs(0.01, 5000, 30000), 30000);
+        assert.strictEqual(drainQuietMs(undefined, 5000, 30000), 5000);
+    });
+
+    it("is drained only when the calls did not rise over a whole quiet window", () => {
+        const r = (s: number, calls: number) => ({ atMs: s * 1000, calls });
+        assert.strictEqual(drained([], 3000), false);
+        assert.strictEqual(drained([r(0, 10), r(2, 10)], 3000), false, "not yet a whole window");
+        assert.strictEqual(drained([r(0, 10), r(1, 12), r(2, 14), r(3, 15), r(4, 15)], 3000), false, "still rising within the window");
+        assert.strictEqual(drained([r(0, 10), r(1, 12), r(2, 15), r(3, 15), r(4, 15), r(5, 15)], 3000), true);
+        assert.strictEqual(drained([r(0, 10), r(1, 12), r(4, 3)], 3000), true, "a restarted pod's counters fell: no call rose");
+    });
+
+    it("writes again on a conflict (409), a bounded number of times; other errors at once", async () => {
+        const conflict = Object.assign(new Error("Conflict"), { code: 409 });
+        const waits: number[] = [];
+        const noWait = async (ms: number) => { waits.push(ms); };
+        let calls = 0;
+        assert.strictEqual(await retryOnConflict(async () => { calls++; if (calls < 3) throw conflict; return "written"; }, 5, 100, noWait), "written");
+        assert.deepStrictEqual([calls, waits], [3, [100, 200]]);
+        calls = 0;
+        await assert.rejects(retryOnConflict(async () => { calls++; throw conflict; }, 4, 100, noWait), /Conflict/);
+        assert.strictEqual(calls, 4, "bounded");
+        calls = 0;
+        await assert.rejects(retryOnConflict(async () => { calls++; throw Object.assign(new Error("Forbidden"), { code: 403 }); }, 4, 100, noWait), /Forbidden/);
+        assert.strictEqual(calls, 1, "only a conflict is tried again");
     });
 });

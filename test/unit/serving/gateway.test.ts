@@ -1,6 +1,6 @@
 import * as assert from "assert";
 import { albGatewayClass } from "../../../components/eks/loadBalancerController";
-import { GATEWAY_WAIT_FOR, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
+import { GATEWAY_WAIT_FOR, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
 import { crdSchema, gatewayApiCrdFile, schemaProblems } from "../../support/crdSchema";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -128,6 +128,29 @@ describe("gateway rendering", () => {
 
     it("EKS: no certificate, no Gateway (an ALB serves gRPC on HTTPS only)", () => {
         assert.throws(() => renderGatewayObjects({ ...EKS, certificateArn: undefined }), /gateway\.certificateArn/);
+    });
+
+    // A canary release writes the weights under its own field manager; spec.rules is an atomic list
+    // (kubernetes-sigs/gateway-api apis/v1/httproute_types.go and grpcroute_types.go, `+listType=atomic`),
+    // so that write owns all the rules. pulumi-kubernetes then applies without force unless the new
+    // inputs carry `pulumi.com/patchForce: "true"` (pulumi/pulumi-kubernetes provider/pkg/await/await.go,
+    // `patchForce`): without it the next change of the rules fails with a server-side apply field conflict.
+    it("every route of every shape, with or without a canary, is applied by force, so a release's write never locks Pulumi out", () => {
+        const shapes: GatewayInput[] = [
+            { ...INPUT },
+            { ...INPUT, canaryService: "half-plus-two-canary" },
+            { ...INPUT, platform: "gke", canaryService: "half-plus-two-canary" },
+            { ...INPUT, platform: "eks", certificateArn: "arn:aws:acm:us-east-1:111122223333:certificate/x", canaryService: "half-plus-two-canary" },
+        ];
+        for (const shape of shapes) {
+            const { httpRoute, grpcRoute } = renderGatewayObjects(shape);
+            for (const route of [httpRoute, grpcRoute].filter((r) => r !== undefined)) {
+                assert.strictEqual(route.metadata.annotations?.["pulumi.com/patchForce"], "true", `${shape.platform ?? "generic"} ${route.kind}`);
+                assert.deepStrictEqual(route.metadata.labels, { app: "m" });
+            }
+        }
+        // Only the routes: the Gateway keeps its own annotations and is written by Pulumi alone.
+        assert.strictEqual(renderGatewayObjects(INPUT).gateway.metadata.annotations?.["pulumi.com/patchForce"], undefined);
     });
 
     it("the generic and GKE shapes have no AWS objects", () => {

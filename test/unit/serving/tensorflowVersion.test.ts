@@ -28,9 +28,10 @@ describe("serving/tensorflowVersion", () => {
         assert.strictEqual(isNewerLine(v("2.100.0"), v("2.20.0")), true, "numbers, not strings");
     });
 
-    it("maps TF Serving 2.20.0, the pinned release, to TensorFlow 2.20 (its WORKSPACE pins TensorFlow v2.20.0)", () => {
-        assert.strictEqual(TF_SERVING_VERSION, "2.20.0");
-        assert.strictEqual(formatLine(PINNED_TENSORFLOW), "2.20");
+    it("maps TF Serving 2.21.0, the pinned release, to TensorFlow 2.21 (its client tensorflow-serving-api 2.21.0 requires tensorflow >= 2.21.0)", () => {
+        assert.strictEqual(TF_SERVING_VERSION, "2.21.0");
+        assert.strictEqual(formatLine(PINNED_TENSORFLOW), "2.21");
+        assert.strictEqual(formatLine(servingTensorflow("2.20.0")!), "2.20");
         assert.strictEqual(formatLine(servingTensorflow("2.19.1")!), "2.19");
     });
 

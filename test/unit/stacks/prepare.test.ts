@@ -11,10 +11,10 @@ import { withTensorflowVersion } from "../../support/savedModelBytes";
 const ROOT = path.resolve(__dirname, "../../..");
 const PROJECT = "tf-serving";
 
-function prepared(values: Record<string, unknown>) {
+function prepared(values: Record<string, unknown>, today?: string) {
     const all = Object.fromEntries(Object.entries({ modelPath: "models/half_plus_two", publicEndpoint: "true", ...values })
         .map(([k, v]) => [`${PROJECT}:${k}`, typeof v === "string" ? v : JSON.stringify(v)]));
-    return prepareModels(readConfig(all, PROJECT, ROOT), PROJECT);
+    return prepareModels(readConfig(all, PROJECT, ROOT), PROJECT, today);
 }
 
 describe("prepareModels", () => {
@@ -61,15 +61,24 @@ describe("prepareModels", () => {
             fs.cpSync(fixtureModelDir("half_plus_two_tf2_cpu"), base, { recursive: true });
             const graph = path.join(base, "00000123", "saved_model.pb");
             fs.chmodSync(graph, 0o644);
-            fs.writeFileSync(graph, withTensorflowVersion(fs.readFileSync(graph), "2.21.0"));
+            fs.writeFileSync(graph, withTensorflowVersion(fs.readFileSync(graph), "2.22.0"));
             const pinned = prepared({ modelPath: base }).warnings.filter((w) => /NEWER|newer than the TensorFlow/.test(w));
             assert.strictEqual(pinned.length, 1, JSON.stringify(pinned));
-            assert.match(pinned[0], /^model "model": .* newer than the TensorFlow 2\.20 that tensorflow\/serving:2\.20\.0 \(TF Serving 2\.20\.0\) runs/);
-            assert.ok(pinned[0].includes("(tf-serving:baseImage: tensorflow/serving:2.21.0, once that release is published)"), pinned[0]);
-            const newer = prepared({ modelPath: base, baseImage: "tensorflow/serving:2.21.0" }).warnings;
+            assert.match(pinned[0], /^model "model": .* newer than the TensorFlow 2\.21 that tensorflow\/serving:2\.21\.0 \(TF Serving 2\.21\.0\) runs/);
+            assert.ok(pinned[0].includes("(tf-serving:baseImage: tensorflow/serving:2.22.0, once that release is published)"), pinned[0]);
+            const newer = prepared({ modelPath: base, baseImage: "tensorflow/serving:2.22.0" }).warnings;
             assert.deepStrictEqual(newer.filter((w) => /newer than the TensorFlow/.test(w)), []);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
+    });
+
+    it("warns at preview when eks.kubernetesVersion is in EKS extended support, naming the versions in standard support", () => {
+        const eks = (kubernetesVersion: string) => ({ region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"], kubernetesVersion });
+        const versionWarnings = (version: string, today: string) => prepared({ cloud: "aws", eks: eks(version) }, today).warnings.filter((w) => w.includes("eks.kubernetesVersion"));
+        const [warning] = versionWarnings("1.34", "2026-12-04");
+        assert.match(warning, /^tf-serving:eks\.kubernetesVersion = "1\.34" left EKS standard support on 2026-12-02: .* "1\.35", "1\.36"/);
+        assert.deepStrictEqual(versionWarnings("1.34", "2026-12-01"), []);
+        assert.deepStrictEqual(versionWarnings("1.35", "2026-12-04"), []);
     });
 });

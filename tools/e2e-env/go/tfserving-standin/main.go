@@ -67,7 +67,7 @@ import (
 
 // standinVersion is what --version reports: the pinned release it stands in for
 // (serving/images.ts TF_SERVING_VERSION; test/unit/serving/images.test.ts keeps them equal).
-const standinVersion = "2.20.0-standin"
+const standinVersion = "2.21.0-standin"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

@@ -1,0 +1,148 @@
+/**
+ * The release's work against a cluster, on an in-memory stand-in of the three API clients it uses:
+ * how many canary pods each step runs, when the canary is deleted after its weight went to 0, and a
+ * route write that meets a conflict. The stand-in answers as the API server does for these calls
+ * (a replace with a stale resourceVersion is a 409; a Deployment's status follows its replicas) and
+ * each canary pod's metrics page counts the calls the weight sends it, still for a moment after the
+ * weight went to 0 (a Gateway applies a route change late).
+ */
+import * as assert from "assert";
+import type { Clients, ReleaseInputs } from "../../../components/canary/release";
+import { finish, release } from "../../../components/canary/release";
+import { TF_SERVING_METRICS } from "../../../observability/metrics";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const NS = "ns";
+const MODEL = "m";
+const CANARY = "m-canary";
+
+function inputs(extra: Partial<ReleaseInputs> = {}): ReleaseInputs {
+    return {
+        namespace: NS, model: MODEL, image: "new", serving: MODEL, canary: CANARY,
+        canaryDeployment: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: CANARY, namespace: NS }, spec: { replicas: 1, selector: { matchLabels: { app: CANARY } } } },
+        routes: [{ kind: "HTTPRoute", name: MODEL }, { kind: "GRPCRoute", name: MODEL }],
+        steps: [10, 50], holdSeconds: 0, gates: { maxErrorRatio: 0.01, maxP99Ms: 1000, minRequests: 1 },
+        readySeconds: 10, settleSeconds: 1,
+        ...extra,
+    };
+}
+
+/** What the stand-in saw: each event with the time it happened. */
+interface Seen { at: number; what: string }
+
+function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?: number }) {
+    const seen: Seen[] = [];
+    const note = (what: string) => seen.push({ at: Date.now(), what });
+    const versions: Record<string, number> = { httproutes: 1, grpcroutes: 1 };
+    const route = () => ({ metadata: { name: MODEL, resourceVersion: "1" }, spec: { rules: [{ backendRefs: [{ name: MODEL, weight: 100 }, { name: CANARY, weight: 0 }] }] } });
+    const routes: Record<string, any> = { httproutes: route(), grpcroutes: route() };
+    let conflicts = opts.conflicts ?? 0;
+    let canary: any;
+    let createdAt = Date.now();
+    const calls = new Map<string, number>();
+    /** Reads left during which a pod still gets calls after its weight went to 0. */
+    let lag = 0;
+    const weight = () => routes.httproutes.spec.rules[0].backendRefs[1].weight as number;
+    const pods = () => Array.from({ length: canary?.spec.replicas ?? 0 }, (_, i) => ({
+        metadata: { name: `${CANARY}-${i}` }, status: { startTime: new Date(createdAt), conditions: [{ type: "Ready", status: "True" }] },
+    }));
+    const clients = {
+        apps: {
+            readNamespacedDeployment: async ({ name }: any) => {
+                if (name === MODEL) {
+                    return { spec: { replicas: opts.servingReplicas, template: { spec: { containers: [{ image: "old" }] } } } };
+                }
+                if (!canary) {
+                    throw Object.assign(new Error("not found"), { code: 404 });
+                }
+                const n = canary.spec.replicas;
+                return { ...canary, status: { replicas: n, availableReplicas: n, updatedReplicas: n } };
+            },
+            createNamespacedDeployment: async ({ body }: any) => { canary = structuredClone(body); createdAt = Date.now(); note(`create canary ${body.spec.replicas}`); return canary; },
+            replaceNamespacedDeploymentScale: async ({ body }: any) => { canary.spec.replicas = body.spec.replicas; note(`scale canary ${body.spec.replicas}`); return body; },
+            deleteNamespacedDeployment: async () => { canary = undefined; note("delete canary"); return {}; },
+        },
+        core: {
+            listNamespacedPod: async () => ({ items: pods() }),
+            connectGetNamespacedPodProxyWithPath: async ({ name }: any) => {
+                const pod = String(name).split(":")[0];
+                if (weight() > 0) {
+                    lag = opts.lagReads ?? 0;
+                }
+                const rises = weight() > 0 || lag-- > 0;
+                const n = (calls.get(pod) ?? 0) + (rises ? 5 : 0);
+                calls.set(pod, n);
+                if (rises) {
+                    note(`call on ${pod}`);
+                }
+                return [
+                    `${TF_SERVING_METRICS.requestCount}{model_name="${MODEL}",status="OK"} ${n}`,
+                    `${TF_SERVING_METRICS.requestLatency}_bucket{model_name="${MODEL}",API="predict",entrypoint="REST",le="1000"} ${n}`,
+                    `${TF_SERVING_METRICS.requestLatency}_bucket{model_name="${MODEL}",API="predict",entrypoint="REST",le="+Inf"} ${n}`,
+                    `${TF_SERVING_METRICS.requestLatency}_count{model_name="${MODEL}",API="predict",entrypoint="REST"} ${n}`,
+                ].join("\n");
+            },
+            createNamespacedEvent: async () => ({}),
+        },
+        custom: {
+            getNamespacedCustomObject: async ({ plural }: any) => structuredClone(routes[plural]),
+            replaceNamespacedCustomObject: async ({ plural, body }: any) => {
+                if (conflicts > 0) {
+                    conflicts--;
+                    versions[plural]++; // another writer changed the route since it was read
+                    routes[plural].metadata.resourceVersion = String(versions[plural]);
+                    note(`conflict on ${plural}`);
+                    throw Object.assign(new Error("Conflict"), { code: 409 });
+                }
+                if (body.metadata.resourceVersion !== String(versions[plural])) {
+                    throw Object.assign(new Error("Conflict"), { code: 409 });
+                }
+                versions[plural]++;
+                routes[plural] = { ...body, metadata: { ...body.metadata, resourceVersion: String(versions[plural]) } };
+                note(`weight ${plural} ${body.spec.rules[0].backendRefs[1].weight}`);
+                return routes[plural];
+            },
+        },
+    };
+    return { clients: clients as unknown as Clients, seen, weight };
+}
+
+describe("the canary release against a cluster (in-memory API stand-in)", function () {
+    this.timeout(60_000);
+
+    it("runs ceil(weight x serving pods) canary pods at each step, each Ready before its step's weight", async () => {
+        const c = cluster({ servingReplicas: 4 });
+        const report = await release(inputs(), () => undefined, c.clients);
+        assert.strictEqual(report.outcome, "passed");
+        const order = c.seen.map((s) => s.what).filter((w) => /^(create|scale) canary|^weight httproutes/.test(w));
+        assert.deepStrictEqual(order, ["create canary 1", "weight httproutes 10", "scale canary 2", "weight httproutes 50"],
+            "1 pod at 10 % of 4 serving pods' traffic, 2 at 50 %");
+    });
+
+    it("keeps canary.replicas as the floor, and never scales down during a release", async () => {
+        const c = cluster({ servingReplicas: 2 });
+        await release(inputs({ canaryDeployment: { ...inputs().canaryDeployment, spec: { replicas: 3, selector: { matchLabels: { app: CANARY } } } } }), () => undefined, c.clients);
+        assert.deepStrictEqual(c.seen.map((s) => s.what).filter((w) => /canary \d/.test(w)), ["create canary 3"]);
+    });
+
+    it("deletes the canary only once its pods' counters stopped rising for the quiet spell, after the weight went to 0", async () => {
+        const c = cluster({ servingReplicas: 2, lagReads: 6 });
+        await release(inputs(), () => undefined, c.clients);
+        await finish(inputs(), () => undefined, c.clients);
+        const zero = c.seen.find((s) => s.what === "weight grpcroutes 0");
+        const lastCall = [...c.seen].reverse().find((s) => s.what.startsWith("call on"));
+        const deleted = c.seen.find((s) => s.what === "delete canary");
+        assert.ok(zero && lastCall && deleted, JSON.stringify(c.seen.map((s) => s.what)));
+        assert.ok(lastCall.at > zero.at, "the stand-in's pod still got calls after the weight went to 0");
+        assert.ok(deleted.at - lastCall.at >= 1000, `deleted ${deleted.at - lastCall.at} ms after the last call; the quiet spell is 1 s`);
+    });
+
+    it("a route write that meets a conflict reads the route again and writes again", async () => {
+        const c = cluster({ servingReplicas: 2, conflicts: 2 });
+        const report = await release(inputs(), () => undefined, c.clients);
+        assert.strictEqual(report.outcome, "passed");
+        assert.strictEqual(c.seen.filter((s) => s.what.startsWith("conflict")).length, 2);
+        assert.strictEqual(c.weight(), 50, "the weight was written after the conflicts");
+    });
+});
