@@ -88,13 +88,15 @@ describe("version pins", () => {
         assert.match(read("serving/images.ts"), new RegExp(`^export const TF_SERVING_VERSION = "${TF_SERVING_VERSION.replace(/\./g, "\\.")}";$`, "m"));
     });
 
-    it("no product source, comment or example stack names another tensorflow/serving release", () => {
-        const folders = ["cli", "components", "config", "contract", "lib", "model", "observability", "ops", "policy", "serving", "stacks"];
+    it("no product source, comment, example stack or user doc names another tensorflow/serving release", () => {
+        const folders = ["cli", "components", "config", "contract", "lib", "model", "observability", "ops", "policy", "serving", "stacks", "docs"];
         const files = [
             ...folders.flatMap((folder) => (fs.readdirSync(path.join(ROOT, folder), { recursive: true }) as string[]).map((f) => path.join(folder, f))),
-            ...fs.readdirSync(ROOT).filter((f) => /^(index\.ts|Pulumi\..*\.ya?ml)$/.test(f)),
-        ].filter((f) => /\.(ts|ya?ml|json)$/.test(f) && fs.statSync(path.join(ROOT, f)).isFile());
-        assert.ok(files.includes(path.join("serving", "images.ts")));
+            ...fs.readdirSync(ROOT).filter((f) => /^(index\.ts|Pulumi\..*\.ya?ml|README\.md)$/.test(f)),
+        ].filter((f) => /\.(ts|ya?ml|json|md)$/.test(f) && !f.includes("node_modules")
+            // Decision records keep the release they were decided on.
+            && !f.startsWith(path.join("docs", "development", "decisions")) && fs.statSync(path.join(ROOT, f)).isFile());
+        assert.ok(files.includes(path.join("serving", "images.ts")) && files.includes("README.md") && files.includes(path.join("docs", "concepts", "model-image.md")));
         const stale = files.flatMap((file) => [...read(file).matchAll(/tensorflow\/serving:(\d+\.\d+\.\d+)/g)]
             .filter((m) => m[1] !== TF_SERVING_VERSION).map((m) => `${file}: ${m[0]}`));
         assert.deepStrictEqual(stale, [], `the pin is ${TF_SERVING_VERSION}`);
