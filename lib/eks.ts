@@ -5,8 +5,9 @@
  */
 export { EksCluster } from "../components/eks/cluster";
 export type { EksClusterArgs, EksNetworkSettings } from "../components/eks/cluster";
+export { CAPACITY_TYPES } from "../components/eks/nodeGroup";
 export type { CapacityType, EksNodeGroupSettings } from "../components/eks/nodeGroup";
-export { EksVpc } from "../components/eks/vpc";
+export { EksVpc, NAT_GATEWAY_MODES, SUBNET_SCHEMES } from "../components/eks/vpc";
 export type { EksVpcArgs, NatGatewayMode, SubnetScheme } from "../components/eks/vpc";
 export { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../components/eks/devicePlugin";
 export type { NvidiaDevicePluginArgs } from "../components/eks/devicePlugin";
