@@ -3,7 +3,7 @@
  * repository its nodes pull from. Needs `@pulumi/pulumi`, `@pulumi/gcp` and `@pulumi/kubernetes`.
  * Registers nothing when imported.
  */
-export { GKE_RELEASE_CHANNELS, GkeCluster } from "../components/gke/cluster";
+export { GKE_CLUSTER_DEFAULTS, GKE_RELEASE_CHANNELS, GkeCluster } from "../components/gke/cluster";
 export type { GkeClusterArgs, GkeReleaseChannel } from "../components/gke/cluster";
 export { CUSTOM_METRICS_ADAPTER, CustomMetricsStackdriverAdapter } from "../components/gke/customMetricsAdapter";
 export type { CustomMetricsStackdriverAdapterArgs } from "../components/gke/customMetricsAdapter";
