@@ -3,10 +3,11 @@
  * plugin, the AWS Load Balancer Controller (the Gateway API on EKS), and ECR repositories. Needs `@pulumi/pulumi`, `@pulumi/aws` and `@pulumi/kubernetes`.
  * Registers nothing when imported.
  */
-export { EksCluster } from "../components/eks/cluster";
+export { EKS_CLUSTER_DEFAULTS, EksCluster } from "../components/eks/cluster";
 export type { EksClusterArgs, EksNetworkSettings } from "../components/eks/cluster";
+export { CAPACITY_TYPES } from "../components/eks/nodeGroup";
 export type { CapacityType, EksNodeGroupSettings } from "../components/eks/nodeGroup";
-export { EksVpc } from "../components/eks/vpc";
+export { EksVpc, NAT_GATEWAY_MODES, SUBNET_SCHEMES } from "../components/eks/vpc";
 export type { EksVpcArgs, NatGatewayMode, SubnetScheme } from "../components/eks/vpc";
 export { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../components/eks/devicePlugin";
 export type { NvidiaDevicePluginArgs } from "../components/eks/devicePlugin";
