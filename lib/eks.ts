@@ -13,8 +13,8 @@ export { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../components/ek
 export type { NvidiaDevicePluginArgs } from "../components/eks/devicePlugin";
 export { ALB_GATEWAY_CONTROLLER, AwsLoadBalancerController, LOAD_BALANCER_CONTROLLER } from "../components/eks/loadBalancerController";
 export type { AwsLoadBalancerControllerArgs } from "../components/eks/loadBalancerController";
-export { CLUSTER_AUTOSCALER, ClusterAutoscaler } from "../components/eks/clusterAutoscaler";
-export type { ClusterAutoscalerArgs } from "../components/eks/clusterAutoscaler";
+export { ACCELERATOR_LABEL, CLUSTER_AUTOSCALER, ClusterAutoscaler } from "../components/eks/clusterAutoscaler";
+export type { ClusterAutoscalerArgs, GpuNodeTemplate } from "../components/eks/clusterAutoscaler";
 export { PROMETHEUS_ADAPTER, PrometheusAdapter } from "../components/eks/prometheusAdapter";
 export type { PrometheusAdapterArgs, PrometheusEndpoint } from "../components/eks/prometheusAdapter";
 export { Ecr } from "../components/registry/ecr";
