@@ -147,7 +147,7 @@ export interface ModelServerArgs {
     enableWarmup?: boolean;
     /**
      * Extra `tensorflow_model_server` flags, appended after the managed ones. Default none. Must not
-     * repeat a managed flag (`MANAGED_FLAGS` in `serving/flags.ts`): TF Serving takes the last
+     * repeat a managed flag (`managedFlags()` in `serving/flags.ts`): TF Serving takes the last
      * occurrence, so a repeat would silently override the sizing or the image.
      */
     extraServerArgs?: string[];

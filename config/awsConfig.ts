@@ -3,7 +3,7 @@
  * ECR repositories. Set keys with `pulumi config set --path eks.region us-west-2`. Every value is
  * checked here, before anything is registered; docs/reference/configuration.md#eks-cloud-aws lists the keys.
  */
-import { EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
+import { EKS_CLUSTER_DEFAULTS, EksClusterArgs, EksNetworkSettings, principalSuffix } from "../components/eks/cluster";
 import { DIGEST_PINNED_IMAGE } from "../components/eks/devicePlugin";
 import { instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "../components/eks/instanceTypes";
 import { eksKubernetesVersionProblem, utcDay } from "../components/eks/kubernetesVersions";
@@ -15,7 +15,8 @@ import { REPOSITORY_PATH } from "../contract/registry";
 import { NO_ARM64, escapeRegExp, readIpv4Cidrs, readNodeBounds, readZones, section } from "./cloudConfig";
 import { ConfigIssue, ConfigReader } from "./configReader";
 
-export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "callerArn" | "metricsServer" | "prometheusAdapter"> {
+export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "callerArn" | "metricsServer" | "prometheusAdapter" | keyof typeof EKS_CLUSTER_DEFAULTS>,
+    Required<Pick<EksClusterArgs, keyof typeof EKS_CLUSTER_DEFAULTS>> {
     /** The in-cluster URL of the Prometheus that scrapes the model pods, for prometheus-adapter (a request-rate HPA); checked against the models in `readConfig`. */
     prometheusUrl?: string;
     /** Cluster administrators as configured; required, but checked against the caller by `adminAccessIssues` (the caller's ARN makes the message). */
@@ -70,7 +71,7 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
             r.fail(`adminPrincipalArns[${i}]`, `names the same principal as eks.adminPrincipalArns[${first}] (${adminPrincipalArns[first]}); list each principal once`, arn);
         }
     });
-    const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs") ?? ["0.0.0.0/0"];
+    const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs") ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs];
     if (r.listLength("apiAccessCidrs") === 0) {
         r.fail("apiAccessCidrs", "is empty; list the CIDRs allowed to reach the Kubernetes API, or remove the key to allow any address");
     }
@@ -89,7 +90,7 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         profile: r.string("profile"),
         clusterName,
         kubernetesVersion,
-        deletionProtection: r.bool("deletionProtection", true),
+        deletionProtection: r.bool("deletionProtection", EKS_CLUSTER_DEFAULTS.deletionProtection),
         network: readNetwork(r, region),
         apiAccessCidrs,
         adminPrincipalArns,

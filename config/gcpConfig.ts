@@ -3,7 +3,7 @@
  * Registry repository. Set keys with `pulumi config set --path gke.region us-central1`. Every value
  * is checked here, before anything is registered; docs/reference/configuration.md#gke-cloud-gcp lists the keys.
  */
-import { GKE_RELEASE_CHANNELS, GkeClusterArgs } from "../components/gke/cluster";
+import { GKE_CLUSTER_DEFAULTS, GKE_RELEASE_CHANNELS, ResolvedGkeClusterArgs } from "../components/gke/cluster";
 import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType, machineTypeProblem } from "../components/gke/machines";
 import { GKE_BOOT_DISK_TYPES, GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSettings } from "../components/gke/nodePool";
 import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "../components/registry/artifactRegistry";
@@ -13,7 +13,7 @@ import { CUSTOM_METRICS_ADAPTER } from "../components/gke/customMetricsAdapter";
 import { DIGEST_PINNED_IMAGE } from "../contract/registry";
 import { ipv4BlocksOverlap } from "../contract/cidr";
 
-export interface GcpConfig extends Omit<GkeClusterArgs, "customMetricsAdapter"> {
+export interface GcpConfig extends Omit<ResolvedGkeClusterArgs, "customMetricsAdapter"> {
     /** The Custom Metrics Stackdriver Adapter's image pinned by digest, for a request-rate HPA; checked against the models in `readConfig`. */
     customMetricsAdapterImage?: string;
     /** Where the model images go. */
@@ -58,7 +58,7 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
         r.fail("clusterName", "must be 1-40 lowercase letters, digits and '-', starting with a letter and not ending with '-'");
     }
 
-    const privateNodes = r.bool("privateNodes", false);
+    const privateNodes = r.bool("privateNodes", GKE_CLUSTER_DEFAULTS.privateNodes);
     if (r.has("masterCidr") && !privateNodes) {
         r.fail("masterCidr", "applies only with gke.privateNodes: true");
     }
@@ -79,8 +79,8 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
             `list zones that do (\`gcloud compute accelerator-types list --filter=name=${gpuPool.acceleratorType}\`), e.g. [${region || "us-central1"}-a]`, undefined);
     }
 
-    const subnetCidr = readIpv4Block(r, "subnetCidr", "10.0.0.0/20", 8, 29);
-    const masterCidr = readIpv4Block(r, "masterCidr", "172.16.0.0/28", 28, 28);
+    const subnetCidr = readIpv4Block(r, "subnetCidr", GKE_CLUSTER_DEFAULTS.subnetCidr, 8, 29);
+    const masterCidr = readIpv4Block(r, "masterCidr", GKE_CLUSTER_DEFAULTS.masterCidr, 28, 28);
     // The control plane's range is peered into the cluster's network, whose ranges must not overlap it (the provider's
     // master_ipv4_cidr_block: "must not overlap with any other ranges in use within the cluster's network").
     if (privateNodes && ipv4BlocksOverlap(subnetCidr, masterCidr)) {
@@ -93,8 +93,8 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
         region,
         zones,
         clusterName,
-        releaseChannel: r.oneOf("releaseChannel", GKE_RELEASE_CHANNELS, "REGULAR"),
-        deletionProtection: r.bool("deletionProtection", true),
+        releaseChannel: r.oneOf("releaseChannel", GKE_RELEASE_CHANNELS, GKE_CLUSTER_DEFAULTS.releaseChannel),
+        deletionProtection: r.bool("deletionProtection", GKE_CLUSTER_DEFAULTS.deletionProtection),
         privateNodes,
         subnetCidr,
         masterCidr,

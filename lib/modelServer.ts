@@ -1,10 +1,19 @@
 /**
- * Entry point `tf-serving/model-server`: TF Serving for one model on any Kubernetes cluster, and
- * where its pods go. Needs `@pulumi/pulumi` and `@pulumi/kubernetes`. Registers nothing when imported.
+ * Entry point `tf-serving/model-server`: TF Serving for one model on any Kubernetes cluster, where
+ * its pods go, its L7 gateway and its monitoring (scrape objects, alert rules, dashboard). Needs `@pulumi/pulumi` and `@pulumi/kubernetes`. Registers nothing when imported.
  */
 export { ModelServer, modelServerSizing } from "../components/modelServer";
 export { ModelGateway } from "../components/modelGateway";
 export type { ModelGatewayArgs, RouteRef } from "../components/modelGateway";
+export type { GatewayInput, GatewayPlatform } from "../serving/gateway";
+export { ModelMonitoring } from "../components/modelMonitoring";
+export type { ModelMonitoringArgs } from "../components/modelMonitoring";
+export { COLLECTORS } from "../observability/collectors";
+export type { Collector } from "../observability/collectors";
+export { DEFAULT_THRESHOLDS } from "../observability/alerts";
+export type { AlertThresholds } from "../observability/alerts";
+export { INFERENCE_REQUEST_RATE_METRIC, PROMETHEUS_ADAPTER_METRIC } from "../serving/autoscaling";
+export type { AutoscalingSettings, PodMetricRef } from "../serving/autoscaling";
 export type { CanarySettings, CanaryGates } from "../serving/canary";
 export { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
 export type { ImagePullCredentials, ModelServerArgs, RolloutStrategy, ServedModel, ServerCanary, ServerResources } from "../components/modelServer";

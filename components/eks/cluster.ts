@@ -59,15 +59,15 @@ export interface EksClusterArgs {
      * running version for an existing one. Node groups and add-ons follow the control plane's version.
      */
     kubernetesVersion?: string;
-    /** When true, EKS refuses to delete the cluster until it is set to false and applied. */
-    deletionProtection: boolean;
+    /** When true, EKS refuses to delete the cluster until it is set to false and applied. Default true. */
+    deletionProtection?: boolean;
     /**
      * `create`: an `EksVpc` (public and private subnets per zone, NAT) made here. `existing`: your
      * subnets, tagged for load balancers and routed to the internet (NAT) or to ECR endpoints.
      */
     network: EksNetworkSettings;
-    /** CIDRs allowed to reach the public Kubernetes API endpoint (`pulumi up` runs from one of them). Required; `0.0.0.0/0` opens it to any address (still authenticated). */
-    apiAccessCidrs: string[];
+    /** CIDRs allowed to reach the public Kubernetes API endpoint (`pulumi up` runs from one of them). Default `["0.0.0.0/0"]`: any address (still authenticated). */
+    apiAccessCidrs?: string[];
     /**
      * IAM role or user ARNs (roles with their path, never STS session ARNs) given cluster-admin access
      * entries, one per principal and named after it; list every identity that runs `pulumi up`.
@@ -120,6 +120,12 @@ export interface EksClusterArgs {
 export function nodeGroupResourceName(name: string, kind: PoolKind): string {
     return `${name}-${kind}`;
 }
+
+/** What `EksCluster` sets for a field its Args leave out: also the `eks` config section's defaults. */
+export const EKS_CLUSTER_DEFAULTS: { readonly deletionProtection: boolean; readonly apiAccessCidrs: readonly string[] } = Object.freeze({
+    deletionProtection: true,
+    apiAccessCidrs: Object.freeze(["0.0.0.0/0"]),
+});
 
 /** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
 export function principalSuffix(arn: string): string {
@@ -187,13 +193,13 @@ export class EksCluster extends pulumi.ComponentResource {
                 subnetIds: controlPlaneSubnetIds,
                 endpointPublicAccess: true,
                 endpointPrivateAccess: true,
-                publicAccessCidrs: args.apiAccessCidrs,
+                publicAccessCidrs: args.apiAccessCidrs ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs],
             },
             // Access entries only, and no implicit admin for the creator: EKS's bootstrap entry would live outside
             // Pulumi's state (never reviewed, never revoked when the list changes), would collide with the creator's
             // own entry below (EKS refuses a second entry for one principal), and changing it replaces the cluster.
             accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false },
-            deletionProtection: args.deletionProtection,
+            deletionProtection: args.deletionProtection ?? EKS_CLUSTER_DEFAULTS.deletionProtection,
         }, { parent: this, dependsOn: clusterRole.attachments });
 
         const admins = this.adminAccess(name, cluster, args, partition);

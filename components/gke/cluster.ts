@@ -42,16 +42,16 @@ export interface GkeClusterArgs {
     zones?: string[];
     /** GKE cluster name (1-40 characters: lowercase letters, digits, '-'). */
     clusterName: string;
-    /** Release channel (`RAPID`, `REGULAR`, `STABLE`, `EXTENDED`); GKE picks the version and upgrades the control plane and nodes within it. Required. */
-    releaseChannel: GkeReleaseChannel;
-    /** When true, GKE refuses to delete the cluster (`pulumi destroy` fails until it is set to false and applied). */
-    deletionProtection: boolean;
-    /** Nodes get no external IP; egress goes through Cloud NAT, Google APIs through Private Google Access. */
-    privateNodes: boolean;
-    /** Primary range of the node subnetwork, e.g. `10.0.0.0/20`; pod and service ranges are picked by GKE. */
-    subnetCidr: string;
-    /** The control plane's /28 range (e.g. `172.16.0.0/28`), used only with `privateNodes`; it must not overlap `subnetCidr`. */
-    masterCidr: string;
+    /** Release channel (`RAPID`, `REGULAR`, `STABLE`, `EXTENDED`); GKE picks the version and upgrades the control plane and nodes within it. Default `REGULAR`. */
+    releaseChannel?: GkeReleaseChannel;
+    /** When true, GKE refuses to delete the cluster (`pulumi destroy` fails until it is set to false and applied). Default true. */
+    deletionProtection?: boolean;
+    /** Nodes get no external IP; egress goes through Cloud NAT, Google APIs through Private Google Access. Default false. */
+    privateNodes?: boolean;
+    /** Primary range of the node subnetwork, e.g. `10.0.0.0/20`; pod and service ranges are picked by GKE. Default `10.0.0.0/20`. */
+    subnetCidr?: string;
+    /** The control plane's /28 range (e.g. `172.16.0.0/28`), used only with `privateNodes`; it must not overlap `subnetCidr`. Default `172.16.0.0/28`. */
+    masterCidr?: string;
     /** CIDRs allowed to reach the Kubernetes API; undefined leaves the public endpoint open to any address (still authenticated). */
     apiAccessCidrs?: string[];
     /** The pool every CPU model and cluster add-on runs on. */
@@ -71,6 +71,30 @@ export interface GkeClusterArgs {
      * sets it when a model has `targetRequestsPerSecond`.
      */
     customMetricsAdapter?: { image: string };
+}
+
+/** What `GkeCluster` sets for a field its Args leave out: also the `gke` config section's defaults. */
+export const GKE_CLUSTER_DEFAULTS = {
+    releaseChannel: "REGULAR",
+    deletionProtection: true,
+    privateNodes: false,
+    subnetCidr: "10.0.0.0/20",
+    masterCidr: "172.16.0.0/28",
+} as const satisfies Required<Pick<GkeClusterArgs, "releaseChannel" | "deletionProtection" | "privateNodes" | "subnetCidr" | "masterCidr">>;
+
+/** `GkeClusterArgs` with every default filled in. */
+export type ResolvedGkeClusterArgs = GkeClusterArgs & Required<Pick<GkeClusterArgs, keyof typeof GKE_CLUSTER_DEFAULTS>>;
+
+/** `args` with `GKE_CLUSTER_DEFAULTS` for the fields it leaves out. */
+export function withGkeClusterDefaults(args: GkeClusterArgs): ResolvedGkeClusterArgs {
+    return {
+        ...args,
+        releaseChannel: args.releaseChannel ?? GKE_CLUSTER_DEFAULTS.releaseChannel,
+        deletionProtection: args.deletionProtection ?? GKE_CLUSTER_DEFAULTS.deletionProtection,
+        privateNodes: args.privateNodes ?? GKE_CLUSTER_DEFAULTS.privateNodes,
+        subnetCidr: args.subnetCidr ?? GKE_CLUSTER_DEFAULTS.subnetCidr,
+        masterCidr: args.masterCidr ?? GKE_CLUSTER_DEFAULTS.masterCidr,
+    };
 }
 
 /** Node service account id (6-30 characters) derived from the cluster name. */
@@ -96,7 +120,7 @@ export interface ClusterAttachments {
  * removal means: the provider keeps what the cloud has for an absent block (`privateClusterConfig`,
  * `masterAuthorizedNetworksConfig` are computed), so an absent block would change nothing.
  */
-export function clusterArgs(args: GkeClusterArgs, at: ClusterAttachments): gcp.container.ClusterArgs {
+export function clusterArgs(args: ResolvedGkeClusterArgs, at: ClusterAttachments): gcp.container.ClusterArgs {
     return {
         project: args.project,
         name: args.clusterName,
@@ -160,8 +184,9 @@ export class GkeCluster extends pulumi.ComponentResource {
     /** Present only with `customMetricsAdapter`. */
     readonly customMetricsAdapter?: CustomMetricsStackdriverAdapter;
 
-    constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    constructor(name: string, given: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:GkeCluster", name, {}, opts);
+        const args = withGkeClusterDefaults(given);
         const { project, region } = args;
 
         const network = new gcp.compute.Network(`${name}-network`, {

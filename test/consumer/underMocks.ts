@@ -3,6 +3,7 @@
  * prints what was registered as JSON on stdout.
  *
  *     node bin/underMocks.js program MODEL_DIR   the program (index.ts): resources and outputs
+ *     node bin/underMocks.js clusters MODEL_DIR  the clusters program (clusters.ts): resources and outputs
  *     node bin/underMocks.js imports MODEL_DIR   every entry point imported, the pure ones used: nothing may register
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -42,16 +43,22 @@ async function main(mode: string, modelDir: string): Promise<unknown> {
         const report = preflight(modelDir);
         const sizing = sizeServer({ servedVersionBytes: report.versions.map((v) => v.sizeBytes), gpu: false, batching: false, overrides: {} });
         const pureLoaded = pulumiModules().filter((m) => !sdkBefore.includes(m));
-        // gke, eks and components need @pulumi/gcp or @pulumi/aws, optional peers this consumer does not install.
         const entries: Record<string, string> = {};
-        for (const entry of ["tf-serving/model-server", "tf-serving/model-image", "tf-serving/components", "tf-serving/gke", "tf-serving/eks"]) {
+        const load = async (entry: string) => {
             entries[entry] = await import(entry).then((m: object) => `exports ${Object.keys(m).length}`, (err: Error) => err.message.split("\n")[0]);
+        };
+        // model-server and model-image first: @pulumi/gcp and @pulumi/aws are optional peers they must not load.
+        await load("tf-serving/model-server");
+        await load("tf-serving/model-image");
+        const cloudLoaded = pulumiModules().filter((m) => /\/node_modules\/@pulumi\/(gcp|aws)\//.test(m));
+        for (const entry of ["tf-serving/components", "tf-serving/gke", "tf-serving/eks"]) {
+            await load(entry);
         }
         await settle(registered);
-        return { registered, pureLoaded, entries, preflightOk: report.ok, memoryLimit: sizing.memoryLimit };
+        return { registered, pureLoaded, cloudLoaded, entries, preflightOk: report.ok, memoryLimit: sizing.memoryLimit };
     }
 
-    const outputs = (await import("./index.js")) as Record<string, pulumi.Output<unknown> | unknown>;
+    const outputs = (await import(mode === "clusters" ? "./clusters.js" : "./index.js")) as Record<string, pulumi.Output<unknown> | unknown>;
     const resolved: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(outputs)) {
         resolved[key] = pulumi.Output.isInstance(value) ? await new Promise((resolve) => value.apply(resolve)) : value;

@@ -24,7 +24,7 @@ function treeBytes(dir: string): number {
 }
 
 describe("the packed library in another Pulumi program", function () {
-    this.timeout(240_000);
+    this.timeout(600_000);
     let work: string;
     let consumer: string;
     let packed: { path: string }[];
@@ -65,18 +65,32 @@ describe("the packed library in another Pulumi program", function () {
         assert.ok(!fs.existsSync(path.join(consumer, "node_modules", "tf-serving", "node_modules", "@pulumi")), "the library brings no SDK of its own");
     });
 
-    it("registers nothing when its entry points are imported; preflight and sizing load no Pulumi SDK", () => {
+    it("registers nothing when its entry points are imported; preflight and sizing load no Pulumi SDK, model-server and model-image no cloud SDK", () => {
         const result = underMocks("imports");
         assert.deepStrictEqual(result.registered, []);
         assert.deepStrictEqual(result.pureLoaded, []);
+        assert.deepStrictEqual(result.cloudLoaded, [], "@pulumi/gcp and @pulumi/aws are optional peers: only gke, eks and components need them");
         assert.strictEqual(result.preflightOk, true);
         assert.match(result.memoryLimit, /^\d+Mi$/);
-        assert.match(result.entries["tf-serving/model-server"], /^exports \d+$/);
-        assert.match(result.entries["tf-serving/model-image"], /^exports \d+$/);
-        // Optional peers this consumer did not install: the entry points that need them say so.
-        assert.match(result.entries["tf-serving/gke"], /Cannot find module '@pulumi\/gcp'/);
-        assert.match(result.entries["tf-serving/eks"], /Cannot find module '@pulumi\/aws'/);
-        assert.match(result.entries["tf-serving/components"], /Cannot find module '@pulumi\/(aws|gcp)'/);
+        for (const entry of ["model-server", "model-image", "gke", "eks", "components"]) {
+            assert.match(result.entries[`tf-serving/${entry}`], /^exports \d+$/, entry);
+        }
+    });
+
+    it("builds a GkeCluster and an EksCluster from their required fields alone, with the stack configuration's defaults", () => {
+        const { registered, outputs } = underMocks("clusters") as { registered: Registered[]; outputs: any };
+        const one = (type: string) => {
+            const found = registered.filter((r) => r.type === type);
+            assert.strictEqual(found.length, 1, `${type}: ${found.length} registered`);
+            return found[0].inputs;
+        };
+        const gke = one("gcp:container/cluster:Cluster");
+        assert.deepStrictEqual([gke.name, gke.releaseChannel, gke.deletionProtection, gke.privateClusterConfig],
+            ["team", { channel: "REGULAR" }, true, { enablePrivateNodes: false }]);
+        assert.strictEqual(one("gcp:compute/subnetwork:Subnetwork").ipCidrRange, "10.0.0.0/20");
+        const eks = one("aws:eks/cluster:Cluster");
+        assert.deepStrictEqual([eks.name, eks.deletionProtection, eks.vpcConfig.publicAccessCidrs], ["team", true, ["0.0.0.0/0"]]);
+        assert.deepStrictEqual([outputs.gkeClusterName, outputs.eksClusterName], ["team", "team"]);
     });
 
     it("deploys a ModelImage and a ModelServer through the consumer's own provider", () => {

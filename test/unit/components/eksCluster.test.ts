@@ -1,6 +1,6 @@
 import * as assert from "assert";
 import { parse } from "yaml";
-import { EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
+import { EKS_CLUSTER_DEFAULTS, EksCluster, EksClusterArgs, principalSuffix } from "../../../components/eks/cluster";
 import { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../../../components/eks/devicePlugin";
 import { controllerCrdManifests, loadBalancerControllerPolicy, podIdentityTrustPolicy } from "../../../components/eks/loadBalancerController";
 import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
@@ -38,6 +38,15 @@ const policiesOf = (recorder: Awaited<ReturnType<typeof build>>["recorder"], rol
         .sort();
 
 describe("EksCluster", () => {
+    it("builds from its required fields alone: deletion protection on, the API open to any address (still authenticated)", async () => {
+        const { region, clusterName, network, adminPrincipalArns, cpuNodeGroup } = args();
+        const { recorder } = await build({ region, clusterName, network, adminPrincipalArns, cpuNodeGroup });
+        const c = recorder.one("aws:eks/cluster:Cluster").inputs as any;
+        assert.strictEqual(c.deletionProtection, true);
+        assert.deepStrictEqual(c.vpcConfig.publicAccessCidrs, ["0.0.0.0/0"]);
+        assert.deepStrictEqual([c.deletionProtection, c.vpcConfig.publicAccessCidrs], [EKS_CLUSTER_DEFAULTS.deletionProtection, EKS_CLUSTER_DEFAULTS.apiAccessCidrs]);
+    });
+
     it("VPC: a public and a private subnet per zone, tagged for load balancers, one NAT", async () => {
         const { recorder } = await build(args());
         assert.strictEqual(recorder.ofType("aws:ec2/vpc:Vpc").length, 1);

@@ -1,6 +1,6 @@
 import * as assert from "assert";
 import { parse } from "yaml";
-import { GKE_NODE_PROJECT_ROLES, GkeCluster, GkeClusterArgs } from "../../../components/gke/cluster";
+import { GKE_CLUSTER_DEFAULTS, GKE_NODE_PROJECT_ROLES, GkeCluster, GkeClusterArgs } from "../../../components/gke/cluster";
 import { settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -33,6 +33,26 @@ async function build(a: GkeClusterArgs) {
 }
 
 describe("GkeCluster", () => {
+    it("builds from its required fields alone, with the gke config section's defaults", async () => {
+        const { recorder: given } = await build({ project: "my-project", region: "us-central1", clusterName: "tf-serving", cpuPool: args().cpuPool });
+        const inputs = (r: typeof given) => r.ofType("gcp:container/cluster:Cluster").concat(r.ofType("gcp:compute/subnetwork:Subnetwork"))
+            .map((x) => ({ type: x.type, name: x.name, inputs: x.inputs }));
+        const { recorder: explicit } = await build(args({
+            releaseChannel: "REGULAR", deletionProtection: true, privateNodes: false, subnetCidr: "10.0.0.0/20", masterCidr: "172.16.0.0/28",
+        }));
+        assert.deepStrictEqual(inputs(given), inputs(explicit));
+        const c = given.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.deepStrictEqual([c.releaseChannel, c.deletionProtection, c.privateClusterConfig],
+            [{ channel: GKE_CLUSTER_DEFAULTS.releaseChannel }, true, { enablePrivateNodes: false }]);
+        assert.strictEqual((given.one("gcp:compute/subnetwork:Subnetwork").inputs as any).ipCidrRange, GKE_CLUSTER_DEFAULTS.subnetCidr);
+    });
+
+    it("puts a private control plane on the default /28 when only privateNodes is given", async () => {
+        const { recorder } = await build({ project: "my-project", region: "us-central1", clusterName: "tf-serving", cpuPool: args().cpuPool, privateNodes: true });
+        const c = recorder.one("gcp:container/cluster:Cluster").inputs as any;
+        assert.strictEqual(c.privateClusterConfig.masterIpv4CidrBlock, "172.16.0.0/28");
+    });
+
     it("creates the cluster without its default pool, on a release channel, with workload identity", async () => {
         const { recorder } = await build(args());
         const c = recorder.one("gcp:container/cluster:Cluster").inputs as any;
