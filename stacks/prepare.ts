@@ -14,6 +14,7 @@ import { preflight } from "../model/savedModel";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
+import { canaryPodsAtMost } from "../serving/canary";
 import { PoolDemand, cpuPoolSizeOf, nodeFitProblems, poolCapacityProblem, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
 import { eksKubernetesVersionWarning, utcDay } from "../components/eks/kubernetesVersions";
 import { PreparedModel, serverModelInputs } from "./deploy";
@@ -123,8 +124,9 @@ export function prepareModels(config: ServingConfig, project: string, today: str
                     requests,
                     pods: settings.autoscaling?.maxReplicas ?? settings.replicas,
                     podsKey: settings.autoscaling ? `${key("autoscaling")}.maxReplicas` : key("replicas"),
-                    canaryPods: settings.canary?.replicas ?? 0,
-                    canaryPodsKey: `${key("canary")}.replicas`,
+                    // As many canary pods as its last step's weight needs beside the serving pods (serving/canary.ts).
+                    canaryPods: settings.canary ? canaryPodsAtMost(settings.canary, settings.autoscaling?.maxReplicas ?? settings.replicas) : 0,
+                    canaryPodsKey: `${key("canary")}.replicas and .steps`,
                 });
             }
             if (settings.rollout === "oneAtATime" && (settings.autoscaling?.minReplicas ?? settings.replicas) === 1) {

@@ -151,6 +151,17 @@ describe("node fit at preview (prepareModels on the example stacks)", () => {
         assert.match(crowded({ "tf-serving:autoscaling": JSON.stringify({ maxReplicas: 50 }) })[0] ?? "", /50 pods \(tf-serving:autoscaling\.maxReplicas\)/);
     });
 
+    it("EKS without the Cluster Autoscaler: counts the canary's pods at its last step's weight, as the release scales them", () => {
+        // 1-CPU pods: the example's 2 m6i.xlarge hold 6. 5 serving pods and a canary at 50 % (3 pods) need 8;
+        // counting canary.replicas (1) alone would have passed.
+        const crowded = problems(exampleConfig("aws-example", () => undefined, {
+            "tf-serving:cpu": "1", "tf-serving:replicas": "5", "tf-serving:endpoint": "gateway",
+            "tf-serving:gateway": JSON.stringify({ certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/00000000-0000-0000-0000-000000000000" }),
+            "tf-serving:canary": JSON.stringify({ steps: [10, 50] }),
+        })).filter((p) => /eks\.cpuNodeGroup\.desiredNodes: /.test(p));
+        assert.match(crowded[0] ?? "", /5 pods \(tf-serving:replicas\) \+ 3 canary \(tf-serving:canary\.replicas and \.steps\)/, JSON.stringify(crowded));
+    });
+
     it("GKE: a bigger machine type takes the same pod", () => {
         assert.deepStrictEqual(problems(exampleConfig("gcp-example", (gke: any) => { gke.cpuPool.machineType = "e2-standard-8"; }, // eslint-disable-line @typescript-eslint/no-explicit-any
             { "tf-serving:memoryRequest": "14Gi", "tf-serving:memoryLimit": "16Gi" })), []);
