@@ -8,7 +8,7 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { AnalyzerClient } from "@pulumi/pulumi/proto/analyzer_grpc_pb";
 import { AnalyzeRequest, AnalyzeResponse, AnalyzerInfo, AnalyzerResourceOptions, EnforcementLevel } from "@pulumi/pulumi/proto/analyzer_pb";
 import { policies } from "../../../policy/policies";
-import { DIGEST_IMAGE, firstContainer, goodDeployment, goodService } from "./fixtures";
+import { DIGEST_IMAGE, firstContainer, goodDeployment, goodService } from "../../unit/policy/fixtures";
 
 const POLICY_DIR = path.resolve(__dirname, "../../../policy");
 /** Pulumi's marker for a value not known until the update runs (an image digest during preview). */

@@ -5,7 +5,7 @@ import * as path from "path";
 import { CaFileError, connectionError, hopelessGrpcProblem, parseCaFile, readCaFile } from "../../../ops/grpcTransport";
 import { makeCertificates } from "../../support/fakeTfServingGrpc";
 
-/** Status details as grpc-js 1.14 words them (seen against the servers of test/unit/cli/opsBadInput.test.ts). */
+/** Status details as grpc-js 1.14 words them (seen against the servers of test/integration/cli/opsBadInput.test.ts). */
 const DETAILS = {
     refused: "No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:39199. Resolution note: ",
     wrongCa: "No connection established. Last error: Error: unable to verify the first certificate. Resolution note: ",
