@@ -23,10 +23,10 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { CliResult, TFS, runCli } from "../support/cli";
-import { CanarySample, ObservedStep, observedSteps, watchCanary } from "../support/canaryWatch";
+import { CanaryRun, observedSteps, watchCanary } from "../support/canaryWatch";
 import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from "../support/e2eProject";
-import { GrpcTrafficReport, grpcUnderTraffic } from "../support/grpcTraffic";
-import { TrafficReport, predict, underTraffic } from "../support/traffic";
+import { grpcUnderTraffic } from "../support/grpcTraffic";
+import { predict, underTraffic } from "../support/traffic";
 import { descendants, signalAll } from "../support/processTree";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -38,14 +38,6 @@ const GATES = { maxErrorRatio: 0.01, maxP99Ms: 300, minRequests: 30 };
 /** The stand-in's knob (tools/e2e-env/go/tfserving-standin/load.go): every Predict of that version waits this long. */
 const DELAY_FILE = "tfs_standin_predict_delay_ms";
 const SLOW_MS = 800;
-
-interface Run {
-    result: CliResult;
-    rest: TrafficReport;
-    grpc: GrpcTrafficReport;
-    samples: CanarySample[];
-    steps: ObservedStep[];
-}
 
 describe("canary releases inside pulumi up: metric gates, automatic rollback, a killed update", function () {
     this.timeout(30 * 60 * 1000);
@@ -84,7 +76,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
     });
 
     /** Runs `command` under REST and gRPC traffic through the Gateway, watching the route and the pods. */
-    const underCanary = async (command: () => Promise<CliResult>): Promise<Run> => {
+    const underCanary = async (command: () => Promise<CliResult>): Promise<CanaryRun> => {
         const running = command();
         const [result, rest, grpc, samples] = await Promise.all([
             running,

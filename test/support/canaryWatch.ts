@@ -7,7 +7,10 @@
 import { METRICS_PATH } from "../../serving/flags";
 import { canaryName } from "../../contract/labels";
 import { canaryShare, inferenceCounters } from "../../serving/canary";
+import { CliResult } from "./cli";
 import { kubectlAsync } from "./e2eProject";
+import { GrpcTrafficReport } from "./grpcTraffic";
+import { TrafficReport } from "./traffic";
 
 export interface CanarySample {
     at: number;
@@ -90,6 +93,15 @@ export interface ObservedStep {
 }
 
 /** Each run of one canary weight above 0, with the share the canary's pods really answered. */
+/** One `pulumi` command run under traffic while the canary's share was sampled: what the e2e files assert on. */
+export interface CanaryRun {
+    result: CliResult;
+    rest: TrafficReport;
+    grpc: GrpcTrafficReport;
+    samples: CanarySample[];
+    steps: ObservedStep[];
+}
+
 export function observedSteps(samples: CanarySample[], settleSeconds = 2): ObservedStep[] {
     const steps: ObservedStep[] = [];
     let start = 0;

@@ -30,12 +30,12 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { CliResult } from "../../support/cli";
-import { CanarySample, ObservedStep, observedSteps, watchCanary } from "../../support/canaryWatch";
+import { CanaryRun, CanarySample, observedSteps, watchCanary } from "../../support/canaryWatch";
 import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from "../../support/e2eProject";
 import { SwitchReport, watchSwitch } from "../../support/endpointSwitch";
-import { GrpcTrafficReport, grpcUnderTraffic } from "../../support/grpcTraffic";
+import { grpcUnderTraffic } from "../../support/grpcTraffic";
 import { LocalRegistry, TEST_LOGIN, startRegistry } from "../../support/registry";
-import { TrafficReport, predict, underTraffic } from "../../support/traffic";
+import { predict, underTraffic } from "../../support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -75,14 +75,6 @@ interface StepRecord {
     rest: string;
     grpc: string;
     note?: string;
-}
-
-interface Run {
-    result: CliResult;
-    rest: TrafficReport;
-    grpc: GrpcTrafficReport;
-    samples: CanarySample[];
-    steps: ObservedStep[];
 }
 
 describe("transitions: each feature switched on, changed and off on one live stack, through the pulumi CLI, under traffic", function () {
@@ -142,8 +134,8 @@ describe("transitions: each feature switched on, changed and off on one live sta
         allowFailures?: boolean;
         upFails?: boolean;
         watch?: boolean;
-        note?: (run: Run) => string;
-    } = {}): Promise<Run> => {
+        note?: (run: CanaryRun) => string;
+    } = {}): Promise<CanaryRun> => {
         const t0 = Date.now();
         const planned = await project.pulumi.preview();
         assert.deepStrictEqual(planned, [...expected].sort(), `${step}: what pulumi preview shows`);
@@ -166,7 +158,7 @@ describe("transitions: each feature switched on, changed and off on one live sta
             ok(result, `${step}: pulumi up`);
             await project.pulumi.preview({ expectNoChanges: true });
         }
-        const run: Run = { result, rest, grpc, samples, steps: observedSteps(samples) };
+        const run: CanaryRun = { result, rest, grpc, samples, steps: observedSteps(samples) };
         const record: StepRecord = {
             step, seconds: (Date.now() - t0) / 1000,
             rest: `${rest.requests}/${rest.failures.length}`, grpc: `${grpc.requests}/${grpc.failures.length}`, note: options.note?.(run),
@@ -423,7 +415,7 @@ describe("transitions: each feature switched on, changed and off on one live sta
         const CANARY_PARTS = [`kubernetes:core/v1:Service::${MODEL}-canary`, `kubernetes:networking.k8s.io/v1:NetworkPolicy::${MODEL}-canary`, ...RELEASE];
         const ROUTES = [`kubernetes:gateway.networking.k8s.io/v1:HTTPRoute::${MODEL}-rest`, `kubernetes:gateway.networking.k8s.io/v1:GRPCRoute::${MODEL}-grpc`];
         const canaryGone = async () => !(await exists("deployment", `${MODEL}-canary`));
-        const releaseNote = (run: Run) => `steps seen: ${run.steps.map((s) => `${s.weight} %: ${s.canaryPercent.toFixed(0)} % of ${s.calls} calls`).join(", ") || "none"}`;
+        const releaseNote = (run: CanaryRun) => `steps seen: ${run.steps.map((s) => `${s.weight} %: ${s.canaryPercent.toFixed(0)} % of ${s.calls} calls`).join(", ") || "none"}`;
 
         it("17. on: its Service and release, the routes name it at weight 0; nothing rolls", async () => {
             configure({ canary: CANARY });
