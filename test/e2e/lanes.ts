@@ -7,13 +7,14 @@
  *
  * What decides the lanes: every file that deploys a Gateway runs in lane 1, one after the other (all
  * Gateways of the environment share one Traefik address, 127.0.111.1:8500/8501, so two at once
- * would take each other's traffic); and the node's CPU: a test pod asks for 250m, the least the
- * program accepts, and both lanes' pods must fit the node's 2 cores (8 such pods). The lanes are
- * balanced by time (about 22 minutes each on a quiet 2-core machine, cold): lane 2 starts with the
- * failure scenarios (five pods at once) while lane 1 runs the stack file (three at most), the
- * Gateway file (three) and the autoscaling file (three at most); the canary (four pods) comes last
- * in lane 1, meeting day 2 (three at most) or less. `stack` is in lane 1 although it deploys no
- * Gateway: it is the one file long enough to balance `failures`. A file in neither list goes to
+ * would take each other's traffic), and so do the two files that start a registry on the login
+ * registry's port (`privateRegistry`, `transitions`); and the node's CPU: a test pod asks for 250m,
+ * the least the program accepts, and both lanes' pods must fit the node's 2 cores (8 such pods).
+ * Lane 2 starts with the failure scenarios (five pods at once) while lane 1 runs the Gateway file
+ * (three) and the autoscaling file (three at most); the canary (four pods) meets the stack file or
+ * day 2 (three at most each), the transitions (three at most) whatever lane 2 has left. Lane 1 is
+ * the longer: the transitions walk one stack through every feature, which no second lane can share.
+ * A file in neither list goes to
  * the end of lane 2, so a new file is never skipped. A run starts by removing what an interrupted one left (`removeLeftovers`).
  * `TFS_E2E_LANES=1` runs every file in one lane, one after the other;
  * `npm run test:e2e -- FILE...` runs only those files, in one lane. Each line of a lane's output
@@ -29,8 +30,8 @@ import { descendants, signalAll } from "../support/processTree";
 
 /** The files of each lane, in their order (see above). */
 export const LANES = [
-    ["stack", "gateway", "autoscaling", "canary"],
-    ["failures", "doctor", "operate", "day2", "checkouts", "privateRegistry", "nodeLifecycle"],
+    ["gateway", "autoscaling", "canary", "privateRegistry", "transitions"],
+    ["failures", "stack", "doctor", "operate", "day2", "checkouts", "nodeLifecycle"],
 ];
 
 const E2E = path.join(ROOT, "test", "e2e");

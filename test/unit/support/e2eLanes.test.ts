@@ -23,6 +23,13 @@ describe("the end-to-end lanes (test/e2e/lanes.ts)", () => {
         assert.ok(second.length > 0);
     });
 
+    it("puts every file that starts the login registry in one lane (they share its port)", () => {
+        const loginFiles = files.filter((f) => /env\("TFS_E2E_LOGIN_REGISTRY"\)/.test(fs.readFileSync(f, "utf8")));
+        assert.ok(loginFiles.length >= 2, `found only ${loginFiles.map(name).join(", ")}`);
+        const [first] = lanes(files, [], 2);
+        assert.deepStrictEqual(loginFiles.filter((f) => !first.includes(f)).map(name), []);
+    });
+
     it("sends a file it does not know to the second lane", () => {
         const extra = path.join(E2E, "brandNew.test.ts");
         const [first, second] = lanes([...files, extra], [], 2);

@@ -15,27 +15,27 @@
  * private registry's login added and removed; batching on, changed, off; `endpoint` to
  * `loadBalancer` (a second model added and removed there: two Gateways would share the
  * environment's one address) and back to `gateway`; a canary on, changed, a release it passes, off;
- * on again, `replicas` changed, a release it rolls back, off.
+ * on again, `endpoint` moved away from the Gateway (refused at preview while the canary is on),
+ * `replicas` changed, a release it rolls back, off.
  *
  * Sized for the node it shares with the other lane (test/e2e/lanes.ts): one serving pod of 250m
  * (`replicas: 1`), at most three pods at once.
  *
- * Not in the lanes yet (issue 36): steps 0 to 16 have passed on the loopback node, the canary steps
- * have not run. Run it alone with `npm run test:e2e -- test/e2e/pending/transitions.test.ts`; it
- * joins lane 1 (it deploys a Gateway, and shares the login registry's port with privateRegistry)
- * once a whole run passes.
+ * It runs in lane 1: it deploys a Gateway, and starts its login registry on the port privateRegistry
+ * uses. `TFS_E2E_TRANSITIONS_FROM=17 npm run test:e2e -- test/e2e/transitions.test.ts` runs step 0 and
+ * then the canary's steps alone (each group of steps ends where the stack began).
  */
 import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { CliResult } from "../../support/cli";
-import { CanaryRun, CanarySample, observedSteps, watchCanary } from "../../support/canaryWatch";
-import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from "../../support/e2eProject";
-import { SwitchReport, watchSwitch } from "../../support/endpointSwitch";
-import { grpcUnderTraffic } from "../../support/grpcTraffic";
-import { LocalRegistry, TEST_LOGIN, startRegistry } from "../../support/registry";
-import { predict, underTraffic } from "../../support/traffic";
+import { CliResult } from "../support/cli";
+import { CanaryRun, CanarySample, observedSteps, watchCanary } from "../support/canaryWatch";
+import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from "../support/e2eProject";
+import { SwitchReport, watchSwitch } from "../support/endpointSwitch";
+import { grpcUnderTraffic } from "../support/grpcTraffic";
+import { LocalRegistry, TEST_LOGIN, startRegistry } from "../support/registry";
+import { predict, underTraffic } from "../support/traffic";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -199,8 +199,11 @@ describe("transitions: each feature switched on, changed and off on one live sta
 
     // Each step starts from the state the one before left: after a failure the rest would test nothing.
     let failed = false;
+    // TFS_E2E_TRANSITIONS_FROM=N runs step 0 and then steps N onwards (each group ends where the stack began).
+    const from = Number(process.env.TFS_E2E_TRANSITIONS_FROM ?? "0");
     beforeEach(function () {
-        if (failed) {
+        const step = Number(/^(\d+)\./.exec(this.currentTest?.title ?? "")?.[1] ?? "0");
+        if (failed || (step > 0 && step < from)) {
             this.skip();
         }
     });
@@ -444,12 +447,23 @@ describe("transitions: each feature switched on, changed and off on one live sta
             await transition("canary on again", [...CANARY_PARTS.map((r) => `create ${r}`), ...ROUTES.map((r) => `update ${r}`)]);
         });
 
-        it("22. replicas changed with the canary on: the Deployment alone", async () => {
+        it("22. endpoint to loadBalancer with the canary on: the preview refuses it, naming the key; nothing changes", async () => {
+            configure({ endpoint: "loadBalancer", gateway: undefined, loadBalancerSourceRanges: ["127.0.0.0/8"], publicEndpoint: undefined });
+            const refused = await pulumi("preview");
+            assert.notStrictEqual(refused.code, 0, "the preview refuses a canary without the Gateway");
+            const said = `${refused.stdout}\n${refused.stderr}`;
+            assert.match(said, /tf-serving:canary.*needs `endpoint: gateway`/);
+            assert.doesNotMatch(said, /\n\s+at .+\(.+:\d+:\d+\)/, "no stack trace for a user's mistake");
+            configure({ ...OPEN, endpoint: "gateway", gateway: { className: env("TFS_E2E_GATEWAY_CLASS") } });
+            await project.pulumi.preview({ expectNoChanges: true });
+        });
+
+        it("23. replicas changed with the canary on: the Deployment alone", async () => {
             configure({ replicas: 2 });
             await transition("replicas 1 -> 2 with the canary on", [`update ${DEPLOYMENT}`], { settle: () => rolledOut(MODEL, 2) });
         });
 
-        it("23. a release it rolls back: failures only while the bad version held its 10 %", async () => {
+        it("24. a release it rolls back: failures only while the bad version held its 10 %", async () => {
             serveVersion("counter", "00000123", 125);
             // The new export renamed its signature; the config follows it, the clients do not.
             configure({ signature: "incr_counter_by" });
@@ -468,7 +482,7 @@ describe("transitions: each feature switched on, changed and off on one live sta
             assert.ok(failedAt.length <= 0.2 * windowRequests, `${failedAt.length} failures > 20 % of the ${windowRequests.toFixed(0)} requests of the hold`);
         });
 
-        it("24. off after a rollback, the serving version's files back", async () => {
+        it("25. off after a rollback, the serving version's files back", async () => {
             serveVersion("half_plus_two_2_versions", "00000124", 124);
             configure({ signature: undefined, canary: undefined });
             await transition("canary off after a rollback", [`update ${IMAGE}`, ...CANARY_PARTS.map((r) => `delete ${r}`), ...ROUTES.map((r) => `update ${r}`)]);
