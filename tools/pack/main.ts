@@ -14,7 +14,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import {
-    CLI_FOLDERS, CLI_PACKAGE, LIBRARY_FOLDERS, RootManifest, cliManifest, libraryManifest, pointAtLibrary, requiredPackages,
+    CLI_FOLDERS, CLI_PACKAGE, LIBRARY_FOLDERS, PULUMI_PLUGIN_YAML, RootManifest, cliManifest, libraryManifest, pointAtLibrary, requiredPackages,
 } from "./manifest";
 
 export interface PackedPackage {
@@ -104,6 +104,16 @@ export function pack(root: string, out = path.join(root, "dist", "packages")): P
     }
     const libraryJs = libraryFiles.filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(path.join(libraryDir, "dist", f), "utf8"));
     writeJson(path.join(libraryDir, "package.json"), libraryManifest(manifest, requiredPackages(libraryJs)));
+    // The multi-language component package: the facade's sources beside its compiled files (they
+    // import ../lib/*, the declarations there), for Pulumi's schema analyzer.
+    for (const file of sources(root, ["facade"])) {
+        fs.copyFileSync(path.join(root, file), path.join(libraryDir, "dist", file));
+    }
+    fs.writeFileSync(path.join(libraryDir, "PulumiPlugin.yaml"), PULUMI_PLUGIN_YAML);
+    writeJson(path.join(libraryDir, "tsconfig.json"), {
+        compilerOptions: { strict: true, target: "ES2022", module: "commonjs", moduleResolution: "node", skipLibCheck: true },
+        include: ["dist/facade/*.ts"],
+    });
     fs.writeFileSync(path.join(libraryDir, "README.md"), LIBRARY_README(manifest.name));
     fs.copyFileSync(path.join(root, "CHANGELOG.md"), path.join(libraryDir, "CHANGELOG.md"));
 

@@ -5,7 +5,8 @@
  * - The library (`tf-serving`): the folders below the program (`LIBRARY_FOLDERS`), compiled with
  *   declarations; the `@pulumi/*` SDKs are peers, and its dependencies are exactly the packages its
  *   compiled files require. It is also the multi-language component package (`PulumiPlugin.yaml`,
- *   `main` the facade), so `pulumi package add` installs the SDKs it runs with as its devDependencies.
+ *   `main` the facade): `pulumi package add` runs `npm install` in it, which installs the SDKs and
+ *   TypeScript it runs with as its devDependencies (a program that installs the library never does).
  * - The command (`tf-serving-cli`, bin `tfs`): `cli/`, `ops/`, `config/`, `stacks/` compiled; every
  *   require of a library folder goes to the library package at the same version, so one copy of the
  *   components exists in an install.
@@ -13,9 +14,17 @@
 import { builtinModules } from "module";
 
 /** The folders the library ships, compiled: components and the pure modules under them. */
-export const LIBRARY_FOLDERS = ["lib", "components", "contract", "model", "observability", "serving"] as const;
+export const LIBRARY_FOLDERS = ["lib", "facade", "components", "contract", "model", "observability", "serving"] as const;
 /** The folders the command ships, compiled: above the library, never in it. */
 export const CLI_FOLDERS = ["cli", "ops", "config", "stacks"] as const;
+/**
+ * The multi-language component package's entry: the facade, compiled. Pulumi's plugin host loads it
+ * (`require` of the package folder); its schema analyzer reads the `.ts` beside it, which the
+ * package ships for that reason only (with `tsconfig.json`).
+ */
+export const FACADE_MAIN = "dist/facade/index.js";
+/** The multi-language component package's marker: a Node.js plugin whose schema Pulumi infers. */
+export const PULUMI_PLUGIN_YAML = "runtime: nodejs\n";
 /** The command's package name; its bin is `tfs`. */
 export const CLI_PACKAGE = "tf-serving-cli";
 /**
@@ -126,6 +135,7 @@ export function libraryManifest(root: RootManifest, required: string[]): Package
         description: root.description,
         license: root.license,
         engines: root.engines,
+        main: FACADE_MAIN,
         exports: { ...root.exports, [`./${INTERNAL_SUBPATH}/*`]: "./dist/*.js" },
         typesVersions: root.typesVersions,
         files: ["dist/", "PulumiPlugin.yaml", "tsconfig.json", "CHANGELOG.md"],
