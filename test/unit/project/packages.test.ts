@@ -95,4 +95,13 @@ describe("the installable packages", () => {
             assert.throws(() => pointAtLibrary('require("../../x")', "cli/a.js", "tf-serving"), /cli\/a\.js: require\("\.\.\/\.\.\/x"\) leaves the compiled tree/);
         });
     });
+
+    it("carry a version CHANGELOG.md describes, the same in package.json and package-lock.json", () => {
+        const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8"));
+        assert.deepStrictEqual([lock.version, lock.packages[""].version], [root.version, root.version]);
+        const changelog = fs.readFileSync(path.join(ROOT, "CHANGELOG.md"), "utf8");
+        const section = changelog.split(/^## /m).find((s) => s.startsWith(`${root.version}\n`));
+        assert.ok(section !== undefined, `CHANGELOG.md has no "## ${root.version}" section for the packages' version`);
+        assert.match(section, /^### Library$/m, `CHANGELOG.md's ${root.version} section says nothing for library users`);
+    });
 });
