@@ -1,18 +1,24 @@
 #!/usr/bin/env node
-// The `tfs` command: TypeScript sources run through ts-node (transpile only, with swc as tsconfig.json's
-// "ts-node" section says; `npm test` type-checks).
+// The `tfs` command. In a checkout it runs the TypeScript sources through ts-node (transpile only,
+// with swc as tsconfig.json's "ts-node" section says; `npm test` type-checks); installed from the
+// tf-serving-cli package it runs that package's compiled files (`npm run packages` builds them).
 const fs = require("fs");
 const path = require("path");
 const root = path.join(__dirname, "..");
-// npm packs a `bin` file whatever `files` says; the package ships the components, not the command.
-if (!fs.existsSync(path.join(root, "cli", "main.ts"))) {
-    console.error("tfs: this command runs from a checkout of the tf-serving project; the installed package holds the components only (docs/reference/library.md)");
+let command;
+if (fs.existsSync(path.join(root, "cli", "main.ts"))) {
+    require("ts-node").register({
+        project: path.join(root, "tsconfig.json"),
+        transpileOnly: true,
+    });
+    command = require("../cli/main");
+} else if (fs.existsSync(path.join(root, "dist", "cli", "main.js"))) {
+    command = require("../dist/cli/main.js");
+} else {
+    // The library's tarball (`npm pack` of the repository) carries this file but no command.
+    console.error("tfs: this package holds the components only; install the tf-serving-cli package for the command (docs/reference/cli.md#installing-tfs)");
     process.exit(64);
 }
-require("ts-node").register({
-    project: path.join(root, "tsconfig.json"),
-    transpileOnly: true,
-});
 let settled = false;
 // Once the command has its result, a connection a library left open must not hold the process: grpc-js
 // 1.14 keeps the connection of a server that sent GOAWAY (PROTOCOL_ERROR) open after Client.close(),
@@ -21,7 +27,7 @@ let settled = false;
 const LINGER_MS = 2000;
 const { setTimeout } = require("timers");
 const finish = () => { settled = true; setTimeout(() => process.exit(), LINGER_MS).unref(); };
-require("../cli/main").main(process.argv).then(
+command.main(process.argv).then(
     (code) => { process.exitCode = code; finish(); },
     (err) => {
         console.error(`tfs: internal error: ${err && err.stack ? err.stack : err}`);

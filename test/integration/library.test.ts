@@ -1,13 +1,16 @@
 /**
- * The library as another Pulumi program gets it: `npm pack` (which builds), the tarball installed
- * into a consumer project (`test/consumer/`), its program type-checked against the shipped
- * declarations and run under Pulumi's mocks with the consumer's own SDK.
+ * The library as another Pulumi program gets it: `npm run packages` (tools/pack/main.ts: compiles,
+ * writes the library's package.json, runs `npm pack` on it), the tarball installed offline into a
+ * consumer project (`test/consumer/`), its program type-checked against the shipped declarations
+ * and run under Pulumi's mocks with the consumer's own SDK.
  */
 import * as assert from "assert";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { PackedPackage, pack } from "../../tools/pack/main";
+import { CLI_FOLDERS } from "../../tools/pack/manifest";
 import { writeConsumer } from "../support/consumerProject";
 import { fixtureModelDir } from "../support/fixtures";
 
@@ -27,19 +30,18 @@ describe("the packed library in another Pulumi program", function () {
     this.timeout(600_000);
     let work: string;
     let consumer: string;
-    let packed: { path: string }[];
+    let library: PackedPackage;
 
     const run = (file: string, args: string[], cwd: string) => execFileSync(file, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 });
     const underMocks = (mode: string) => JSON.parse(run(process.execPath, [path.join("bin", "underMocks.js"), mode, MODEL_DIR], consumer));
 
     before(() => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-library-"));
-        const [pack] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], ROOT));
-        packed = pack.files;
+        [library] = pack(ROOT, path.join(work, "packages"));
         consumer = path.join(work, "consumer");
         fs.mkdirSync(consumer);
-        writeConsumer(consumer, path.join(ROOT, "test", "consumer"), ROOT, path.join(work, pack.filename));
-        run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund"], consumer);
+        writeConsumer(consumer, path.join(ROOT, "test", "consumer"), ROOT, { "tf-serving": library });
+        run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], consumer);
         // The repository's TypeScript, resolving the consumer's modules (typesVersions, as moduleResolution node reads them).
         const tsc = require.resolve("typescript/bin/tsc");
         run(process.execPath, [tsc, "-p", "."], consumer);
@@ -49,14 +51,31 @@ describe("the packed library in another Pulumi program", function () {
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
     it("packs the built library and what a consumer needs, nothing of the project", () => {
-        const files = packed.map((f) => f.path).sort();
+        const files = library.files;
         for (const entry of ENTRY_POINTS) {
             assert.ok(files.includes(`dist/lib/${entry}.js`) && files.includes(`dist/lib/${entry}.d.ts`), `entry point ${entry} missing: ${files.join(" ")}`);
         }
-        assert.deepStrictEqual(files.filter((f) => !f.startsWith("dist/")), ["README.md", "bin/tfs.js", "package.json"]);
-        assert.deepStrictEqual(files.filter((f) => /(^|\/)(test|\.tfs|stacks|ops|cli|policy|bench)\//.test(f)), []);
-        assert.deepStrictEqual(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")), [], "sources stay out; declarations go in");
+        assert.deepStrictEqual(files.filter((f) => !f.startsWith("dist/")), ["CHANGELOG.md", "PulumiPlugin.yaml", "README.md", "package.json", "tsconfig.json"]);
+        assert.deepStrictEqual(files.filter((f) => /(^|\/)(test|\.tfs|stacks|ops|cli|config|policy|bench|bin)\//.test(f)), []);
+        assert.deepStrictEqual(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts") && !f.startsWith("dist/facade/")), [],
+            "sources stay out (but the facade's, for Pulumi's schema analyzer); declarations go in");
         assert.ok(!files.includes("index.ts"), "the project's program is not part of the library");
+    });
+
+    it("holds no command code and depends on no gRPC package", () => {
+        const cliFolders = new RegExp(`^dist/(${CLI_FOLDERS.join("|")})/`);
+        assert.deepStrictEqual(library.files.filter((f) => cliFolders.test(f) || f.startsWith("bin/")), []);
+        const manifest = JSON.parse(fs.readFileSync(path.join(library.dir, "package.json"), "utf8"));
+        assert.strictEqual(manifest.bin, undefined, "the library installs no command");
+        assert.strictEqual(manifest.private, undefined);
+        const named = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
+        assert.deepStrictEqual(named.filter((n) => n.startsWith("@grpc/") || n === "commander"), [], named.join(" "));
+        for (const peer of ["@pulumi/pulumi", "@pulumi/kubernetes", "@pulumi/docker", "@pulumi/gcp", "@pulumi/aws"]) {
+            assert.ok(manifest.peerDependencies[peer] !== undefined && manifest.dependencies[peer] === undefined, `${peer} is a peer, not a dependency`);
+        }
+        const grpcRequires = library.files.filter((f) => f.endsWith(".js"))
+            .filter((f) => fs.readFileSync(path.join(library.dir, f), "utf8").includes("@grpc/grpc-js"));
+        assert.deepStrictEqual(grpcRequires, []);
     });
 
     it("installs one @pulumi/pulumi, the consumer's, shared with the library", () => {

@@ -1,10 +1,10 @@
 /**
- * A consumer project in a temporary folder, installed from the packed library the way a project
- * with a lockfile installs: `npm ci`. Its lockfile is cut from this repository's (the same
- * versions of `@pulumi/*` and of every package under them), so the install needs nothing that
- * `npm ci` here did not already put in npm's cache: it works offline. (`npm install TARBALL`
- * would not: npm resolves the new package's peers from full registry documents, which `npm ci`
- * never fetches.)
+ * A consumer project in a temporary folder, installed from packed packages (the library, the
+ * command) the way a project with a lockfile installs: `npm ci`. Its lockfile is cut from this
+ * repository's (the same versions of `@pulumi/*` and of every package under them), so the install
+ * needs nothing that `npm ci` here did not already put in npm's cache: it works offline. (`npm
+ * install TARBALL` would not: npm resolves the new package's peers from full registry documents,
+ * which `npm ci` never fetches.)
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -29,6 +29,7 @@ export interface PackageLock {
 
 export interface PackageJson extends LockEntry {
     name: string;
+    bin?: Record<string, string>;
     license?: string;
     devDependencies?: Record<string, string>;
 }
@@ -56,22 +57,29 @@ function needs(entry: LockEntry): { name: string; optional: boolean }[] {
     ];
 }
 
+/** A packed package and its tarball's path relative to the consumer. */
+export interface LocalPackage {
+    manifest: PackageJson;
+    tarball: string;
+}
+
 /**
- * The consumer's lockfile: its root, the library from `tarball` (a path relative to the consumer),
- * and every package they need, where and at the version the repository's lockfile has it.
+ * The consumer's lockfile: its root, the local packages from their tarballs, and every package they
+ * need, where and at the version the repository's lockfile has it.
  */
-export function consumerLock(repoLock: PackageLock, consumer: PackageJson, library: PackageJson, tarball: string): PackageLock {
-    const source: Record<string, LockEntry> = {
-        ...repoLock.packages,
-        [`node_modules/${library.name}`]: {
-            version: library.version,
+export function consumerLock(repoLock: PackageLock, consumer: PackageJson, locals: LocalPackage[]): PackageLock {
+    const source: Record<string, LockEntry> = { ...repoLock.packages };
+    for (const { manifest, tarball } of locals) {
+        source[`node_modules/${manifest.name}`] = {
+            version: manifest.version,
             resolved: `file:${tarball}`,
-            license: library.license,
-            dependencies: library.dependencies,
-            peerDependencies: library.peerDependencies,
-            peerDependenciesMeta: library.peerDependenciesMeta,
-        },
-    };
+            license: manifest.license,
+            dependencies: manifest.dependencies,
+            peerDependencies: manifest.peerDependencies,
+            peerDependenciesMeta: manifest.peerDependenciesMeta,
+            ...(manifest.bin === undefined ? {} : { bin: manifest.bin }),
+        };
+    }
     const root: LockEntry = {
         name: consumer.name,
         version: consumer.version,
@@ -101,19 +109,25 @@ export function consumerLock(repoLock: PackageLock, consumer: PackageJson, libra
     return { name: consumer.name, version: consumer.version, lockfileVersion: repoLock.lockfileVersion, requires: true, packages: { "": root, ...sorted } };
 }
 
-/** Writes the consumer's files, its tarball and its lockfile into `dir`. */
-export function writeConsumer(dir: string, sourceDir: string, repoRoot: string, packedTarball: string): void {
+/**
+ * Writes the consumer's files, the packed packages and its lockfile into `dir`. `packed` maps each
+ * package's name to its staged folder (its generated package.json) and tarball; the consumer's
+ * package.json depends on each as `file:TARBALL`.
+ */
+export function writeConsumer(dir: string, sourceDir: string, repoRoot: string, packed: Record<string, { dir: string; tarball: string }>): void {
     for (const file of fs.readdirSync(sourceDir)) {
         fs.copyFileSync(path.join(sourceDir, file), path.join(dir, file));
     }
     const consumer = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as PackageJson;
-    const spec = consumer.dependencies?.["tf-serving"] ?? "";
-    const tarball = spec.replace(/^file:/, "");
-    if (!spec.startsWith("file:") || tarball === "") {
-        throw new Error(`the consumer must depend on tf-serving as file:TARBALL, not ${JSON.stringify(spec)}`);
-    }
-    fs.copyFileSync(packedTarball, path.join(dir, tarball));
-    const library = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as PackageJson;
+    const locals = Object.entries(packed).map(([name, { dir: packageDir, tarball: packedTarball }]) => {
+        const spec = consumer.dependencies?.[name] ?? "";
+        const tarball = spec.replace(/^file:/, "");
+        if (!spec.startsWith("file:") || tarball === "") {
+            throw new Error(`the consumer must depend on ${name} as file:TARBALL, not ${JSON.stringify(spec)}`);
+        }
+        fs.copyFileSync(packedTarball, path.join(dir, tarball));
+        return { manifest: JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8")) as PackageJson, tarball };
+    });
     const repoLock = JSON.parse(fs.readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")) as PackageLock;
-    fs.writeFileSync(path.join(dir, "package-lock.json"), `${JSON.stringify(consumerLock(repoLock, consumer, library, tarball), null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, "package-lock.json"), `${JSON.stringify(consumerLock(repoLock, consumer, locals), null, 2)}\n`);
 }

@@ -10,6 +10,7 @@
  * so the program is small, fast to build, and the report does not move when an SDK does.
  */
 import * as fs from "fs";
+import { builtinModules } from "module";
 import * as path from "path";
 import * as ts from "typescript";
 
@@ -24,9 +25,28 @@ export interface EntryPoint {
     source: string;
 }
 
+/** One exported name of an entry point. */
+export interface ExportedName {
+    name: string;
+    /** `class`, `interface`, `type`, `function`, `const`, `enum`. */
+    kind: string;
+    /** A `pulumi.ComponentResource`. */
+    component: boolean;
+}
+
+/** What an entry point exports and the packages its module loads when imported. */
+export interface EntryExports extends EntryPoint {
+    /** What the entry's source says it is: its doc comment's first sentence, after "Entry point `...`:". */
+    summary: string;
+    exports: ExportedName[];
+    /** The packages (not Node's own modules) the entry's modules import for their values, sorted. */
+    needs: string[];
+}
+
 export interface Surface {
     report: string;
     problems: string[];
+    entries: EntryExports[];
 }
 
 /** The entry points of package.json's `exports` (their `types` condition, mapped back to the source). */
@@ -264,7 +284,66 @@ export function readSurface(root: string): Surface {
     // The library page's entry-point table lists names each entry point exports.
     problems.push(...libraryTableProblems(root, exportsOf));
 
-    return { report: formatReport(entries, exportsOf, rendered, (s) => kindOf(ownDeclaration(s)!)), problems: [...new Set(problems)].sort() };
+    const entryExports = entries.map((entry): EntryExports => {
+        const names = [...(exportsOf.get(entry.specifier) ?? new Map<string, ts.Symbol>())].sort(([a], [b]) => byText(a, b));
+        const sf = program.getSourceFile(path.join(root, entry.source));
+        return {
+            ...entry,
+            summary: sf === undefined ? "" : entrySummary(sf),
+            needs: sf === undefined ? [] : valueImports(program, sf),
+            exports: names.map(([name, symbol]) => {
+                const decl = ownDeclaration(symbol);
+                return {
+                    name, kind: decl === undefined ? "unknown" : kindOf(decl),
+                    component: decl !== undefined && ts.isClassDeclaration(decl) && extendsComponentResource(decl, decl.getSourceFile()),
+                };
+            }),
+        };
+    });
+    return {
+        report: formatReport(entries, exportsOf, rendered, (s) => kindOf(ownDeclaration(s)!)), problems: [...new Set(problems)].sort(),
+        entries: entryExports,
+    };
+}
+
+/** The first sentence of a file's leading doc comment, after its "Entry point `...`:" lead. */
+function entrySummary(sf: ts.SourceFile): string {
+    const comment = /^\/\*\*([\s\S]*?)\*\//.exec(sf.getFullText().trimStart())?.[1] ?? "";
+    const text = comment.split("\n").map((line) => line.replace(/^\s*\*\s?/, "")).join(" ").replace(/\s+/g, " ").trim();
+    const note = /^Entry point `[^`]+` \(([^)]*)\):/.exec(text)?.[1];
+    const body = text.replace(/^Entry point `[^`]+`(?: \([^)]*\))?:\s*/, "");
+    const sentence = /^(.*?)\.(\s|$)/.exec(body)?.[1] ?? body;
+    return note === undefined ? `${sentence}.` : `${sentence} (${note}).`;
+}
+
+/**
+ * The packages a module and the modules of ours it imports load for their values (type-only imports
+ * and exports left out), sorted; Node's own modules left out.
+ */
+function valueImports(program: ts.Program, from: ts.SourceFile): string[] {
+    const found = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (sf: ts.SourceFile): void => {
+        if (seen.has(sf.fileName)) return;
+        seen.add(sf.fileName);
+        for (const statement of sf.statements) {
+            let specifier: ts.Expression | undefined;
+            if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) specifier = statement.moduleSpecifier;
+            else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) specifier = statement.moduleSpecifier;
+            if (specifier === undefined || !ts.isStringLiteral(specifier)) continue;
+            const name = specifier.text;
+            if (name.startsWith(".")) {
+                const resolved = ts.resolveModuleName(name, sf.fileName, program.getCompilerOptions(), ts.sys).resolvedModule;
+                const target = resolved === undefined ? undefined : program.getSourceFile(resolved.resolvedFileName);
+                if (target !== undefined) visit(target);
+            } else {
+                const pkg = name.startsWith("@") ? name.split("/").slice(0, 2).join("/") : name.split("/")[0];
+                if (!builtinModules.includes(pkg) && !pkg.startsWith("node:")) found.add(pkg);
+            }
+        }
+    };
+    visit(from);
+    return [...found].sort(byText);
 }
 
 function extendsComponentResource(decl: ts.ClassDeclaration, sf: ts.SourceFile): boolean {
@@ -319,17 +398,26 @@ function citationProblem(owner: string, cited: Citation, root: string, checker: 
     return candidates.length === 0 || candidates.some(isExported) ? [] : [`${owner}'s doc names \`${cited.name}\`, which no entry point exports`];
 }
 
-/** Names in the "what" column of the library page's entry-point table that the entry point does not export. */
+/**
+ * Names the library page's entry-point table lists that the entry point does not export: in its
+ * "components" and "other values" columns where it has them, else in its "what" column.
+ */
 function libraryTableProblems(root: string, exportsOf: Map<string, Map<string, ts.Symbol>>): string[] {
     const page = path.join(root, LIBRARY_PAGE);
     if (!fs.existsSync(page)) return [];
     const problems: string[] = [];
+    let columns = [2];
     for (const line of fs.readFileSync(page, "utf8").split("\n")) {
         const cells = line.split("|").map((c) => c.trim());
+        if (cells[1] === "import from") {
+            const named = ["components", "other values"].map((h) => cells.indexOf(h)).filter((i) => i > 0);
+            columns = named.length > 0 ? named : [cells.indexOf("what")];
+            continue;
+        }
         const specifier = /^`([^`]+)`$/.exec(cells[1] ?? "")?.[1];
         const names = specifier === undefined ? undefined : exportsOf.get(specifier);
         if (names === undefined) continue;
-        for (const match of (cells[2] ?? "").matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)) {
+        for (const match of columns.map((i) => cells[i] ?? "").join(" ").matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)) {
             if (!names.has(match[1])) {
                 problems.push(`${LIBRARY_PAGE} lists \`${match[1]}\` under ${specifier}, which does not export it`);
             }

@@ -4,6 +4,8 @@
  */
 import * as fs from "fs";
 import * as path from "path";
+import { packageVersion, renderEntryPointTable } from "../api/libraryPage";
+import { LIBRARY_PAGE, readSurface } from "../api/surface";
 import { renderAlertsPage } from "./alertsPage";
 import { renderConfigurationTable } from "./configurationPage";
 
@@ -33,6 +35,10 @@ export function generatedFiles(root: string): GeneratedFile[] {
         {
             file: "docs/reference/configuration.md",
             render: (current) => inject(current, "Pulumi.yaml", renderConfigurationTable(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8"))),
+        },
+        {
+            file: LIBRARY_PAGE,
+            render: (current) => inject(current, "entry points", renderEntryPointTable(readSurface(root).entries, packageVersion(root))),
         },
     ];
 }

@@ -6,6 +6,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { renderEntryPointTable } from "../../../tools/api/libraryPage";
 import { REGENERATE_REPORT, REPORT_FILE, Surface, entryPoints, readSurface } from "../../../tools/api/surface";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -100,6 +101,30 @@ describe("the library's public surface", () => {
             "docs/reference/library.md": "| import from | what |\n| --- | --- |\n| `lib/a` | `ONE`, `TWO` |\n",
         }, (s) => {
             assert.deepStrictEqual(s.problems, ["docs/reference/library.md lists `TWO` under lib/a, which does not export it"]);
+        });
+    });
+
+    it("reads each entry point's summary, components, values and the packages it loads for their values", () => {
+        withLibrary({
+            "lib/a.ts": "/**\n * Entry point `lib/a`: the thing. More words.\n */\nexport { Thing, HELPER } from \"../components/thing\";\nexport type { ThingArgs } from \"../components/thing\";\n",
+            "components/thing.ts": [
+                "import * as pulumi from \"@pulumi/pulumi\";",
+                "import type * as docker from \"@pulumi/docker\";",
+                "import * as fs from \"fs\";",
+                "export const HELPER = fs.sep;",
+                "export interface ThingArgs { image?: docker.Image }",
+                "export class Thing extends pulumi.ComponentResource { constructor(name: string, args: ThingArgs) { super(\"t\", name, {}); } }",
+            ].join("\n"),
+        }, (s) => {
+            const [entry] = s.entries;
+            assert.deepStrictEqual([entry.specifier, entry.summary, entry.needs], ["lib/a", "the thing.", ["@pulumi/pulumi"]]);
+            assert.deepStrictEqual(entry.exports, [
+                { name: "HELPER", kind: "const", component: false },
+                { name: "Thing", kind: "class", component: true },
+                { name: "ThingArgs", kind: "interface", component: false },
+            ]);
+            assert.deepStrictEqual(renderEntryPointTable(s.entries, "1.2.3").split("\n").slice(-1),
+                ["| `lib/a` | The thing. | `Thing` | `HELPER` | 1 | `@pulumi/pulumi` |"]);
         });
     });
 });

@@ -1,0 +1,79 @@
+/**
+ * `ModelGateway` for every Pulumi language: the library's `ModelGateway` (components/modelGateway.ts)
+ * with the platform as a named enum and the routes as their names (the library's `RouteRef.kind` is
+ * a literal union the schema cannot carry).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as library from "../lib/modelServer";
+import { GatewayPlatform } from "./enums";
+import { oneOf } from "./values";
+
+const PLATFORMS: readonly library.GatewayPlatform[] = ["generic", "gke", "eks"];
+
+export interface ModelGatewayArgs {
+    /** The model's name: the Gateway's, the routes' and their backend Service's (a `ModelServer`'s Service). */
+    modelName: string;
+    /** The model server's namespace. */
+    namespace: pulumi.Input<string>;
+    /** The cluster's GatewayClass. */
+    className: string;
+    /** A `kubernetes.io/tls` Secret in the namespace the listeners terminate TLS with. Default: plaintext (h2c for gRPC). */
+    tlsSecretName?: string;
+    /** The controller's shape. Default `generic`. */
+    platform?: GatewayPlatform;
+    /** GKE only: a Certificate Manager certificate map instead of a Secret. */
+    certificateMap?: string;
+    /** EKS only (required there): the ACM certificate the HTTPS listeners present. */
+    certificateArn?: string;
+    /** EKS only: the CIDRs the ALB's security group lets in. Default any address. */
+    sourceRanges?: string[];
+    /** EKS only: seconds a target group keeps a removed pod draining. Default the ALB's 300. */
+    drainSeconds?: number;
+    /** A canary's Service: each rule then has it as a second backend at weight 0. */
+    canaryService?: string;
+}
+
+/** The library's arguments for these. */
+export function toModelGatewayArgs(name: string, args: ModelGatewayArgs): library.ModelGatewayArgs {
+    return {
+        model: args.modelName,
+        namespace: args.namespace,
+        className: args.className,
+        tlsSecretName: args.tlsSecretName,
+        platform: args.platform === undefined ? undefined : oneOf(args.platform, PLATFORMS, `ModelGateway "${name}" platform`),
+        certificateMap: args.certificateMap,
+        certificateArn: args.certificateArn,
+        sourceRanges: args.sourceRanges,
+        drainSeconds: args.drainSeconds,
+        canaryService: args.canaryService,
+    };
+}
+
+/** A Gateway API Gateway with an HTTPRoute and a GRPCRoute to a model server's Service: per-request balancing. */
+export class ModelGateway extends pulumi.ComponentResource {
+    /** `http(s)://ADDRESS`: the REST endpoint. */
+    readonly restUrl: pulumi.Output<string>;
+    /** `ADDRESS:PORT`: the gRPC endpoint. */
+    readonly grpcEndpoint: pulumi.Output<string>;
+    /** The Gateway's address (IP or host name). */
+    readonly externalAddress: pulumi.Output<string>;
+    /** The HTTPRoute's name. */
+    readonly httpRouteName: pulumi.Output<string>;
+    /** The GRPCRoute's name. */
+    readonly grpcRouteName: pulumi.Output<string>;
+
+    constructor(name: string, args: ModelGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("tf-serving:index:ModelGateway", name, {}, opts);
+        const gateway = new library.ModelGateway(name, toModelGatewayArgs(name, args), { parent: this });
+        const route = (kind: library.RouteRef["kind"]) => pulumi.output(gateway.routes.find((r) => r.kind === kind)?.name ?? "");
+        this.restUrl = gateway.restUrl;
+        this.grpcEndpoint = gateway.grpcEndpoint;
+        this.externalAddress = gateway.externalAddress;
+        this.httpRouteName = route("HTTPRoute");
+        this.grpcRouteName = route("GRPCRoute");
+        this.registerOutputs({
+            restUrl: this.restUrl, grpcEndpoint: this.grpcEndpoint, externalAddress: this.externalAddress,
+            httpRouteName: this.httpRouteName, grpcRouteName: this.grpcRouteName,
+        });
+    }
+}

@@ -1,0 +1,75 @@
+/**
+ * `ModelImage` for every Pulumi language: the library's `ModelImage` (components/modelImage.ts) with
+ * arguments the schema analyzer accepts. The model folder is read here (`preflight`); the registry's
+ * digest is looked up the library's default way (the registry's v2 API with these credentials).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as library from "../lib/modelImage";
+import { absolutePath, loadableModel } from "./values";
+
+/** Where the image is pushed. */
+export interface ImageRegistry {
+    /** Registry host[:port], e.g. `registry.example.com` or `127.0.0.1:5000`. */
+    server: pulumi.Input<string>;
+    /** Registry user. Default: none (a registry that needs no login). */
+    username?: pulumi.Input<string>;
+    /** Registry password or token. Default: none. */
+    password?: pulumi.Input<string>;
+}
+
+export interface ModelImageArgs {
+    /** TF Serving model name (a DNS label): the image's model folder and `MODEL_NAME`. */
+    modelName: string;
+    /** Absolute path of the model base folder (numeric version folders inside); in YAML `${pulumi.cwd}/models/NAME`. */
+    modelDir: string;
+    /** Versions to bake. Default: the highest version folder (TF Serving's default). */
+    versions?: number[];
+    /** Version labels (`stable: 2`) written into the image's model config. Default none. */
+    versionLabels?: Record<string, number>;
+    /** Build on the `-gpu` base. Default false. */
+    gpu?: boolean;
+    /** Base image override (a mirror of tensorflow/serving). Default: the pinned release. */
+    baseImage?: string;
+    /** Repository to push to, without tag, e.g. `registry.example.com/models/half-plus-two`. */
+    imageName: pulumi.Input<string>;
+    /** The registry and its credentials. */
+    registry: ImageRegistry;
+    /** Absolute path of the folder the build context is staged under (the program's folder: `${pulumi.cwd}` in YAML). */
+    projectDir: string;
+    /** Folder of the staged build context, relative to `projectDir`. Default `.tfs/build/<modelName>`. */
+    contextDir?: string;
+}
+
+/** The library's arguments for these: the served versions from the model folder as TF Serving reads it. */
+export function toModelImageArgs(name: string, args: ModelImageArgs): library.ModelImageArgs {
+    const where = `ModelImage "${name}"`;
+    const report = loadableModel(args.modelDir, args.versions, `${where} modelDir`);
+    return {
+        modelName: args.modelName,
+        modelBaseDir: report.baseDir,
+        versions: report.servedVersions,
+        versionLabels: args.versionLabels,
+        gpu: args.gpu,
+        baseImage: args.baseImage,
+        imageName: args.imageName,
+        registry: { server: args.registry.server, username: args.registry.username, password: args.registry.password },
+        projectDir: absolutePath(args.projectDir, `${where} projectDir`),
+        contextDir: args.contextDir ?? `.tfs/build/${args.modelName}`,
+    };
+}
+
+/** A SavedModel baked into a pinned `tensorflow/serving` base, pushed, and pinned by the registry's digest. */
+export class ModelImage extends pulumi.ComponentResource {
+    /** `imageName@sha256:...`: the reference a `ModelServer` runs (a new model rolls the pods). */
+    readonly imageRef: pulumi.Output<string>;
+    /** The content tag: the same model and base give the same tag on any machine. */
+    readonly tag: pulumi.Output<string>;
+
+    constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("tf-serving:index:ModelImage", name, {}, opts);
+        const image = new library.ModelImage(name, toModelImageArgs(name, args), { parent: this });
+        this.imageRef = image.imageRef;
+        this.tag = pulumi.output(image.tag);
+        this.registerOutputs({ imageRef: this.imageRef, tag: this.tag });
+    }
+}

@@ -1,0 +1,43 @@
+/**
+ * Checks on what a multi-language program passes a facade component: a YAML or Python program is
+ * not type-checked against the library's unions, so each value is checked against the library's own
+ * list, and a path must be absolute (the component runs in the plugin's process, not the program's
+ * folder). Each refusal is one line naming the component, the argument and the fix.
+ */
+import * as path from "path";
+import { preflight } from "../lib/preflight";
+import type { PreflightReport } from "../lib/preflight";
+
+const DOCS = "docs/guides/other-languages.md";
+
+/** `value` if `allowed` holds it; else an error naming `where` and the allowed values. */
+export function oneOf<T extends string>(value: string, allowed: readonly T[], where: string): T {
+    if (!(allowed as readonly string[]).includes(value)) {
+        throw new Error(`${where}: ${JSON.stringify(value)} is not one of ${allowed.join(", ")} (see ${DOCS}#arguments)`);
+    }
+    return value as T;
+}
+
+/** `value` if it is an absolute path; else an error saying how a program passes one. */
+export function absolutePath(value: string, where: string): string {
+    if (!path.isAbsolute(value)) {
+        throw new Error(`${where}: ${JSON.stringify(value)} is not an absolute path; the component runs in the plugin's folder, ` +
+            `so pass one, e.g. \${pulumi.cwd}/models/half_plus_two in YAML (see ${DOCS}#paths)`);
+    }
+    return value;
+}
+
+/** The model folder read as TF Serving would; an error listing what would stop it loading. */
+export function loadableModel(modelDir: string, versions: number[] | undefined, where: string): PreflightReport {
+    const report = preflight(absolutePath(modelDir, where), versions === undefined ? {} : { versions });
+    if (!report.ok) {
+        throw new Error(`${where}: TF Serving could not load ${modelDir}: ${report.errors.map((e) => `${e.code}: ${e.message}`).join("; ")}` +
+            ` (run \`tfs preflight\` on it; see docs/reference/cli.md#tfs-preflight-and-tfs-build-context)`);
+    }
+    return report;
+}
+
+/** The sizes in bytes of the versions a report serves, lowest version first: `ModelServer`'s `model.versionBytes`. */
+export function servedBytes(report: PreflightReport): number[] {
+    return report.versions.filter((v) => v.served).map((v) => v.sizeBytes);
+}

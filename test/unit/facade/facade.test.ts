@@ -1,0 +1,124 @@
+/**
+ * The multi-language facade (facade/): what a YAML or Python program's arguments become for the
+ * library's components, and the one-line refusals of what the schema cannot check.
+ */
+import * as assert from "assert";
+import * as path from "path";
+import * as lib from "../../../lib/components";
+import { toEksClusterArgs } from "../../../facade/eksCluster";
+import * as enums from "../../../facade/enums";
+import { toGkeClusterArgs } from "../../../facade/gkeCluster";
+import { toModelGatewayArgs } from "../../../facade/modelGateway";
+import { toModelImageArgs } from "../../../facade/modelImage";
+import { toModelMonitoringArgs } from "../../../facade/modelMonitoring";
+import { toModelServerArgs } from "../../../facade/modelServer";
+import { fixtureModelDir } from "../../support/fixtures";
+
+const MODEL_DIR = fixtureModelDir("half_plus_two_cpu");
+const values = (e: object) => Object.values(e);
+
+describe("the multi-language facade", () => {
+    describe("enums", () => {
+        it("spell the library's lists, in their order", () => {
+            assert.deepStrictEqual(values(enums.Collector), [...lib.COLLECTORS]);
+            assert.deepStrictEqual(values(enums.ReleaseChannel), [...lib.GKE_RELEASE_CHANNELS]);
+            assert.deepStrictEqual(values(enums.BootDiskType), [...lib.GKE_BOOT_DISK_TYPES]);
+            assert.deepStrictEqual(values(enums.CapacityType), [...lib.CAPACITY_TYPES]);
+            assert.deepStrictEqual(values(enums.NatGateways), [...lib.NAT_GATEWAY_MODES]);
+            assert.deepStrictEqual(values(enums.SubnetScheme), [...lib.SUBNET_SCHEMES]);
+        });
+    });
+
+    describe("ModelServer", () => {
+        const base = { modelName: "half-plus-two", modelDir: MODEL_DIR, namespace: "serving", image: "r/m@sha256:ab" };
+
+        it("sizes the pods from the model folder's served versions, as the library's preflight reads them", () => {
+            const args = toModelServerArgs("m", base);
+            assert.strictEqual(args.model.name, "half-plus-two");
+            assert.strictEqual(args.model.versionBytes.length, 1);
+            assert.ok(args.model.versionBytes[0] > 0);
+            assert.strictEqual(args.batching, undefined);
+            assert.strictEqual(args.placement, undefined);
+        });
+
+        it("maps the enums, the pool and batching onto the library's arguments", () => {
+            const args = toModelServerArgs("m", {
+                ...base, rollout: enums.Rollout.OneAtATime, serviceType: enums.ServiceType.ClusterIP, pool: enums.Pool.Gpu,
+                gpuCount: 1, batchingParametersText: "max_batch_size { value: 8 }",
+            });
+            assert.deepStrictEqual([args.rollout, args.serviceType], ["oneAtATime", "ClusterIP"]);
+            assert.deepStrictEqual(args.placement, lib.poolPlacement().gpu);
+            assert.deepStrictEqual(args.batching, { enabled: true, parametersText: "max_batch_size { value: 8 }" });
+            assert.strictEqual(args.resources?.gpuCount, 1);
+        });
+
+        it("refuses a value outside the enum, a relative folder and a folder TF Serving could not load, in one line each", () => {
+            assert.throws(() => toModelServerArgs("m", { ...base, rollout: "fast" as enums.Rollout }),
+                /^Error: ModelServer "m" rollout: "fast" is not one of surge, oneAtATime \(see docs\/guides\/other-languages\.md#arguments\)$/);
+            assert.throws(() => toModelServerArgs("m", { ...base, modelDir: "models/x" }),
+                /ModelServer "m" modelDir: "models\/x" is not an absolute path; .*\$\{pulumi\.cwd\}.*other-languages\.md#paths/);
+            assert.throws(() => toModelServerArgs("m", { ...base, modelDir: path.join(MODEL_DIR, "00000123") }),
+                /ModelServer "m" modelDir: TF Serving could not load .*\(run `tfs preflight` on it/);
+        });
+    });
+
+    describe("ModelImage", () => {
+        it("bakes the served versions into a context under the program's folder", () => {
+            const args = toModelImageArgs("img", {
+                modelName: "half-plus-two", modelDir: MODEL_DIR, imageName: "127.0.0.1:5000/m",
+                registry: { server: "127.0.0.1:5000" }, projectDir: "/work/program",
+            });
+            assert.deepStrictEqual(args.versions, [123]);
+            assert.deepStrictEqual([args.contextDir, args.projectDir, args.modelBaseDir], [".tfs/build/half-plus-two", "/work/program", MODEL_DIR]);
+            assert.strictEqual(args.registryDigest, undefined, "the library's default lookup");
+        });
+    });
+
+    describe("ModelGateway and ModelMonitoring", () => {
+        it("map the platform, the collector, and thresholds over the library's defaults", () => {
+            const gateway = toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "traefik", platform: enums.GatewayPlatform.Eks });
+            assert.deepStrictEqual([gateway.model, gateway.platform], ["m", "eks"]);
+            const monitoring = toModelMonitoringArgs("mon", {
+                modelName: "m", namespace: "s", collector: enums.Collector.PrometheusOperator, thresholds: { restarts: 9, p99LatencyMs: undefined },
+            });
+            assert.deepStrictEqual(monitoring.thresholds, { ...lib.DEFAULT_THRESHOLDS, restarts: 9 });
+            assert.strictEqual(monitoring.collector, "prometheus-operator");
+        });
+    });
+
+    describe("GkeCluster", () => {
+        it("maps the pools and the adapter image", () => {
+            const pool = { machineType: "e2-standard-4", minNodes: 1, maxNodes: 3, diskSizeGb: 100, spot: false };
+            const args = toGkeClusterArgs("c", {
+                project: "p", region: "us-central1", clusterName: "team", cpuPool: { ...pool, diskType: enums.BootDiskType.PdSsd },
+                gpuPool: { ...pool, acceleratorType: "nvidia-l4", acceleratorCount: 1, driverVersion: enums.GpuDriverVersion.Latest },
+                customMetricsAdapterImage: "a@sha256:00",
+            });
+            assert.strictEqual(args.cpuPool.diskType, "pd-ssd");
+            assert.deepStrictEqual([args.gpuPool?.driverVersion, args.gpuPool?.diskType], ["LATEST", undefined]);
+            assert.deepStrictEqual(args.customMetricsAdapter, { image: "a@sha256:00" });
+            assert.strictEqual(args.releaseChannel, undefined, "the library's default");
+        });
+    });
+
+    describe("EksCluster", () => {
+        const group = { instanceType: "m6i.xlarge", desiredNodes: 2, minNodes: 1, maxNodes: 3, diskSizeGb: 50, capacityType: enums.CapacityType.OnDemand };
+        const base = { region: "us-west-2", clusterName: "team", adminPrincipalArns: ["arn:aws:iam::1:role/ci"], cpuNodeGroup: group };
+
+        it("turns the network interface into the library's union by its kind", () => {
+            const created = toEksClusterArgs("c", { ...base, network: { kind: enums.NetworkKind.Create, cidr: "10.0.0.0/16", zones: ["a", "b"], natGateways: enums.NatGateways.Single } });
+            assert.deepStrictEqual(created.network, { kind: "create", cidr: "10.0.0.0/16", zones: ["a", "b"], natGateways: "single", subnetScheme: undefined, clusterZones: undefined });
+            const existing = toEksClusterArgs("c", { ...base, network: { kind: enums.NetworkKind.Existing, privateSubnetIds: ["p"], publicSubnetIds: ["q"] } });
+            assert.deepStrictEqual(existing.network, { kind: "existing", privateSubnetIds: ["p"], publicSubnetIds: ["q"] });
+        });
+
+        it("refuses another kind's fields, a missing field, and a GatewayClass without the controller", () => {
+            assert.throws(() => toEksClusterArgs("c", { ...base, network: { kind: enums.NetworkKind.Existing, cidr: "10.0.0.0/16", privateSubnetIds: [], publicSubnetIds: [] } }),
+                /EksCluster "c" network: cidr only go with kind create, and this network is kind existing; remove them/);
+            assert.throws(() => toEksClusterArgs("c", { ...base, network: { kind: enums.NetworkKind.Create, cidr: "10.0.0.0/16", zones: ["a", "b"] } }),
+                /EksCluster "c" network: kind create needs natGateways/);
+            assert.throws(() => toEksClusterArgs("c", { ...base, network: { kind: enums.NetworkKind.Existing, privateSubnetIds: [], publicSubnetIds: [] }, gatewayClassName: "alb" }),
+                /gatewayClassName needs loadBalancerController: true/);
+        });
+    });
+});
