@@ -2,7 +2,7 @@
  * Changing a running stack: the settings a cloud stack records when it is deployed (its
  * `deployedSettings` output) and the transitions from them that are refused at preview, because the
  * cloud or the provider would fail halfway, delete the cluster first, or silently keep the old value.
- * Pure: the stack reads the record back (`stacks/deployedState.ts`) and hands it here;
+ * Pure: the stack reads the record back (`stacks/stateRecords.ts`) and hands it here;
  * docs/concepts/changing-a-stack.md has the table of every key.
  */
 import { formatIpv4Cidr, parseIpv4Cidr } from "../contract/cidr";
@@ -11,9 +11,6 @@ import type { AwsConfig } from "./awsConfig";
 import type { EndpointKind } from "./config";
 import type { ConfigIssue } from "./configReader";
 import type { GcpConfig } from "./gcpConfig";
-
-/** Bumped when the record's shape changes, so a later version can read an older record. */
-export const DEPLOYED_SETTINGS_SCHEMA = 1;
 
 export interface GkeDeployed {
     project: string;
@@ -51,6 +48,7 @@ export interface EksDeployed {
     endpoint?: "gateway";
 }
 
+/** The `deployedSettings` record; `schema` is `STATE_SCHEMA` (`stacks/stateRecords.ts`, which reads it back). */
 export type DeployedSettings =
     | { schema: number; cloud: "gcp"; gke: GkeDeployed }
     | { schema: number; cloud: "aws"; eks: EksDeployed };

@@ -11,6 +11,7 @@ import { PreparedModel, StackOutputs } from "./deploy";
 import { deployLocal } from "./local";
 import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
 import { PreviousOutputs } from "./previousOutputs";
+import { checkRecordSchemas } from "./stateRecords";
 
 /**
  * Registers the stack for the configured cloud. Async: a stack may ask its cloud something first
@@ -21,6 +22,7 @@ export async function composeStack(config: ServingConfig, models: PreparedModel[
     const previous = new PreviousOutputs(options.offline);
     // Read before anything is registered: a backend that cannot answer stops the run here, cleanly.
     await previous.read();
+    await checkRecordSchemas(previous);
     switch (config.cloud) {
         case "local":
             return deployLocal(config, models, previous);
