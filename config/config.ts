@@ -11,8 +11,8 @@ import { closest } from "../contract/spelling";
 import { REPOSITORY_PATH } from "../contract/registry";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { ConfigError, ConfigIssue, ConfigReader, misplacedKeyIssues } from "./configReader";
-import type { AwsConfig } from "./awsConfig";
-import type { GcpConfig } from "./gcpConfig";
+import type { AwsConfig } from "../components/clouds/aws/config";
+import type { GcpConfig } from "../components/clouds/gcp/config";
 import { managedFlags } from "../serving/flags";
 import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
@@ -21,8 +21,8 @@ import { RolloutStrategy } from "../serving/rollout";
 import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
 import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, INFERENCE_REQUEST_RATE_METRIC } from "../serving/autoscaling";
 import type { GatewayPlatform } from "../serving/gateway";
-import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
-import { awsPartition } from "../components/eks/partition";
+import { nvidiaGpusPerInstance } from "../components/clouds/aws/instanceTypes";
+import { awsPartition } from "../components/clouds/aws/partition";
 import { GpuPool, planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
@@ -179,9 +179,9 @@ const TOP_KEYS = [
  */
 const cloudSections = {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    gcp: () => require("./gcpConfig") as typeof import("./gcpConfig"),
+    gcp: () => require("../components/clouds/gcp/config") as typeof import("../components/clouds/gcp/config"),
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    aws: () => require("./awsConfig") as typeof import("./awsConfig"),
+    aws: () => require("../components/clouds/aws/config") as typeof import("../components/clouds/aws/config"),
 };
 
 export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;

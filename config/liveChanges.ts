@@ -6,11 +6,11 @@
  * docs/concepts/changing-a-stack.md has the table of every key.
  */
 import { formatIpv4Cidr, parseIpv4Cidr } from "../contract/cidr";
-import type { SubnetScheme } from "../components/eks/vpc";
-import type { AwsConfig } from "./awsConfig";
+import type { SubnetScheme } from "../components/clouds/aws/vpc";
+import type { AwsConfig } from "../components/clouds/aws/config";
 import type { EndpointKind } from "./config";
 import type { ConfigIssue } from "./configReader";
-import type { GcpConfig } from "./gcpConfig";
+import type { GcpConfig } from "../components/clouds/gcp/config";
 
 export interface GkeDeployed {
     project: string;

@@ -10,8 +10,8 @@
  * Existing clusters (cloud `local`) and machine types the catalog does not know are not checked.
  */
 import { humanBytes } from "../contract/quantity";
-import { MachineShape, machineShape } from "../components/gke/machines";
-import { InstanceShape, instanceShape } from "../components/eks/instanceTypes";
+import { MachineShape, machineShape } from "../components/clouds/gcp/machines";
+import { InstanceShape, instanceShape } from "../components/clouds/aws/instanceTypes";
 import { ServingConfig } from "./config";
 
 const MI = 2 ** 20;

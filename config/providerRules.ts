@@ -8,7 +8,7 @@
  *
  * This module holds what both clouds share: the rule shape, Go's CIDR parsing (the providers call
  * `net.ParseCIDR`), and the walk from the values sent to the issues. The rules themselves are in
- * `gcpProviderRules.ts` and `awsProviderRules.ts`, each naming the provider source it states.
+ * each cloud's folder (`components/clouds/gcp/providerRules.ts`, `components/clouds/aws/providerRules.ts`), each naming the provider source it states.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ConfigIssue } from "./configReader";
@@ -63,9 +63,9 @@ export function providerIssues(inputs: ProviderInput[]): ConfigIssue[] {
 export function providerRuleIssues(config: ServingConfig, known: readonly ConfigIssue[]): ConfigIssue[] {
     /* eslint-disable @typescript-eslint/no-require-imports -- the provider packages load only for their cloud (see `cloudSections` in config.ts) */
     const issues = config.cloud === "gcp"
-        ? (require("./gcpProviderRules") as typeof import("./gcpProviderRules")).gcpProviderIssues(config)
+        ? (require("../components/clouds/gcp/providerRules") as typeof import("../components/clouds/gcp/providerRules")).gcpProviderIssues(config)
         : config.cloud === "aws"
-            ? (require("./awsProviderRules") as typeof import("./awsProviderRules")).awsProviderIssues(config)
+            ? (require("../components/clouds/aws/providerRules") as typeof import("../components/clouds/aws/providerRules")).awsProviderIssues(config)
             : [];
     /* eslint-enable @typescript-eslint/no-require-imports */
     return issues.filter((issue) => !known.some((k) => k.key === issue.key));

@@ -9,14 +9,14 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { EksCluster } from "../components/eks/cluster";
-import { Ecr } from "../components/registry/ecr";
-import { prometheusEndpoint } from "../components/eks/prometheusAdapter";
-import { adminAccessIssues } from "../config/awsConfig";
+import { EksCluster } from "../components/clouds/aws/cluster";
+import { Ecr } from "../components/clouds/aws/ecr";
+import { prometheusEndpoint } from "../components/clouds/aws/prometheusAdapter";
+import { adminAccessIssues } from "../components/clouds/aws/config";
 import { ConfigFor } from "../config/config";
 import { ConfigError } from "../config/configReader";
 import { DeployedSettings, eksSettingsOf } from "../config/liveChanges";
-import { subnetLayout } from "../components/eks/vpc";
+import { subnetLayout } from "../components/clouds/aws/vpc";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
 import { STATE_SCHEMA, checkLiveChanges, readDeployedState } from "./stateRecords";

@@ -7,8 +7,8 @@
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import { GkeCluster } from "../components/gke/cluster";
-import { ArtifactRegistry } from "../components/registry/artifactRegistry";
+import { GkeCluster } from "../components/clouds/gcp/cluster";
+import { ArtifactRegistry } from "../components/clouds/gcp/artifactRegistry";
 import { ConfigFor } from "../config/config";
 import { DeployedSettings, gkeSettingsOf } from "../config/liveChanges";
 import { cloudMonitoringDashboard } from "../observability/dashboard";

@@ -16,7 +16,7 @@ import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
 import { canaryPodsAtMost } from "../serving/canary";
 import { PoolDemand, cpuPoolSizeOf, nodeFitProblems, poolCapacityProblem, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
-import { eksKubernetesVersionWarning, utcDay } from "../components/eks/kubernetesVersions";
+import { eksKubernetesVersionWarning, utcDay } from "../components/clouds/aws/kubernetesVersions";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */

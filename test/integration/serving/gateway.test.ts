@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { albGatewayClass } from "../../../components/eks/loadBalancerController";
+import { albGatewayClass } from "../../../components/clouds/aws/loadBalancerController";
 import { GATEWAY_WAIT_FOR, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
 import { crdSchema, gatewayApiCrdFile, schemaProblems } from "../../support/crdSchema";
 

@@ -3,8 +3,8 @@ import { readConfig } from "../../../config/config";
 import {
     PodRequests, PoolNode, eksAllocatable, gkeAllocatable, gkeReservedMemoryBytes, nodeFitProblems, poolCapacityProblem, poolNodeOf, reservedCpuMillis,
 } from "../../../config/nodeFit";
-import { machineShape } from "../../../components/gke/machines";
-import { instanceShape } from "../../../components/eks/instanceTypes";
+import { machineShape } from "../../../components/clouds/gcp/machines";
+import { instanceShape } from "../../../components/clouds/aws/instanceTypes";
 import { PreparationError, prepareModels } from "../../../stacks/prepare";
 import { exampleConfig } from "../../support/cloudMocks";
 
