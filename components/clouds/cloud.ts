@@ -8,6 +8,7 @@
 import type { CommonConfig, ConfigFor, ModelSettings, Cloud } from "../../config/config";
 import type { ConfigIssue, ConfigReader } from "../../config/configReader";
 import type { GpuPool } from "../../config/gpuCapacity";
+import type { PoolNode, PoolSize, UnsizedPool } from "../../config/nodeFit";
 import type { GatewayPlatform } from "../../serving/gateway";
 
 /** Where a check finds credentials: the environment and the home folder. */
@@ -37,6 +38,12 @@ export interface CloudRules<C extends Cloud> {
     configIssues(config: ConfigFor<C>, models: ModelSettings[]): ConfigIssue[];
     /** The GPU pool the stack creates, in its config keys' terms; undefined for none or one it cannot size. */
     gpuPool(config: ConfigFor<C>): GpuPool | undefined;
+    /** The node a model's pods land on (`gpu`: the GPU pool's), for the node-fit check; undefined where it cannot say. */
+    poolNode(config: ConfigFor<C>, gpu: boolean): PoolNode | undefined;
+    /** The pools it creates whose machine type its catalog does not know (their node fit goes unchecked, with a warning). */
+    unsizedPools(config: ConfigFor<C>): UnsizedPool[];
+    /** How many nodes its CPU pool can have, where that is fixed; undefined where the pool autoscales or is not the stack's. */
+    cpuPoolSize(config: ConfigFor<C>): PoolSize | undefined;
     /** The values its provider would refuse (`config/providerRules.ts` has the rule shape). */
     providerIssues(config: ConfigFor<C>): ConfigIssue[];
     /**

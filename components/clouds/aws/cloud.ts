@@ -13,6 +13,7 @@ import type { CloudRules, Env } from "../cloud";
 import { readAwsConfig } from "./config";
 import { nvidiaGpusPerInstance } from "./instanceTypes";
 import { eksKubernetesVersionWarning, utcDay } from "./kubernetesVersions";
+import { eksCpuPoolSize, eksPoolNode, eksUnsizedPools } from "./nodes";
 import { awsPartition } from "./partition";
 import { awsProviderIssues } from "./providerRules";
 
@@ -38,6 +39,9 @@ export const awsCloud: CloudRules<"aws"> = {
         }
         return undefined;
     },
+    poolNode: eksPoolNode,
+    unsizedPools: eksUnsizedPools,
+    cpuPoolSize: eksCpuPoolSize,
     providerIssues: awsProviderIssues,
     warnings(config, project, today = utcDay()) {
         const warning = config.eks.kubernetesVersion !== undefined ? eksKubernetesVersionWarning(config.eks.kubernetesVersion, today) : undefined;

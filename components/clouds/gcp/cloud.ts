@@ -9,6 +9,7 @@ import type { ModelSettings } from "../../../config/config";
 import type { ConfigIssue } from "../../../config/configReader";
 import type { CloudRules, Env } from "../cloud";
 import { CUSTOM_METRICS_ADAPTER_RELEASE, readGcpConfig } from "./config";
+import { gkePoolNode, gkeUnsizedPools } from "./nodes";
 import { gcpProviderIssues } from "./providerRules";
 
 export const gcpCloud: CloudRules<"gcp"> = {
@@ -30,6 +31,10 @@ export const gcpCloud: CloudRules<"gcp"> = {
         }
         return undefined;
     },
+    poolNode: gkePoolNode,
+    unsizedPools: gkeUnsizedPools,
+    // GKE's pools autoscale: the node fit is checked per node only.
+    cpuPoolSize: () => undefined,
     providerIssues: gcpProviderIssues,
     warnings: () => [],
     credentialProblems: (_config, env, home) => (env.TFS_INSTANCE_CREDENTIALS === "1" || hasGoogleCredentials(env, home) ? [] : [

@@ -13,6 +13,9 @@ export const localCloud: CloudRules<"local"> = {
     // The user's cluster: checked by nothing here (`tfs doctor` and the HPA's events say when no adapter serves the metric).
     configIssues: () => [],
     gpuPool: () => undefined,
+    poolNode: () => undefined,
+    unsizedPools: () => [],
+    cpuPoolSize: () => undefined,
     providerIssues: () => [],
     warnings: () => [],
     credentialProblems: (config, env, home) => kubeconfigProblems(config.local.kubeconfig, env, home),
