@@ -8,6 +8,7 @@
 import type { CommonConfig, ConfigFor, ModelSettings, Cloud } from "../../config/config";
 import type { ConfigIssue, ConfigReader } from "../../config/configReader";
 import type { GpuPool } from "../../config/gpuCapacity";
+import type { DeployedSettings, LiveChanges } from "../../config/liveChanges";
 import type { PoolNode, PoolSize, UnsizedPool } from "../../config/nodeFit";
 import type { GatewayPlatform } from "../../serving/gateway";
 
@@ -30,6 +31,9 @@ export interface CloudAbout {
     readonly gatewayPlatform: GatewayPlatform;
 }
 
+/** The `deployedSettings` record of a stack on cloud `C`. */
+export type DeployedFor<C extends Cloud> = Extract<DeployedSettings, { cloud: C }>;
+
 /** What a cloud checks and reads (each folder's `cloud.ts`, loaded only for its cloud). */
 export interface CloudRules<C extends Cloud> {
     /** Reads its keys, defaults filled; every problem is recorded on `r` under its full key. */
@@ -44,6 +48,11 @@ export interface CloudRules<C extends Cloud> {
     unsizedPools(config: ConfigFor<C>): UnsizedPool[];
     /** How many nodes its CPU pool can have, where that is fixed; undefined where the pool autoscales or is not the stack's. */
     cpuPoolSize(config: ConfigFor<C>): PoolSize | undefined;
+    /**
+     * The changes from the settings its running stack recorded to `next` that are refused (`out.issues`)
+     * or worth a warning (`out.warnings`); nothing for a cloud that records none.
+     */
+    liveChanges(deployed: DeployedFor<C>, next: DeployedFor<C>, out: LiveChanges): void;
     /** The values its provider would refuse (`config/providerRules.ts` has the rule shape). */
     providerIssues(config: ConfigFor<C>): ConfigIssue[];
     /**

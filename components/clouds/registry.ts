@@ -15,6 +15,8 @@ export type { CloudAbout, CloudPart, CloudRules } from "./cloud";
 export type { GcpConfig } from "./gcp/config";
 export type { AwsConfig } from "./aws/config";
 export type { LocalSettings } from "./local/config";
+export type { GkeDeployed } from "./gcp/liveChanges";
+export type { EksDeployed } from "./aws/liveChanges";
 
 /* eslint-disable @typescript-eslint/no-require-imports -- each cloud loads only when configured (see above) */
 const CLOUDS: { [C in Cloud]: () => CloudRules<C> } = {

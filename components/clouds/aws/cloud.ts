@@ -12,6 +12,7 @@ import { INFERENCE_REQUEST_RATE_METRIC } from "../../../serving/autoscaling";
 import type { CloudRules, Env } from "../cloud";
 import { readAwsConfig } from "./config";
 import { nvidiaGpusPerInstance } from "./instanceTypes";
+import { eksChanges } from "./liveChanges";
 import { eksKubernetesVersionWarning, utcDay } from "./kubernetesVersions";
 import { eksCpuPoolSize, eksPoolNode, eksUnsizedPools } from "./nodes";
 import { awsPartition } from "./partition";
@@ -42,6 +43,7 @@ export const awsCloud: CloudRules<"aws"> = {
     poolNode: eksPoolNode,
     unsizedPools: eksUnsizedPools,
     cpuPoolSize: eksCpuPoolSize,
+    liveChanges: (deployed, next, out) => eksChanges(deployed.eks, next.eks, out),
     providerIssues: awsProviderIssues,
     warnings(config, project, today = utcDay()) {
         const warning = config.eks.kubernetesVersion !== undefined ? eksKubernetesVersionWarning(config.eks.kubernetesVersion, today) : undefined;

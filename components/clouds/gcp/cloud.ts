@@ -9,6 +9,7 @@ import type { ModelSettings } from "../../../config/config";
 import type { ConfigIssue } from "../../../config/configReader";
 import type { CloudRules, Env } from "../cloud";
 import { CUSTOM_METRICS_ADAPTER_RELEASE, readGcpConfig } from "./config";
+import { gkeChanges } from "./liveChanges";
 import { gkePoolNode, gkeUnsizedPools } from "./nodes";
 import { gcpProviderIssues } from "./providerRules";
 
@@ -35,6 +36,7 @@ export const gcpCloud: CloudRules<"gcp"> = {
     unsizedPools: gkeUnsizedPools,
     // GKE's pools autoscale: the node fit is checked per node only.
     cpuPoolSize: () => undefined,
+    liveChanges: (deployed, next, out) => gkeChanges(deployed.gke, next.gke, out),
     providerIssues: gcpProviderIssues,
     warnings: () => [],
     credentialProblems: (_config, env, home) => (env.TFS_INSTANCE_CREDENTIALS === "1" || hasGoogleCredentials(env, home) ? [] : [

@@ -16,6 +16,8 @@ export const localCloud: CloudRules<"local"> = {
     poolNode: () => undefined,
     unsizedPools: () => [],
     cpuPoolSize: () => undefined,
+    // An existing cluster: the stack records nothing of it.
+    liveChanges: () => undefined,
     providerIssues: () => [],
     warnings: () => [],
     credentialProblems: (config, env, home) => kubeconfigProblems(config.local.kubeconfig, env, home),

@@ -1,8 +1,8 @@
 import * as assert from "assert";
 import { STATE_SCHEMA } from "../../../stacks/stateRecords";
-import {
-    DeployedSettings, EksDeployed, GkeDeployed, eksSettingsOf, expands, liveChanges, subnetSchemeFor,
-} from "../../../config/liveChanges";
+import { DeployedSettings, EksDeployed, GkeDeployed, liveChanges } from "../../../config/liveChanges";
+import { expands } from "../../../components/clouds/gcp/liveChanges";
+import { eksSettingsOf, subnetSchemeFor } from "../../../components/clouds/aws/liveChanges";
 import { readConfig } from "../../../config/config";
 import { ROOT, exampleConfig } from "../../support/cloudMocks";
 

@@ -19,13 +19,6 @@ const CLOUD_FILES: Record<string, string> = {
     "stacks/local.ts": "local", "stacks/gcp.ts": "gcp", "stacks/aws.ts": "aws", "stacks/eksNodeGroupSizes.ts": "aws",
     "lib/gke.ts": "gcp", "lib/eks.ts": "aws",
 };
-/**
- * Files that still reach into a cloud's folder directly, each with what it takes; moving them behind
- * the registry is what remains of the move (issue 39). The test fails when one stops needing it.
- */
-const NOT_YET: Record<string, string[]> = {
-    "config/liveChanges.ts": ["components/clouds/aws/vpc", "components/clouds/aws/config", "components/clouds/gcp/config"],
-};
 
 function sources(rel: string): string[] {
     const full = path.join(ROOT, rel);
@@ -75,7 +68,7 @@ describe("one folder per cloud (the imports)", () => {
                 found[file] = direct;
             }
         }
-        assert.deepStrictEqual(found, NOT_YET, "import the registry (components/clouds/registry.ts) instead, or give the cloud's rules the function (docs/development/adding-a-cloud.md)");
+        assert.deepStrictEqual(found, {}, "import the registry (components/clouds/registry.ts) instead, or give the cloud's rules the function (docs/development/adding-a-cloud.md)");
     });
 
     it("the model, serving and observability code imports no cloud, not even the registry", () => {
