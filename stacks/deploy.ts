@@ -8,7 +8,6 @@ import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../component
 import { ModelMonitoring } from "../components/modelMonitoring";
 import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement, PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../components/modelServer";
 import { ModelGateway } from "../components/modelGateway";
-import { canaryName } from "../contract/labels";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
@@ -164,7 +163,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             namespace,
             ...gatewaySettings,
             ...(gatewaySettings.platform === "eks" ? { sourceRanges: config.service.sourceRanges, drainSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS } : {}),
-            canaryService: settings.canary ? canaryName(settings.name) : undefined,
+            canary: settings.canary !== undefined,
         }, { provider, dependsOn: args.dependsOn });
         const server = new ModelServer(settings.name, {
             // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
@@ -184,7 +183,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             publicEndpoint: config.service.publicEndpoint,
             serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
             canary: settings.canary && gateway ? {
-                settings: settings.canary, routes: gateway.routes, routeResources: gateway.routeResources, ...args.cluster,
+                settings: settings.canary, gateway, ...args.cluster,
             } : undefined,
         }, { provider, dependsOn: args.dependsOn });
         return { server, endpoint: gateway ?? server };

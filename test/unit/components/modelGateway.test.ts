@@ -44,7 +44,9 @@ describe("ModelGateway", () => {
     it("without a canary the routes have one backend without a weight (no change to a live route); with one, two weighted 100 and 0", async () => {
         const plain = (await gateway()).rec;
         assert.deepStrictEqual((plain.one(HTTP_ROUTE).inputs as any).spec.rules[0].backendRefs, [{ group: "", kind: "Service", name: "half-plus-two", port: 8501 }]);
-        const { rec } = await gateway({ canaryService: "half-plus-two-canary" });
+        assert.strictEqual((await gateway()).gw.canaryService, undefined);
+        const { rec, gw } = await gateway({ canary: true });
+        assert.strictEqual(gw.canaryService, "half-plus-two-canary", "the Service ModelServer's canary makes");
         for (const [type, port] of [[HTTP_ROUTE, 8501], [GRPC_ROUTE, 8500]] as const) {
             assert.deepStrictEqual((rec.one(type).inputs as any).spec.rules[0].backendRefs, [
                 { group: "", kind: "Service", name: "half-plus-two", port, weight: 100 },
@@ -54,10 +56,10 @@ describe("ModelGateway", () => {
     });
 
     it("on GKE and EKS the canary's Service gets the load balancer's policy the model's Service has", async () => {
-        const gke = (await gateway({ platform: "gke", canaryService: "half-plus-two-canary" })).rec;
+        const gke = (await gateway({ platform: "gke", canary: true })).rec;
         const policies = gke.ofType("kubernetes:networking.gke.io/v1:HealthCheckPolicy").map((r) => (r.inputs as any).spec.targetRef.name).sort();
         assert.deepStrictEqual(policies, ["half-plus-two", "half-plus-two-canary"]);
-        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/x", canaryService: "half-plus-two-canary" })).rec;
+        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/x", canary: true })).rec;
         const groups = eks.ofType("kubernetes:gateway.k8s.aws/v1:TargetGroupConfiguration").map((r) => (r.inputs as any).spec.targetReference.name).sort();
         assert.deepStrictEqual(groups, ["half-plus-two", "half-plus-two-canary"]);
     });
