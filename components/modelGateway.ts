@@ -12,7 +12,9 @@ import * as net from "net";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { canaryName, modelServerLabels } from "../contract/labels";
-import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import {
+    GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, gatewayHasTls, plaintextGatewayWarning, renderGatewayObjects,
+} from "../serving/gateway";
 import { modelNameProblem } from "../serving/modelConfig";
 
 /** A route a canary release moves the weights of. */
@@ -21,8 +23,11 @@ export interface RouteRef {
     name: string;
 }
 
-/** The Gateway's settings (serving/gateway.ts `GatewayInput`, whose fields say what each does), for one model's Service. */
-export interface ModelGatewayArgs extends Omit<GatewayInput, "name" | "labels" | "canaryService"> {
+/**
+ * The Gateway's settings (serving/gateway.ts `GatewayInput`, whose fields say what each does; `platform`
+ * decides which of the controller's own fields apply), for one model's Service.
+ */
+export type ModelGatewayArgs = {
     /** The model's name: the Gateway's, the routes' and their backend Service's (`ModelServer`'s Service). */
     model: string;
     /** The model server's namespace. */
@@ -32,7 +37,7 @@ export interface ModelGatewayArgs extends Omit<GatewayInput, "name" | "labels" |
      * `ModelServer`'s `canary`) as a second backend at weight 0. Hand this gateway to that `canary`. Default false.
      */
     canary?: boolean;
-}
+} & (GatewayInput extends infer G ? G extends unknown ? Omit<G, "name" | "labels" | "canaryService"> : never : never);
 
 export class ModelGateway extends pulumi.ComponentResource {
     /** The address the Gateway reports (`status.addresses[0]`): an IP or a hostname. */
@@ -59,8 +64,9 @@ export class ModelGateway extends pulumi.ComponentResource {
         const { model, namespace, canary, ...settings } = args;
         this.model = model;
         this.canaryService = canary ? canaryName(model) : undefined;
-        const objects = renderGatewayObjects({ ...settings, name: model, labels: modelServerLabels(model), canaryService: this.canaryService });
-        const tls = [args.tlsSecretName, args.certificateMap, args.certificateArn].some((c) => c !== undefined);
+        // `settings` keeps `args`' platform and its fields: the rest of a union loses the link for the compiler only.
+        const objects = renderGatewayObjects({ ...settings, name: model, labels: modelServerLabels(model), canaryService: this.canaryService } as GatewayInput);
+        const tls = gatewayHasTls(args);
         if (!tls) {
             pulumi.log.warn(plaintextGatewayWarning(args.model, args.className), this);
         }

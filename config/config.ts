@@ -19,7 +19,7 @@ import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/
 import { RolloutStrategy } from "../serving/rollout";
 import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
 import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from "../serving/autoscaling";
-import type { GatewayPlatform } from "../serving/gateway";
+import type { GatewayPlatform, GatewayPlatformSettings } from "../serving/gateway";
 import { planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
@@ -81,16 +81,13 @@ export interface ServiceSettings {
      * on EKS `gateway.certificateArn`), else plaintext (h2c; refused on GKE and EKS).
      */
     endpoint: EndpointKind;
+    /** The platform's own keys by `platform` (`certificateMap` on GKE, `certificateArn` on EKS). */
     gateway?: {
         className: string;
         tlsSecretName?: string;
-        certificateMap?: string;
-        /** EKS: the ACM certificate of the ALB's HTTPS listeners. */
-        certificateArn?: string;
-        platform: GatewayPlatform;
         /** EKS: the stack creates the GatewayClass `className` (it was not configured). */
         createClass?: boolean;
-    };
+    } & GatewayPlatformSettings;
     /** CIDRs allowed to reach the load balancer. */
     sourceRanges: string[];
     /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
@@ -223,10 +220,13 @@ function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSett
     } else if (certificateArn !== undefined && !ACM_CERTIFICATE_ARN.test(certificateArn)) {
         g.fail("certificateArn", "must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate/ID (e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b; `aws acm list-certificates`)");
     }
+    // Without a certificate ARN on EKS an issue is recorded above, and the configuration never returned.
+    const settings: GatewayPlatformSettings = platform === "gke" ? { platform, certificateMap }
+        : platform === "eks" ? { platform, certificateArn: certificateArn ?? "" } : { platform };
     service.gateway = {
-        className, tlsSecretName, certificateMap, platform,
+        className, tlsSecretName, ...settings,
         // The stack's cluster has no GatewayClass but the one it creates, under whatever name is configured.
-        ...(platform === "eks" ? { certificateArn, createClass: true } : {}),
+        ...(platform === "eks" ? { createClass: true } : {}),
     };
     if (service.type !== "ClusterIP") {
         r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");

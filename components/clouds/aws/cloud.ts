@@ -22,7 +22,7 @@ export const awsCloud: CloudRules<"aws"> = {
     readSection: (r) => ({ cloud: "aws", eks: readAwsConfig(r) }),
     configIssues(config, models) {
         const gpuModels = models.filter((m) => m.gpu);
-        const certificate = certificateRegionIssue(config.service.gateway?.certificateArn, config.eks.region);
+        const certificate = certificateRegionIssue(config.service.gateway?.platform === "eks" ? config.service.gateway.certificateArn : undefined, config.eks.region);
         const group: ConfigIssue[] = gpuModels.length > 0 && !config.eks.gpuNodeGroup
             ? [{ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see docs/getting-started/eks.md#gpus)` }]
             : [];

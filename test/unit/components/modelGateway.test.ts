@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelGateway, ModelGatewayArgs } from "../../../components/modelGateway";
+import { GatewayPlatformSettings } from "../../../serving/gateway";
 import { MockOptions } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
@@ -10,7 +11,7 @@ const HTTP_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute";
 const GRPC_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:GRPCRoute";
 const ADDRESS: MockOptions = { state: ({ type }) => (type === GATEWAY ? { status: { addresses: [{ type: "IPAddress", value: "192.0.2.9" }] } } : undefined) };
 
-async function gateway(args: Partial<ModelGatewayArgs> = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
+async function gateway(args: Partial<Pick<ModelGatewayArgs, "className" | "tlsSecretName" | "canary">> & GatewayPlatformSettings = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const gw = new ModelGateway("half-plus-two", { model: "half-plus-two", namespace: "serving", className: "traefik", tlsSecretName: "tfs-tls", ...args }, { provider });
@@ -32,6 +33,16 @@ describe("ModelGateway", () => {
         assert.strictEqual(await settleOutput(gw.restUrl), "https://192.0.2.9:8501");
         assert.strictEqual(await settleOutput(gw.grpcEndpoint), "192.0.2.9:8500");
         assert.deepStrictEqual(gw.routes, [{ kind: "HTTPRoute", name: "half-plus-two" }, { kind: "GRPCRoute", name: "half-plus-two" }]);
+    });
+
+    it("the compiler keeps each platform's settings to its platform (a type error, not a run-time surprise)", () => {
+        const common = { model: "m", namespace: "serving", className: "c" };
+        // @ts-expect-error an ALB serves gRPC only on HTTPS listeners: EKS needs its ACM certificate
+        const eksWithout: ModelGatewayArgs = { ...common, platform: "eks" };
+        // @ts-expect-error certificateArn is the AWS Load Balancer Controller's, not GKE's
+        const gkeWithArn: ModelGatewayArgs = { model: "m", namespace: "serving", className: "c", platform: "gke", certificateArn: "arn" };
+        const fine: ModelGatewayArgs[] = [common, { ...common, platform: "gke", certificateMap: "m" }, { ...common, platform: "eks", certificateArn: "a", drainSeconds: 30 }];
+        assert.strictEqual([eksWithout, gkeWithArn, ...fine].length, 5);
     });
 
     it("keeps a live stack's objects: each is aliased to its former parent, the ModelServer of the same name", async () => {
