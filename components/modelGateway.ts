@@ -11,8 +11,10 @@
 import * as net from "net";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { modelServerLabels } from "../contract/labels";
-import { GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../serving/gateway";
+import { canaryName, modelServerLabels } from "../contract/labels";
+import {
+    GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, gatewayHasTls, plaintextGatewayWarning, renderGatewayObjects,
+} from "../serving/gateway";
 import { modelNameProblem } from "../serving/modelConfig";
 
 /** A route a canary release moves the weights of. */
@@ -21,13 +23,21 @@ export interface RouteRef {
     name: string;
 }
 
-/** The Gateway's settings (serving/gateway.ts `GatewayInput`, whose fields say what each does), for one model's Service. */
-export interface ModelGatewayArgs extends Omit<GatewayInput, "name" | "labels"> {
+/**
+ * The Gateway's settings (serving/gateway.ts `GatewayInput`, whose fields say what each does; `platform`
+ * decides which of the controller's own fields apply), for one model's Service.
+ */
+export type ModelGatewayArgs = {
     /** The model's name: the Gateway's, the routes' and their backend Service's (`ModelServer`'s Service). */
     model: string;
     /** The model server's namespace. */
     namespace: pulumi.Input<string>;
-}
+    /**
+     * Routes that a canary release can shift: each carries the canary's Service (`<model>-canary`, made by
+     * `ModelServer`'s `canary`) as a second backend at weight 0. Hand this gateway to that `canary`. Default false.
+     */
+    canary?: boolean;
+} & (GatewayInput extends infer G ? G extends unknown ? Omit<G, "name" | "labels" | "canaryService"> : never : never);
 
 export class ModelGateway extends pulumi.ComponentResource {
     /** The address the Gateway reports (`status.addresses[0]`): an IP or a hostname. */
@@ -40,6 +50,10 @@ export class ModelGateway extends pulumi.ComponentResource {
     readonly routes: RouteRef[];
     /** The route resources, for what must wait until they carry the canary's backend. */
     readonly routeResources: k8s.apiextensions.CustomResource[];
+    /** The model it routes to. */
+    readonly model: string;
+    /** The canary's Service its routes carry (`<model>-canary`), when made with `canary`; undefined otherwise. */
+    readonly canaryService?: string;
 
     constructor(name: string, args: ModelGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
         const problem = modelNameProblem(args.model);
@@ -47,9 +61,12 @@ export class ModelGateway extends pulumi.ComponentResource {
             throw new Error(`ModelGateway ${name}: ${problem}`);
         }
         super("tf-serving:index:ModelGateway", name, {}, opts);
-        const { model, namespace, ...settings } = args;
-        const objects = renderGatewayObjects({ ...settings, name: model, labels: modelServerLabels(model) });
-        const tls = [args.tlsSecretName, args.certificateMap, args.certificateArn].some((c) => c !== undefined);
+        const { model, namespace, canary, ...settings } = args;
+        this.model = model;
+        this.canaryService = canary ? canaryName(model) : undefined;
+        // `settings` keeps `args`' platform and its fields: the rest of a union loses the link for the compiler only.
+        const objects = renderGatewayObjects({ ...settings, name: model, labels: modelServerLabels(model), canaryService: this.canaryService } as GatewayInput);
+        const tls = gatewayHasTls(args);
         if (!tls) {
             pulumi.log.warn(plaintextGatewayWarning(args.model, args.className), this);
         }

@@ -16,7 +16,7 @@ import {
 } from "../contract/labels";
 import { CanarySettings } from "../serving/canary";
 import { CanaryRelease } from "./canary/canaryRelease";
-import type { RouteRef } from "./modelGateway";
+import type { ModelGateway } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -163,8 +163,8 @@ export interface ModelServerArgs {
     /** Extra Service annotations (cloud load balancer settings), merged over the managed ones. Default none. */
     serviceAnnotations?: Record<string, string>;
     /**
-     * A canary for every change of `image` (needs the routes of a `ModelGateway` with its
-     * `canaryService` set to `<model.name>-canary`): the new image first runs in a Deployment of its
+     * A canary for every change of `image` (needs the model's `ModelGateway`, made with `canary: true`,
+     * whose routes it shifts): the new image first runs in a Deployment of its
      * own beside the serving one, the routes' weights move to it step by step, and each step's gate
      * reads the canary pods' own metrics; only when every gate passes does the serving Deployment
      * take the image (docs/guides/canary.md). Default none: the rolling update alone.
@@ -172,12 +172,11 @@ export interface ModelServerArgs {
     canary?: ServerCanary;
 }
 
-/** What a canary needs besides its settings: the routes whose weights it moves, and how to reach the cluster. */
+/** What a canary needs besides its settings: the gateway whose routes it shifts, and how to reach the cluster. */
 export interface ServerCanary {
     settings: CanarySettings;
-    routes: RouteRef[];
-    /** The route resources: the canary waits until they carry its backend. */
-    routeResources?: pulumi.Resource[];
+    /** The model's `ModelGateway`, made with `canary: true`: the release moves its routes' weights, once they carry the canary's backend. */
+    gateway: ModelGateway;
     /** The kubeconfig (contents or file) of the cluster; default the ambient one. The canary's own API calls use it. */
     kubeconfig?: pulumi.Input<string>;
     context?: string;
@@ -208,8 +207,8 @@ export class ModelServer extends pulumi.ComponentResource {
      * @throws SizingError when a `resources` value cannot work for the model (the message names both numbers).
      */
     constructor(name: string, args: ModelServerArgs, opts?: pulumi.ComponentResourceOptions) {
-        const problem = modelNameProblem(args.model.name);
-        if (problem !== undefined) {
+        const problem = modelNameProblem(args.model.name) ?? (args.canary && canaryGatewayProblem(args.model.name, args.canary.gateway));
+        if (problem) {
             throw new Error(`ModelServer ${name}: ${problem}`);
         }
         const sizing = modelServerSizing(args);
@@ -334,6 +333,15 @@ const SERVING_PORTS = [
     { name: "http", port: REST_PORT, targetPort: "http", protocol: "TCP", appProtocol: "http" },
 ];
 
+/** Why `gateway` cannot be the one a canary of `model` shifts (another model's, or made without `canary`); undefined when it can. */
+function canaryGatewayProblem(model: string, gateway: ModelGateway): string | undefined {
+    if (gateway.model === model && gateway.canaryService === canaryName(model)) {
+        return undefined;
+    }
+    return `canary.gateway is the ModelGateway of model "${gateway.model}"${gateway.canaryService === undefined ? ", made without canary: true" : ""}; ` +
+        `a canary shifts the routes of its own model's gateway, which must carry ${canaryName(model)}: new ModelGateway(name, { model: "${model}", canary: true, ... }) (see docs/guides/canary.md)`;
+}
+
 /**
  * The canary's Service and NetworkPolicy (kept between releases: a route's backend must exist) and
  * the release that runs before the serving Deployment changes; its inputs, for the `finish` after it.
@@ -363,7 +371,7 @@ function canaryRelease(
         serving: model,
         canary: canaryName(model),
         canaryDeployment: pulumi.output(args.namespace).apply((namespace) => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { ...meta, namespace }, spec })),
-        routes: canary.routes,
+        routes: canary.gateway.routes,
         steps: settings.steps,
         holdSeconds: settings.holdSeconds,
         gates: settings.gates,
@@ -371,7 +379,7 @@ function canaryRelease(
         settleSeconds: CANARY_SETTLE_SECONDS,
     };
     const release = new CanaryRelease(`${name}-canary-release`, { ...inputs, phase: "release" }, {
-        parent, dependsOn: [service, ...(canary.routeResources ?? [])],
+        parent, dependsOn: [service, ...canary.gateway.routeResources],
     });
     return { release, inputs };
 }

@@ -8,26 +8,25 @@
 import * as path from "path";
 import { cidrProblem } from "../contract/cidr";
 import { closest } from "../contract/spelling";
-import { REPOSITORY_PATH } from "../contract/registry";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
-import { ConfigError, ConfigIssue, ConfigReader, misplacedKeyIssues } from "./configReader";
-import type { AwsConfig } from "./awsConfig";
-import type { GcpConfig } from "./gcpConfig";
+import { ConfigError, ConfigReader, misplacedKeyIssues } from "./configReader";
+import { cloudAbout, cloudRules } from "../components/clouds/registry";
+import type { AwsConfig, GcpConfig, LocalSettings } from "../components/clouds/registry";
 import { managedFlags } from "../serving/flags";
 import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { RolloutStrategy } from "../serving/rollout";
 import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
-import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, INFERENCE_REQUEST_RATE_METRIC } from "../serving/autoscaling";
-import type { GatewayPlatform } from "../serving/gateway";
-import { nvidiaGpusPerInstance } from "../components/eks/instanceTypes";
-import { awsPartition } from "../components/eks/partition";
-import { GpuPool, planGpuCapacity } from "./gpuCapacity";
+import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from "../serving/autoscaling";
+import type { GatewayPlatform, GatewayPlatformSettings } from "../serving/gateway";
+import { planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
 import { canaryName, labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
 import { providerRuleIssues } from "./providerRules";
+
+export type { LocalSettings };
 
 export const CLOUDS = ["local", "gcp", "aws"] as const;
 export type Cloud = (typeof CLOUDS)[number];
@@ -82,43 +81,18 @@ export interface ServiceSettings {
      * on EKS `gateway.certificateArn`), else plaintext (h2c; refused on GKE and EKS).
      */
     endpoint: EndpointKind;
+    /** The platform's own keys by `platform` (`certificateMap` on GKE, `certificateArn` on EKS). */
     gateway?: {
         className: string;
         tlsSecretName?: string;
-        certificateMap?: string;
-        /** EKS: the ACM certificate of the ALB's HTTPS listeners. */
-        certificateArn?: string;
-        platform: GatewayPlatform;
         /** EKS: the stack creates the GatewayClass `className` (it was not configured). */
         createClass?: boolean;
-    };
+    } & GatewayPlatformSettings;
     /** CIDRs allowed to reach the load balancer. */
     sourceRanges: string[];
     /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
     publicEndpoint: boolean;
     annotations: Record<string, string>;
-}
-
-export interface LocalSettings {
-    /** Kubeconfig file, absolute (for this program's own checks); undefined means the ambient one (`KUBECONFIG` or `~/.kube/config`). */
-    kubeconfig?: string;
-    /**
-     * The same file as the stack file writes it (relative to the project, or `~/...`): the Kubernetes
-     * provider's input. The provider resolves both forms itself, so the input is the same on every
-     * machine and in every checkout, and the provider is never seen as changed.
-     */
-    kubeconfigAsWritten?: string;
-    /** Kubeconfig context; undefined means its current context. */
-    context?: string;
-    registry: {
-        /** `host:port` of the registry the cluster pulls from, e.g. `localhost:5001` for kind's local registry. */
-        server: string;
-        /** Repository path under the server; the image is `<server>/<repositoryPrefix>/<model>`. */
-        repositoryPrefix: string;
-        username?: string;
-        /** Treated as a secret everywhere it goes. */
-        password?: string;
-    };
 }
 
 /** How the model servers are observed (config key `monitoring`). */
@@ -136,7 +110,7 @@ export interface MonitoringSettings {
 }
 
 /** What every stack has, whatever the cloud. */
-interface CommonConfig {
+export interface CommonConfig {
     /**
      * The project root (Pulumi's program working directory): relative paths in config start here,
      * and resource inputs name files relative to it so they are the same in every checkout.
@@ -172,18 +146,6 @@ const TOP_KEYS = [
     "gke", "eks", "monitoring", ...MODEL_KEYS,
 ];
 
-/**
- * The GKE and EKS sections' readers, loaded only for their cloud: they share constants with the
- * components, which load `@pulumi/gcp` and `@pulumi/aws`, about a second of every run of a local
- * stack otherwise. `readConfig` is synchronous, hence `require` rather than `import()`.
- */
-const cloudSections = {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    gcp: () => require("./gcpConfig") as typeof import("./gcpConfig"),
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    aws: () => require("./awsConfig") as typeof import("./awsConfig"),
-};
-
 export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;
 export type EndpointKind = typeof ENDPOINT_KINDS[number];
 
@@ -194,7 +156,7 @@ export const GKE_DEFAULT_GATEWAY_CLASS = "gke-l7-global-external-managed";
 export const EKS_DEFAULT_GATEWAY_CLASS = "tf-serving-alb";
 
 /** `arn:PARTITION:acm:REGION:ACCOUNT:certificate/UUID`. */
-const ACM_CERTIFICATE_ARN = /^arn:(aws(?:-cn|-us-gov|-iso(?:-[a-z])?)?):acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const ACM_CERTIFICATE_ARN = /^arn:(aws(?:-cn|-us-gov|-iso(?:-[a-z])?)?):acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A Certificate Manager resource id: lowercase letter first, then letters, digits, '-' (at most 63). */
@@ -213,7 +175,7 @@ const CERTIFICATE_MAP_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
  */
 function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSettings): void {
     service.endpoint = "gateway";
-    const platform: GatewayPlatform = cloud === "gcp" ? "gke" : cloud === "aws" ? "eks" : "generic";
+    const platform = cloudAbout(cloud).gatewayPlatform;
     const g = r.nested("gateway");
     if (g === undefined) {
         r.fail("gateway", {
@@ -258,10 +220,13 @@ function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSett
     } else if (certificateArn !== undefined && !ACM_CERTIFICATE_ARN.test(certificateArn)) {
         g.fail("certificateArn", "must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate/ID (e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b; `aws acm list-certificates`)");
     }
+    // Without a certificate ARN on EKS an issue is recorded above, and the configuration never returned.
+    const settings: GatewayPlatformSettings = platform === "gke" ? { platform, certificateMap }
+        : platform === "eks" ? { platform, certificateArn: certificateArn ?? "" } : { platform };
     service.gateway = {
-        className, tlsSecretName, certificateMap, platform,
+        className, tlsSecretName, ...settings,
         // The stack's cluster has no GatewayClass but the one it creates, under whatever name is configured.
-        ...(platform === "eks" ? { certificateArn, createClass: true } : {}),
+        ...(platform === "eks" ? { createClass: true } : {}),
     };
     if (service.type !== "ClusterIP") {
         r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
@@ -307,26 +272,6 @@ function gatewayClassProblem(platform: GatewayPlatform, className: string): stri
     return undefined;
 }
 
-/** The certificate's region: an ALB takes ACM certificates from its own region only. */
-function certificateRegionIssue(certificateArn: string | undefined, region: string): ConfigIssue | undefined {
-    const match = certificateArn === undefined ? null : ACM_CERTIFICATE_ARN.exec(certificateArn);
-    const [partition, certificateRegion] = match === null ? [undefined, undefined] : [match[1], match[2]];
-    if (partition !== undefined && certificateRegion !== undefined && awsPartition(certificateRegion) !== partition) {
-        return {
-            key: "gateway.certificateArn", value: certificateArn,
-            expected: `names region ${certificateRegion}, which is in partition ${awsPartition(certificateRegion)}, not ${partition}, so no such certificate exists: ` +
-                `copy the ARN as \`aws acm list-certificates --region ${region || certificateRegion}\` prints it (arn:${awsPartition(region || certificateRegion)}:acm:...)`,
-        };
-    }
-    if (certificateRegion === undefined || region === "" || certificateRegion === region) {
-        return undefined;
-    }
-    return {
-        key: "gateway.certificateArn", value: certificateArn,
-        expected: `is in ${certificateRegion}, but the ALB is in eks.region (${region}) and takes certificates from its own region only: request or import the certificate in ${region}`,
-    };
-}
-
 /**
  * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
  * relative model paths. Throws `ConfigError` listing every problem.
@@ -367,22 +312,14 @@ export function readConfig(all: Record<string, string>, project: string, project
         monitoring: readMonitoring(r, cloud),
     };
 
-    if (cloud !== "local") {
-        for (const key of ["registry", "kubeconfig", "kubeContext"]) {
-            if (r.has(key)) {
-                r.fail(key, `applies only to cloud "local"; ${cloud === "gcp" ? "GKE uses Artifact Registry" : "EKS uses ECR"} and the cluster this stack creates`);
-            }
-        }
+    const rules = cloudRules(cloud);
+    for (const owner of CLOUDS.filter((c) => c !== cloud)) {
+        const owned = cloudAbout(owner);
+        // An existing cluster's keys (kubeconfig, registry) on a cloud whose stack creates its own: say what it uses instead.
+        const instead = cloudAbout(cloud).createsInstead !== undefined && owned.createsInstead === undefined ? `; ${cloudAbout(cloud).createsInstead}` : "";
+        owned.ownKeys.filter((key) => r.has(key)).forEach((key) => r.fail(key, `applies only to cloud "${owner}"${instead}`));
     }
-    if (cloud !== "gcp" && r.has("gke")) {
-        r.fail("gke", "applies only to cloud \"gcp\"");
-    }
-    if (cloud !== "aws" && r.has("eks")) {
-        r.fail("eks", "applies only to cloud \"aws\"");
-    }
-    const config: ServingConfig = cloud === "local" ? { ...common, cloud, local: readLocal(r, projectDir) }
-        : cloud === "gcp" ? { ...common, cloud, gke: cloudSections.gcp().readGcpConfig(r) }
-        : { ...common, cloud, eks: cloudSections.aws().readAwsConfig(r) };
+    const config = { ...common, ...rules.readSection(r, projectDir) } as ServingConfig;
 
     for (const m of models.filter((model) => model.canary !== undefined && service.endpoint !== "gateway")) {
         r.issues.push({
@@ -399,18 +336,8 @@ export function readConfig(all: Record<string, string>, project: string, project
         }
     }
     const gpuModels = models.filter((m) => m.gpu);
-    if (gpuModels.length > 0 && config.cloud === "gcp" && !config.gke.gpuPool) {
-        r.issues.push({ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see docs/getting-started/gke.md#gpus)` });
-    }
-    const certificateIssue = config.cloud === "aws" ? certificateRegionIssue(service.gateway?.certificateArn, config.eks.region) : undefined;
-    if (certificateIssue !== undefined) {
-        r.issues.push(certificateIssue);
-    }
-    if (gpuModels.length > 0 && config.cloud === "aws" && !config.eks.gpuNodeGroup) {
-        r.issues.push({ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see docs/getting-started/eks.md#gpus)` });
-    }
-    r.issues.push(...requestRateIssues(config, models));
-    const pool = gpuPoolOf(config);
+    r.issues.push(...rules.configIssues(config, models));
+    const pool = rules.gpuPool(config);
     if (pool !== undefined && pool.gpusPerNode >= 1 && gpuModels.length > 0) {
         const plan = planGpuCapacity(pool, gpuModels.map((m) => ({
             name: m.name,
@@ -431,82 +358,6 @@ export function readConfig(all: Record<string, string>, project: string, project
         throw new ConfigError(r.issues, project);
     }
     return config;
-}
-
-/**
- * What a request-rate target needs from the cluster the stack creates. GKE: Managed Prometheus
- * (`monitoring.collector: gke`), whose rule evaluator records the rate the Custom Metrics Stackdriver
- * Adapter serves. EKS: a Prometheus the cluster runs (`eks.prometheusUrl`) for the prometheus-adapter
- * the stack installs, and a collector that has it scrape the pods. Local: the user's cluster
- * (checked by nothing here: `tfs doctor` and the HPA's events say when no adapter serves the metric).
- */
-function requestRateIssues(config: ServingConfig, models: ModelSettings[]): ConfigIssue[] {
-    const users = models.filter((m) => m.autoscaling?.targetRequestsPerSecond !== undefined);
-    const key = (m: ModelSettings) => `${m.configKey("autoscaling")}.targetRequestsPerSecond`;
-    if (config.cloud === "gcp" && users.length > 0 && config.gke.customMetricsAdapterImage === undefined) {
-        const release = cloudSections.gcp().CUSTOM_METRICS_ADAPTER_RELEASE;
-        return [{
-            key: "gke.customMetricsAdapterImage", value: undefined,
-            expected: `required while ${key(users[0])} is set: the Custom Metrics Stackdriver Adapter the stack installs, pinned by digest (the policy pack refuses tags), ` +
-                `e.g. \`pulumi config set --path gke.customMetricsAdapterImage ${release}@sha256:...\` with the digest ` +
-                `\`docker buildx imagetools inspect ${release}\` prints; or scale on targetCpuUtilization (docs/guides/autoscaling.md#what-each-cloud-needs)`,
-        }];
-    }
-    if (config.cloud === "gcp" && users.length === 0 && config.gke.customMetricsAdapterImage !== undefined) {
-        return [{
-            key: "gke.customMetricsAdapterImage", value: config.gke.customMetricsAdapterImage,
-            expected: "does nothing without a model's autoscaling.targetRequestsPerSecond (the adapter is installed only for a request-rate HPA): remove it, or set the target",
-        }];
-    }
-    if (config.cloud === "gcp" && config.monitoring.collector !== "gke" && users.length > 0) {
-        return [{
-            key: "monitoring.collector", value: config.monitoring.collector,
-            expected: `must be "gke" (the default on cloud gcp) while ${key(users[0])} is set: on GKE the request rate is recorded by Managed Service for Prometheus ` +
-                "and read by the Custom Metrics Stackdriver Adapter the stack installs; remove monitoring.collector, or scale on targetCpuUtilization instead (docs/guides/autoscaling.md#what-each-cloud-needs)",
-        }];
-    }
-    if (config.cloud === "aws" && users.length > 0 && config.eks.prometheusUrl === undefined) {
-        return users.map((m) => ({
-            key: key(m), value: m.autoscaling?.targetRequestsPerSecond,
-            expected: `needs a custom metrics API serving ${INFERENCE_REQUEST_RATE_METRIC}: on EKS the stack installs prometheus-adapter over the Prometheus that scrapes the model pods, ` +
-                "which EKS does not run; set eks.prometheusUrl to its in-cluster URL (e.g. `pulumi config set --path eks.prometheusUrl http://prometheus-server.monitoring.svc:80`), " +
-                "or scale on targetCpuUtilization (docs/guides/autoscaling.md#what-each-cloud-needs)",
-        }));
-    }
-    if (config.cloud === "aws" && users.length > 0 && config.monitoring.collector === "none") {
-        return [{
-            key: "monitoring.collector", value: "none",
-            expected: `must be "annotations" or "prometheus-operator" while ${key(users[0])} is set: prometheus-adapter reads the request rate from the Prometheus that scrapes the model pods`,
-        }];
-    }
-    if (config.cloud === "aws" && users.length === 0 && config.eks.prometheusUrl !== undefined) {
-        return [{
-            key: "eks.prometheusUrl", value: config.eks.prometheusUrl,
-            expected: "does nothing without a model's autoscaling.targetRequestsPerSecond (prometheus-adapter is installed only for a request-rate HPA): remove it, or set the target",
-        }];
-    }
-    return [];
-}
-
-/** The GPU pool the stack creates, in the terms of its config keys; undefined for an existing cluster or an unknown instance type. */
-function gpuPoolOf(config: ServingConfig): GpuPool | undefined {
-    const gke = config.cloud === "gcp" ? config.gke.gpuPool : undefined;
-    if (gke !== undefined) {
-        return {
-            nodes: gke.maxNodes, nodesKey: "gke.gpuPool.maxNodes",
-            gpusPerNode: gke.acceleratorCount, gpusPerNodeKey: "gke.gpuPool.acceleratorCount", nodeName: gke.acceleratorType,
-        };
-    }
-    const eks = config.cloud === "aws" ? config.eks.gpuNodeGroup : undefined;
-    const gpusPerNode = eks && nvidiaGpusPerInstance(eks.instanceType);
-    if (eks !== undefined && gpusPerNode !== undefined) {
-        const gpu = { gpusPerNode, gpusPerNodeKey: "eks.gpuNodeGroup.instanceType", nodeName: eks.instanceType };
-        // With the Cluster Autoscaler the group grows to maxNodes when GPU pods are pending, as GKE's pool does; without it desiredNodes is what runs.
-        return config.cloud === "aws" && config.eks.clusterAutoscaler
-            ? { nodes: eks.maxNodes, nodesKey: "eks.gpuNodeGroup.maxNodes", ...gpu }
-            : { nodes: eks.desiredNodes, nodesKey: "eks.gpuNodeGroup.desiredNodes", alsoRaise: "eks.gpuNodeGroup.maxNodes", ...gpu };
-    }
-    return undefined;
 }
 
 function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
@@ -793,36 +644,4 @@ function readMonitoringLabels(r: ConfigReader, collector: Collector): Record<str
         }
     }
     return out;
-}
-
-function readLocal(r: ConfigReader, projectDir: string): LocalSettings {
-    const reg = r.nested("registry");
-    reg?.rejectUnknown(["server", "repositoryPrefix", "username", "password"]);
-    const server = reg?.string("server") ?? "localhost:5001";
-    const port = /^[a-zA-Z0-9.-]+(?::([0-9]{1,5}))?$/.exec(server);
-    if (port === null) {
-        (reg ?? r).fail(reg ? "server" : "registry", "must be a registry host[:port] such as \"localhost:5001\" (no scheme, no path)", server);
-    } else if (port[1] !== undefined && (Number(port[1]) < 1 || Number(port[1]) > 65535)) {
-        (reg ?? r).fail(reg ? "server" : "registry", `has port ${port[1]}, but a TCP port is 1 to 65535: the registry's port, e.g. "localhost:5001"`, server);
-    }
-    const prefix = reg?.string("repositoryPrefix") ?? "tf-serving";
-    if (!REPOSITORY_PATH.test(prefix)) {
-        reg?.fail("repositoryPrefix", "must be a lowercase repository path such as \"tf-serving\" or \"team/models\"");
-    }
-    const username = reg?.string("username");
-    if (username?.includes(":")) {
-        // Basic authentication sends "user:password": the first ':' ends the user name (RFC 7617, section 2).
-        reg?.fail("username", "contains ':', which HTTP Basic authentication (the registry login and the pods' dockerconfigjson `auth`) takes as the end of the user name: use the registry account's name without ':'");
-    }
-    const password = reg?.string("password");
-    if ((username === undefined) !== (password === undefined)) {
-        reg?.fail(username === undefined ? "username" : "password", "registry.username and registry.password go together (set the password with --secret)", undefined);
-    }
-    const kubeconfig = r.string("kubeconfig");
-    return {
-        kubeconfig: kubeconfig === undefined ? undefined : path.resolve(projectDir, kubeconfig.replace(/^~(?=$|\/)/, process.env.HOME ?? "~")),
-        kubeconfigAsWritten: kubeconfig,
-        context: r.string("kubeContext"),
-        registry: { server, repositoryPrefix: prefix, username, password },
-    };
 }

@@ -7,17 +7,17 @@
  * what the kubelet and the system reserve and the hard eviction threshold, by each cloud's documented
  * formula. These are upper bounds (the kernel keeps some memory out of the node's capacity, and
  * DaemonSets take their share), so a config refused here cannot fit; one accepted may still not.
- * Existing clusters (cloud `local`) and machine types the catalog does not know are not checked.
+ * Existing clusters (cloud `local`) and machine types the catalog does not know are not checked. Each
+ * cloud's node formula and catalog are in its folder (`nodes.ts`), reached through its `CloudRules`.
  */
 import { humanBytes } from "../contract/quantity";
-import { MachineShape, machineShape } from "../components/gke/machines";
-import { InstanceShape, instanceShape } from "../components/eks/instanceTypes";
+import { cloudRules } from "../components/clouds/registry";
 import { ServingConfig } from "./config";
 
-const MI = 2 ** 20;
-const GI = 2 ** 30;
+export const MI = 2 ** 20;
+export const GI = 2 ** 30;
 /** The kubelet's hard eviction threshold on GKE and on the EKS AMIs (`memory.available<100Mi`). */
-const EVICTION_BYTES = 100 * MI;
+export const EVICTION_BYTES = 100 * MI;
 
 /** What pods may request on one node, and how it was reached (for messages). */
 export interface NodeAllocatable {
@@ -45,58 +45,6 @@ export function reservedCpuMillis(vcpus: number): number {
     return reserved;
 }
 
-/**
- * GKE's memory reservation: 255 MiB on machines under 1 GiB; else 25% of the first 4 GiB, 20% of
- * the next 4, 10% of the next 8, 6% of the next 112 and 2% of the rest.
- */
-export function gkeReservedMemoryBytes(memoryBytes: number): number {
-    if (memoryBytes < GI) {
-        return 255 * MI;
-    }
-    const tiers: [number, number][] = [[4 * GI, 0.25], [4 * GI, 0.2], [8 * GI, 0.1], [112 * GI, 0.06], [Infinity, 0.02]];
-    let left = memoryBytes;
-    let reserved = 0;
-    for (const [bytes, share] of tiers) {
-        const inTier = Math.min(left, bytes);
-        reserved += inTier * share;
-        left -= inTier;
-    }
-    return reserved;
-}
-
-/**
- * What GKE reserves on a shared-core E2 node (e2-micro, e2-small, e2-medium) instead of the per-core
- * table: 1060 millicores of the 2 vCPUs the node reports, leaving pods 940m (GKE's "Plan GKE Standard
- * node sizes", node allocatable resources).
- */
-const GKE_SHARED_CORE_RESERVED_CPU_MILLIS = 1060;
-
-export function gkeAllocatable(shape: MachineShape): NodeAllocatable {
-    const capacityBytes = shape.memoryGib * GI;
-    return {
-        cpuMillis: shape.vcpus * 1000 - (shape.sharedCore ? GKE_SHARED_CORE_RESERVED_CPU_MILLIS : reservedCpuMillis(shape.vcpus)),
-        memoryBytes: capacityBytes - gkeReservedMemoryBytes(capacityBytes) - EVICTION_BYTES,
-        vcpus: shape.vcpus,
-        capacityBytes,
-        reservedBy: { cpu: "GKE's kubelet and system reservation", memory: "GKE's kubelet and system reservation and the 100 MiB eviction threshold" },
-    };
-}
-
-/** The EKS AMIs' kube-reserved memory: 255 MiB + 11 MiB per pod the node may run. */
-export function eksAllocatable(shape: InstanceShape): NodeAllocatable {
-    const capacityBytes = shape.memoryGib * GI;
-    return {
-        cpuMillis: shape.vcpus * 1000 - reservedCpuMillis(shape.vcpus),
-        memoryBytes: capacityBytes - (255 + 11 * shape.maxPods) * MI - EVICTION_BYTES,
-        vcpus: shape.vcpus,
-        capacityBytes,
-        reservedBy: {
-            cpu: "the EKS AMI's kubelet reservation",
-            memory: `the EKS AMI's kubelet reservation (255 MiB + 11 MiB x ${shape.maxPods} pods) and the 100 MiB eviction threshold`,
-        },
-    };
-}
-
 /** A node of the pool a model's pods run on, in the terms of its config key. */
 export interface PoolNode {
     /** "the CPU pool", "the GPU node group". */
@@ -109,23 +57,7 @@ export interface PoolNode {
 
 /** The node a model's pods land on when the stack creates the pool; undefined on an existing cluster or an unknown machine type. */
 export function poolNodeOf(config: ServingConfig, gpu: boolean): PoolNode | undefined {
-    if (config.cloud === "gcp") {
-        const pool = gpu ? config.gke.gpuPool : config.gke.cpuPool;
-        const shape = pool && machineShape(pool.machineType);
-        return pool && shape && {
-            pool: gpu ? "the GPU pool" : "the CPU pool", key: `gke.${gpu ? "gpuPool" : "cpuPool"}.machineType`,
-            machineType: pool.machineType, allocatable: gkeAllocatable(shape),
-        };
-    }
-    if (config.cloud === "aws") {
-        const group = gpu ? config.eks.gpuNodeGroup : config.eks.cpuNodeGroup;
-        const shape = group && instanceShape(group.instanceType);
-        return group && shape && {
-            pool: gpu ? "the GPU node group" : "the CPU node group", key: `eks.${gpu ? "gpuNodeGroup" : "cpuNodeGroup"}.instanceType`,
-            machineType: group.instanceType, allocatable: eksAllocatable(shape),
-        };
-    }
-    return undefined;
+    return cloudRules(config.cloud).poolNode(config, gpu);
 }
 
 /**
@@ -135,24 +67,19 @@ export function poolNodeOf(config: ServingConfig, gpu: boolean): PoolNode | unde
  */
 export function uncheckedNodeWarnings(config: ServingConfig, project: string): string[] {
     const used = (gpu: boolean) => config.models.some((m) => m.gpu === gpu);
-    const pools: { key: string; type: string; command: string }[] = [];
-    if (config.cloud === "gcp") {
-        const describe = (t: string) => `\`gcloud compute machine-types describe ${t} --zone ZONE\``;
-        for (const [gpu, pool] of [[false, config.gke.cpuPool], [true, config.gke.gpuPool]] as const) {
-            if (pool !== undefined && used(gpu) && machineShape(pool.machineType) === undefined) {
-                pools.push({ key: `gke.${gpu ? "gpuPool" : "cpuPool"}.machineType`, type: pool.machineType, command: describe(pool.machineType) });
-            }
-        }
-    } else if (config.cloud === "aws") {
-        const describe = (t: string) => `\`aws ec2 describe-instance-types --instance-types ${t}\``;
-        for (const [gpu, group] of [[false, config.eks.cpuNodeGroup], [true, config.eks.gpuNodeGroup]] as const) {
-            if (group !== undefined && used(gpu) && instanceShape(group.instanceType) === undefined) {
-                pools.push({ key: `eks.${gpu ? "gpuNodeGroup" : "cpuNodeGroup"}.instanceType`, type: group.instanceType, command: describe(group.instanceType) });
-            }
-        }
-    }
+    const pools = cloudRules(config.cloud).unsizedPools(config).filter((p) => used(p.gpu));
     return pools.map((p) => `${project}:${p.key} = ${p.type}: this program does not know its vCPUs and memory, so whether a model pod fits on one node `
         + `was not checked (docs/concepts/model-server.md#node-size): compare the pods' cpu and memoryRequest with what ${p.command} reports, less the kubelet's reservation`);
+}
+
+/** A pool the stack creates whose machine type the cloud's catalog does not know. */
+export interface UnsizedPool {
+    gpu: boolean;
+    /** The key that chose the machine type, and its value. */
+    key: string;
+    type: string;
+    /** The command that shows the machine type's vCPUs and memory. */
+    command: string;
 }
 
 /** One pod's requests, with the config keys that set them. */
@@ -200,15 +127,9 @@ export interface PoolSize {
     alsoRaise?: string;
 }
 
-/** How many nodes the CPU node group the stack creates can have; undefined on GKE and existing clusters (GKE's pool autoscales, checked per node only). */
+/** How many nodes the CPU pool the stack creates can have; undefined where a pool autoscales (GKE: checked per node only) and on existing clusters. */
 export function cpuPoolSizeOf(config: ServingConfig): PoolSize | undefined {
-    if (config.cloud !== "aws") {
-        return undefined;
-    }
-    const group = config.eks.cpuNodeGroup;
-    return config.eks.clusterAutoscaler
-        ? { nodes: group.maxNodes, nodesKey: "eks.cpuNodeGroup.maxNodes" }
-        : { nodes: group.desiredNodes, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes" };
+    return cloudRules(config.cloud).cpuPoolSize(config);
 }
 
 /** One model's pods on a pool at their most: the serving pods (`replicas` or the HPA's maximum) and the canary's, with their keys. */

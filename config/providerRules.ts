@@ -8,9 +8,10 @@
  *
  * This module holds what both clouds share: the rule shape, Go's CIDR parsing (the providers call
  * `net.ParseCIDR`), and the walk from the values sent to the issues. The rules themselves are in
- * `gcpProviderRules.ts` and `awsProviderRules.ts`, each naming the provider source it states.
+ * each cloud's folder (`components/clouds/gcp/providerRules.ts`, `components/clouds/aws/providerRules.ts`), each naming the provider source it states.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { cloudRules } from "../components/clouds/registry";
 import type { ConfigIssue } from "./configReader";
 import type { ServingConfig } from "./config";
 
@@ -61,13 +62,7 @@ export function providerIssues(inputs: ProviderInput[]): ConfigIssue[] {
  * leaving out keys that already have an issue: a value refused by the config layer is reported once.
  */
 export function providerRuleIssues(config: ServingConfig, known: readonly ConfigIssue[]): ConfigIssue[] {
-    /* eslint-disable @typescript-eslint/no-require-imports -- the provider packages load only for their cloud (see `cloudSections` in config.ts) */
-    const issues = config.cloud === "gcp"
-        ? (require("./gcpProviderRules") as typeof import("./gcpProviderRules")).gcpProviderIssues(config)
-        : config.cloud === "aws"
-            ? (require("./awsProviderRules") as typeof import("./awsProviderRules")).awsProviderIssues(config)
-            : [];
-    /* eslint-enable @typescript-eslint/no-require-imports */
+    const issues = cloudRules(config.cloud).providerIssues(config);
     return issues.filter((issue) => !known.some((k) => k.key === issue.key));
 }
 

@@ -32,7 +32,7 @@ export interface AutoscalingSettings {
  * The custom metrics API's metric a request-rate target reads, as the cluster's adapter names it: the
  * loopback environment's prometheus-adapter serves `INFERENCE_REQUEST_RATE_METRIC` itself; GKE's Custom
  * Metrics Stackdriver Adapter serves Cloud Monitoring's metric type with `|` for `/`, narrowed by a
- * selector on the metric's labels (`components/gke/customMetricsAdapter.ts`).
+ * selector on the metric's labels (`components/clouds/gcp/customMetricsAdapter.ts`).
  */
 export interface PodMetricRef {
     name: string;

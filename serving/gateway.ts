@@ -13,7 +13,14 @@ import { modelStatusPath } from "./probes";
 
 export const GATEWAY_API_VERSION = "gateway.networking.k8s.io/v1";
 
-export interface GatewayInput {
+/**
+ * A Gateway's settings: those of every platform, and the Gateway controller's own, one shape per
+ * `platform` (the compiler keeps each field to its platform). `generic` (the default): a listener per
+ * serving port, an HTTPRoute and a GRPCRoute. `gke`: the shape the GKE Gateway controller serves
+ * (renderGkeGatewayObjects). `eks`: the generic shape as the AWS Load Balancer Controller serves it
+ * (renderEksGatewayObjects).
+ */
+export type GatewayInput = {
     /** The model's name: the Gateway's, the routes' and the backend Service's (all in the Service's namespace, which the caller sets). */
     name: string;
     labels: Record<string, string>;
@@ -22,28 +29,44 @@ export interface GatewayInput {
     /** A `kubernetes.io/tls` Secret in the namespace: the listeners terminate TLS with it. Without it, plaintext (h2c for gRPC). */
     tlsSecretName?: string;
     /**
-     * `gke`: the shape the GKE Gateway controller serves (renderGkeGatewayObjects). `eks`: the generic
-     * shape as the AWS Load Balancer Controller serves it (renderEksGatewayObjects). Default `generic`:
-     * a listener per serving port, an HTTPRoute and a GRPCRoute.
-     */
-    platform?: GatewayPlatform;
-    /** GKE only: a Certificate Manager certificate map (the `networking.gke.io/certmap` annotation) instead of a Secret. */
-    certificateMap?: string;
-    /** EKS only (required there): the ACM certificate both HTTPS listeners present. */
-    certificateArn?: string;
-    /** EKS only: the CIDRs the ALB's security group lets in; default any address. */
-    sourceRanges?: string[];
-    /** EKS only: seconds a target group keeps a removed pod draining (the pod's termination grace); default the ALB's 300. */
-    drainSeconds?: number;
-    /**
      * The canary's Service (`canary` set): every rule then sends its requests to two backends, the
      * model's Service at weight 100 and this one at weight 0, and a canary release moves the weights.
      * Unset: one backend without a weight, as before canaries existed (no change to a live route).
      */
     canaryService?: string;
-}
+} & (
+    | { platform?: "generic" }
+    | {
+        platform: "gke";
+        /** A Certificate Manager certificate map (the `networking.gke.io/certmap` annotation) instead of a Secret. */
+        certificateMap?: string;
+    }
+    | {
+        platform: "eks";
+        /** The ACM certificate both HTTPS listeners present. */
+        certificateArn: string;
+        /** The CIDRs the ALB's security group lets in; default any address. */
+        sourceRanges?: string[];
+        /** Seconds a target group keeps a removed pod draining (the pod's termination grace); default the ALB's 300. */
+        drainSeconds?: number;
+    }
+);
+
+/** The fields every platform's Gateway takes. */
+type CommonKey = "name" | "labels" | "className" | "tlsSecretName" | "canaryService";
+
+/** `GatewayInput` on `platform` only. */
+type OnPlatform<P extends GatewayPlatform> = Extract<GatewayInput, { platform: P }>;
+
+/** The platform's own part of a `GatewayInput`: `platform` and the fields of that platform. */
+export type GatewayPlatformSettings = GatewayInput extends infer G ? G extends unknown ? Omit<G, CommonKey> : never : never;
 
 export type GatewayPlatform = "generic" | "gke" | "eks";
+
+/** Whether the Gateway's listeners terminate TLS: a Secret, GKE's certificate map or EKS's ACM certificate. */
+export function gatewayHasTls(input: GatewayPlatformSettings & { tlsSecretName?: string }): boolean {
+    return input.tlsSecretName !== undefined || (input.platform === "gke" && input.certificateMap !== undefined) || input.platform === "eks";
+}
 
 /** A Kubernetes object of the Gateway API, without its namespace. */
 export interface GatewayApiObject {
@@ -195,7 +218,7 @@ const ALB_HEALTH_CHECK_TIMING = { healthCheckInterval: 10, healthCheckTimeout: 5
  * once Ready, and Ready is the model status (the readiness probe), so both target groups hold only
  * pods whose model is loaded.
  */
-function renderEksGatewayObjects(input: GatewayInput): GatewayObjects {
+function renderEksGatewayObjects(input: OnPlatform<"eks">): GatewayObjects {
     if (input.certificateArn === undefined) {
         throw new Error(`model "${input.name}": an EKS Gateway needs an ACM certificate ARN (gateway.certificateArn)`);
     }
@@ -267,7 +290,7 @@ export const GKE_HTTPS_PORT = 443;
  * (HTTP GET / on the serving port) gets 404 from REST and no HTTP/1 answer from the gRPC port, so
  * both backends would be marked down.
  */
-function renderGkeGatewayObjects(input: GatewayInput): GatewayObjects {
+function renderGkeGatewayObjects(input: OnPlatform<"gke">): GatewayObjects {
     // The outputs need the address GKE writes once the load balancer is programmed, as on a local cluster.
     const annotations = {
         "pulumi.com/waitFor": GATEWAY_WAIT_FOR,

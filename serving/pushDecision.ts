@@ -53,12 +53,3 @@ export function pushDecision(tag: string, previous: PreviousImage | undefined, h
     }
     return { tag, pushed: heldDigest === undefined };
 }
-
-/** Reads a record back from a stack output (any shape; undefined unless it is one). */
-export function readBuildRecord(value: unknown): ImageBuildRecord | undefined {
-    if (value === null || typeof value !== "object") {
-        return undefined;
-    }
-    const { tag, pushed } = value as Record<string, unknown>;
-    return typeof tag === "string" && typeof pushed === "boolean" ? { tag, pushed } : undefined;
-}

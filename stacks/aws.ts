@@ -9,17 +9,18 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { EksCluster } from "../components/eks/cluster";
-import { Ecr } from "../components/registry/ecr";
-import { prometheusEndpoint } from "../components/eks/prometheusAdapter";
-import { adminAccessIssues } from "../config/awsConfig";
+import { EksCluster } from "../components/clouds/aws/cluster";
+import { Ecr } from "../components/clouds/aws/ecr";
+import { prometheusEndpoint } from "../components/clouds/aws/prometheusAdapter";
+import { adminAccessIssues } from "../components/clouds/aws/config";
 import { ConfigFor } from "../config/config";
 import { ConfigError } from "../config/configReader";
-import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, eksSettingsOf } from "../config/liveChanges";
-import { subnetLayout } from "../components/eks/vpc";
+import { DeployedSettings } from "../config/liveChanges";
+import { eksSettingsOf } from "../components/clouds/aws/liveChanges";
+import { subnetLayout } from "../components/clouds/aws/vpc";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
-import { checkLiveChanges, readDeployedState } from "./deployedState";
+import { STATE_SCHEMA, checkLiveChanges, readDeployedState } from "./stateRecords";
 import { PreviousOutputs } from "./previousOutputs";
 import { AutoscaledGroup, eksDesiredSizeReader, liveDesiredSizes as readLiveDesiredSizes } from "./eksNodeGroupSizes";
 
@@ -63,7 +64,7 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
     const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
     const deployed = await readDeployedState(previous);
     const recorded = eksSettingsOf(eks, models.map((m) => m.settings.name), deployed, config.service.endpoint);
-    checkLiveChanges(deployed, { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: recorded });
+    checkLiveChanges(deployed, { schema: STATE_SCHEMA, cloud: "aws", eks: recorded });
     const layoutProblem = recorded.network.kind === "create" ? subnetLayout(recorded.network.cidr, recorded.network.zones.length, recorded.network.subnetScheme) : undefined;
     if (typeof layoutProblem === "string") {
         throw new ConfigError([{ key: "eks.vpcCidr", value: eks.network.kind === "create" ? eks.network.cidr : undefined, expected: layoutProblem }], pulumi.getProject());
@@ -105,7 +106,7 @@ export async function deployAws(config: ConfigFor<"aws">, models: PreparedModel[
 
     // The version EKS runs, not the config key (which may be unset): the next bump is checked against it.
     const deployedSettings = cluster.kubernetesVersion.apply((kubernetesVersion): DeployedSettings =>
-        ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: { ...recorded, kubernetesVersion } }));
+        ({ schema: STATE_SCHEMA, cloud: "aws", eks: { ...recorded, kubernetesVersion } }));
     // Behind the Gateway the Service is ClusterIP: no load balancer to annotate.
     return { ...deployToCluster(config, models, cluster, registry, previous, gateway ? undefined : AWS_LOAD_BALANCER_ANNOTATIONS), deployedSettings };
 }

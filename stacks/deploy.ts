@@ -8,16 +8,15 @@ import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../component
 import { ModelMonitoring } from "../components/modelMonitoring";
 import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement, PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../components/modelServer";
 import { ModelGateway } from "../components/modelGateway";
-import { canaryName } from "../contract/labels";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
 import { PodMetricRef } from "../serving/autoscaling";
 import { contextFolder } from "../serving/contextLocation";
-import { imageTag } from "../serving/images";
 import { modelStatusPath } from "../serving/probes";
-import { ImageBuildRecord, PreviousImage, readBuildRecord } from "../serving/pushDecision";
-import { CheckpointResource, PreviousOutputs } from "./previousOutputs";
+import { ImageBuildRecord } from "../serving/pushDecision";
+import { PreviousOutputs } from "./previousOutputs";
+import { IMAGE_BUILDS_OUTPUT, previousImage } from "./stateRecords";
 import { ModelSettings, ServingConfig } from "../config/config";
 
 /** A model that passed preflight and sizing: everything needed to register its resources. */
@@ -101,7 +100,7 @@ export interface StackOutputs {
     imageBuilds: pulumi.Output<Record<string, ImageBuildRecord>>;
     kubeconfig?: pulumi.Output<string>;
     clusterName?: pulumi.Output<string>;
-    /** GKE and EKS stacks: the settings a running stack must keep, read back at the next preview (`stacks/deployedState.ts`). */
+    /** GKE and EKS stacks: the settings a running stack must keep, read back at the next preview (`stacks/stateRecords.ts`). */
     deployedSettings?: pulumi.Output<unknown>;
 }
 
@@ -164,7 +163,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             namespace,
             ...gatewaySettings,
             ...(gatewaySettings.platform === "eks" ? { sourceRanges: config.service.sourceRanges, drainSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS } : {}),
-            canaryService: settings.canary ? canaryName(settings.name) : undefined,
+            canary: settings.canary !== undefined,
         }, { provider, dependsOn: args.dependsOn });
         const server = new ModelServer(settings.name, {
             // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
@@ -184,7 +183,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             publicEndpoint: config.service.publicEndpoint,
             serviceAnnotations: { ...args.serviceAnnotations, ...config.service.annotations },
             canary: settings.canary && gateway ? {
-                settings: settings.canary, routes: gateway.routes, routeResources: gateway.routeResources, ...args.cluster,
+                settings: settings.canary, gateway, ...args.cluster,
             } : undefined,
         }, { provider, dependsOn: args.dependsOn });
         return { server, endpoint: gateway ?? server };
@@ -218,21 +217,4 @@ export function deployModels(args: DeployArgs): StackOutputs {
                 [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef }]))),
         imageBuilds: pulumi.all(images.map((i) => i.build)).apply((builds) => Object.fromEntries(builds.map((b, i) => [args.models[i].settings.name, b]))),
     };
-}
-
-const IMAGE_BUILDS_OUTPUT = "imageBuilds";
-
-/**
- * What the last update's outputs (`imageBuilds`, `models`) say about a model's image, and the tag
- * its Image holds in the latest checkpoint (`ModelImage` names its Image after the model).
- */
-export function previousImage(builds: unknown, models: unknown, resources: Record<string, CheckpointResource>, model: string): PreviousImage | undefined {
-    const record = readBuildRecord((builds as Record<string, unknown> | undefined)?.[model]);
-    const imageRef = (models as Record<string, { imageRef?: unknown } | undefined> | undefined)?.[model]?.imageRef;
-    const deployedDigest = typeof imageRef === "string" ? /@(sha256:[0-9a-f]{64})$/.exec(imageRef)?.[1] : undefined;
-    const image = Object.entries(resources).find(([urn, r]) => r.type === "docker:index/image:Image" && urn.endsWith(`$docker:index/image:Image::${model}`))?.[1];
-    const imageName = image?.outputs.imageName;
-    const checkpointTag = typeof imageName === "string" ? imageTag(imageName) : undefined;
-    const checkpoint = checkpointTag === undefined ? undefined : { tag: checkpointTag, pushed: image?.outputs.skipPush !== true };
-    return record === undefined && deployedDigest === undefined ? undefined : { record, deployedDigest, checkpoint };
 }

@@ -1,14 +1,14 @@
 /**
  * The live desired size of the EKS node groups whose bounds an update changes, with the Cluster
- * Autoscaler on (`autoscaledSize` in `components/eks/nodeGroup.ts` says why the update needs it). The
+ * Autoscaler on (`autoscaledSize` in `components/clouds/aws/nodeGroup.ts` says why the update needs it). The
  * stack's checkpoint says which groups exist and the bounds they were given; EKS says their size now,
  * read only for a group whose `minNodes` or `maxNodes` changes, so a preview that changes no bounds asks
  * AWS nothing.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { nodeGroupResourceName } from "../components/eks/cluster";
-import { EksNodeGroupSettings, RecordedNodeGroup, boundsChanged } from "../components/eks/nodeGroup";
+import { nodeGroupResourceName } from "../components/clouds/aws/cluster";
+import { EksNodeGroupSettings, RecordedNodeGroup, boundsChanged } from "../components/clouds/aws/nodeGroup";
 import { PoolKind } from "../components/nodePlacement";
 import { CheckpointResource } from "./previousOutputs";
 

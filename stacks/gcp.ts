@@ -7,14 +7,15 @@
  */
 import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
-import { GkeCluster } from "../components/gke/cluster";
-import { ArtifactRegistry } from "../components/registry/artifactRegistry";
+import { GkeCluster } from "../components/clouds/gcp/cluster";
+import { ArtifactRegistry } from "../components/clouds/gcp/artifactRegistry";
 import { ConfigFor } from "../config/config";
-import { DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, gkeSettingsOf } from "../config/liveChanges";
+import { DeployedSettings } from "../config/liveChanges";
+import { gkeSettingsOf } from "../components/clouds/gcp/liveChanges";
 import { cloudMonitoringDashboard } from "../observability/dashboard";
 import { deployToCluster } from "./cloudStack";
 import { PreparedModel, StackOutputs } from "./deploy";
-import { checkLiveChanges, readDeployedState } from "./deployedState";
+import { STATE_SCHEMA, checkLiveChanges, readDeployedState } from "./stateRecords";
 import { PreviousOutputs } from "./previousOutputs";
 
 /** How the stack runs: `offline` for `tfs plan`, where the deployed settings cannot be read. */
@@ -28,7 +29,7 @@ export interface GcpDeployOptions {
 export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[], options: GcpDeployOptions = {}): Promise<StackOutputs> {
     const gke = config.gke;
     const { registry: registrySettings, customMetricsAdapterImage, ...clusterArgs } = gke;
-    const settings: DeployedSettings = { schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: gkeSettingsOf(gke) };
+    const settings: DeployedSettings = { schema: STATE_SCHEMA, cloud: "gcp", gke: gkeSettingsOf(gke) };
     const previous = options.previous ?? new PreviousOutputs(options.offline ?? false);
     checkLiveChanges(await readDeployedState(previous), settings);
     const provider = new gcp.Provider("gcp", { project: gke.project, region: gke.region });

@@ -16,7 +16,7 @@ import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
 import { canaryPodsAtMost } from "../serving/canary";
 import { PoolDemand, cpuPoolSizeOf, nodeFitProblems, poolCapacityProblem, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
-import { eksKubernetesVersionWarning, utcDay } from "../components/eks/kubernetesVersions";
+import { cloudRules } from "../components/clouds/registry";
 import { PreparedModel, serverModelInputs } from "./deploy";
 
 /** How a stack is run. */
@@ -77,7 +77,7 @@ export interface Prepared {
 }
 
 /** `today` (UTC, YYYY-MM-DD) dates the cloud's version support; tests pass their own. */
-export function prepareModels(config: ServingConfig, project: string, today: string = utcDay()): Prepared {
+export function prepareModels(config: ServingConfig, project: string, today?: string): Prepared {
     const problems: string[] = [];
     const warnings: string[] = [];
     const cpuDemand: PoolDemand[] = [];
@@ -155,10 +155,6 @@ export function prepareModels(config: ServingConfig, project: string, today: str
         throw new PreparationError(problems);
     }
     warnings.push(...uncheckedNodeWarnings(config, project));
-    const versionWarning = config.cloud === "aws" && config.eks.kubernetesVersion !== undefined
-        ? eksKubernetesVersionWarning(config.eks.kubernetesVersion, today) : undefined;
-    if (versionWarning !== undefined) {
-        warnings.push(`${project}:eks.kubernetesVersion = ${versionWarning}`);
-    }
+    warnings.push(...cloudRules(config.cloud).warnings(config, project, today));
     return { models, warnings };
 }

@@ -5,12 +5,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError } from "../config/configReader";
-import { ServingConfig } from "../config/config";
+import { Cloud, ConfigFor, ServingConfig } from "../config/config";
 import { StagingError } from "../serving/buildContext";
 import { PreparedModel, StackOutputs } from "./deploy";
-import { deployLocal } from "./local";
 import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
 import { PreviousOutputs } from "./previousOutputs";
+import { checkRecordSchemas } from "./stateRecords";
 
 /**
  * Registers the stack for the configured cloud. Async: a stack may ask its cloud something first
@@ -21,15 +21,20 @@ export async function composeStack(config: ServingConfig, models: PreparedModel[
     const previous = new PreviousOutputs(options.offline);
     // Read before anything is registered: a backend that cannot answer stops the run here, cleanly.
     await previous.read();
-    switch (config.cloud) {
-        case "local":
-            return deployLocal(config, models, previous);
-        case "gcp":
-            return (await import("./gcp")).deployGcp(config, models, { ...options, previous });
-        case "aws":
-            return (await import("./aws")).deployAws(config, models, { ...options, previous });
-    }
+    await checkRecordSchemas(previous);
+    // The entry for config.cloud takes that cloud's config; TypeScript cannot relate the two through the union (hence the cast).
+    return (await COMPOSITIONS[config.cloud]())(config as never, models, { ...options, previous });
 }
+
+/** A cloud's thin composition (`stacks/<cloud>.ts`): its cluster, registry and the models on them. */
+type Composition<C extends Cloud> = (config: ConfigFor<C>, models: PreparedModel[], options: LifecycleOptions & { previous: PreviousOutputs }) => Promise<StackOutputs>;
+
+/** Each cloud's composition, loaded only when configured (with its components and provider SDK). */
+const COMPOSITIONS: { [C in Cloud]: () => Promise<Composition<C>> } = {
+    local: async () => async (config, models, { previous }) => (await import("./local")).deployLocal(config, models, previous),
+    gcp: async () => (await import("./gcp")).deployGcp,
+    aws: async () => (await import("./aws")).deployAws,
+};
 
 /**
  * Prepares and composes the stack; returns its outputs. Every stack exports the same names;

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelGateway, ModelGatewayArgs } from "../../../components/modelGateway";
+import { GatewayPlatformSettings } from "../../../serving/gateway";
 import { MockOptions } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
@@ -10,7 +11,7 @@ const HTTP_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute";
 const GRPC_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:GRPCRoute";
 const ADDRESS: MockOptions = { state: ({ type }) => (type === GATEWAY ? { status: { addresses: [{ type: "IPAddress", value: "192.0.2.9" }] } } : undefined) };
 
-async function gateway(args: Partial<ModelGatewayArgs> = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
+async function gateway(args: Partial<Pick<ModelGatewayArgs, "className" | "tlsSecretName" | "canary">> & GatewayPlatformSettings = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const gw = new ModelGateway("half-plus-two", { model: "half-plus-two", namespace: "serving", className: "traefik", tlsSecretName: "tfs-tls", ...args }, { provider });
@@ -34,6 +35,16 @@ describe("ModelGateway", () => {
         assert.deepStrictEqual(gw.routes, [{ kind: "HTTPRoute", name: "half-plus-two" }, { kind: "GRPCRoute", name: "half-plus-two" }]);
     });
 
+    it("the compiler keeps each platform's settings to its platform (a type error, not a run-time surprise)", () => {
+        const common = { model: "m", namespace: "serving", className: "c" };
+        // @ts-expect-error an ALB serves gRPC only on HTTPS listeners: EKS needs its ACM certificate
+        const eksWithout: ModelGatewayArgs = { ...common, platform: "eks" };
+        // @ts-expect-error certificateArn is the AWS Load Balancer Controller's, not GKE's
+        const gkeWithArn: ModelGatewayArgs = { model: "m", namespace: "serving", className: "c", platform: "gke", certificateArn: "arn" };
+        const fine: ModelGatewayArgs[] = [common, { ...common, platform: "gke", certificateMap: "m" }, { ...common, platform: "eks", certificateArn: "a", drainSeconds: 30 }];
+        assert.strictEqual([eksWithout, gkeWithArn, ...fine].length, 5);
+    });
+
     it("keeps a live stack's objects: each is aliased to its former parent, the ModelServer of the same name", async () => {
         const { rec } = await gateway();
         for (const type of [GATEWAY, HTTP_ROUTE, GRPC_ROUTE]) {
@@ -44,7 +55,9 @@ describe("ModelGateway", () => {
     it("without a canary the routes have one backend without a weight (no change to a live route); with one, two weighted 100 and 0", async () => {
         const plain = (await gateway()).rec;
         assert.deepStrictEqual((plain.one(HTTP_ROUTE).inputs as any).spec.rules[0].backendRefs, [{ group: "", kind: "Service", name: "half-plus-two", port: 8501 }]);
-        const { rec } = await gateway({ canaryService: "half-plus-two-canary" });
+        assert.strictEqual((await gateway()).gw.canaryService, undefined);
+        const { rec, gw } = await gateway({ canary: true });
+        assert.strictEqual(gw.canaryService, "half-plus-two-canary", "the Service ModelServer's canary makes");
         for (const [type, port] of [[HTTP_ROUTE, 8501], [GRPC_ROUTE, 8500]] as const) {
             assert.deepStrictEqual((rec.one(type).inputs as any).spec.rules[0].backendRefs, [
                 { group: "", kind: "Service", name: "half-plus-two", port, weight: 100 },
@@ -54,10 +67,10 @@ describe("ModelGateway", () => {
     });
 
     it("on GKE and EKS the canary's Service gets the load balancer's policy the model's Service has", async () => {
-        const gke = (await gateway({ platform: "gke", canaryService: "half-plus-two-canary" })).rec;
+        const gke = (await gateway({ platform: "gke", canary: true })).rec;
         const policies = gke.ofType("kubernetes:networking.gke.io/v1:HealthCheckPolicy").map((r) => (r.inputs as any).spec.targetRef.name).sort();
         assert.deepStrictEqual(policies, ["half-plus-two", "half-plus-two-canary"]);
-        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/x", canaryService: "half-plus-two-canary" })).rec;
+        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/x", canary: true })).rec;
         const groups = eks.ofType("kubernetes:gateway.k8s.aws/v1:TargetGroupConfiguration").map((r) => (r.inputs as any).spec.targetReference.name).sort();
         assert.deepStrictEqual(groups, ["half-plus-two", "half-plus-two-canary"]);
     });

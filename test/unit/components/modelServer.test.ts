@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
+import { ModelGateway } from "../../../components/modelGateway";
 import { PUBLIC_ANNOTATION } from "../../../contract/labels";
 import { CANARY_DEFAULTS } from "../../../serving/canary";
 import { SERVING_GID, SERVING_UID } from "../../../serving/images";
@@ -15,7 +16,10 @@ const MODEL = { name: "half-plus-two", versionBytes: [300 * 2 ** 20] };
 /** What the stack's preflight derives for MODEL with `cpu: "2"`: the server must derive the same. */
 const SIZING = sizeServer({ servedVersionBytes: MODEL.versionBytes, gpu: false, batching: false, overrides: { cpu: "2" } });
 
-async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}): Promise<{ rec: MockRun; server: ModelServer; provider: k8s.Provider }> {
+/** `args` may be made under the runtime, with the test's provider (a canary's ModelGateway). */
+type ServeArgs = Partial<ModelServerArgs> | ((provider: k8s.Provider) => Partial<ModelServerArgs>);
+
+async function serve(args: ServeArgs = {}, mock: MockOptions = {}): Promise<{ rec: MockRun; server: ModelServer; provider: k8s.Provider }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const server = new ModelServer("half-plus-two", {
@@ -24,10 +28,16 @@ async function serve(args: Partial<ModelServerArgs> = {}, mock: MockOptions = {}
         image: "registry.test/tf-serving/half-plus-two@sha256:0123",
         resources: { cpu: "2" },
         loadBalancerSourceRanges: ["203.0.113.0/24"],
-        ...args,
+        ...(typeof args === "function" ? args(provider) : args),
     }, { provider });
     await rec.settle();
     return { rec, server, provider };
+}
+
+/** The model's gateway, routing to the canary's Service as well (what `ModelServer`'s canary shifts). */
+function canaryGateway(provider: k8s.Provider, args: { model?: string; canary?: boolean } = {}): ModelGateway {
+    const model = args.model ?? "half-plus-two";
+    return new ModelGateway(model, { model, namespace: "serving", className: "traefik", tlsSecretName: "tfs-tls", canary: args.canary ?? true }, { provider });
 }
 
 function podSpec(rec: MockRun): any {
@@ -308,11 +318,20 @@ describe("ModelServer", () => {
         assert.strictEqual(await settleOutput(server.restUrl), "http://a1b2.elb.us-west-2.amazonaws.com:8501");
     });
 
+    it("a canary shifts its own model's gateway, made with canary: true; another is refused, naming the fix", async () => {
+        for (const [gateway, said] of [
+            [{ model: "half-plus-two", canary: false }, /canary\.gateway is the ModelGateway of model "half-plus-two", made without canary: true/],
+            [{ model: "other", canary: true }, /canary\.gateway is the ModelGateway of model "other"; .*must carry half-plus-two-canary: new ModelGateway\(name, \{ model: "half-plus-two", canary: true/],
+        ] as const) {
+            await assert.rejects(serve((provider) => ({ serviceType: "ClusterIP", canary: { settings: CANARY_DEFAULTS, gateway: canaryGateway(provider, gateway) } })), said);
+        }
+    });
+
     it("with a canary: its Service and NetworkPolicy, a release before the serving Deployment and a finish after it", async () => {
-        const { rec } = await serve({
+        const { rec } = await serve((provider) => ({
             serviceType: "ClusterIP",
-            canary: { settings: CANARY_DEFAULTS, routes: [{ kind: "HTTPRoute", name: "half-plus-two" }, { kind: "GRPCRoute", name: "half-plus-two" }], kubeconfig: "/k/config" },
-        });
+            canary: { settings: CANARY_DEFAULTS, gateway: canaryGateway(provider), kubeconfig: "/k/config" },
+        }));
         const service = rec.one("kubernetes:core/v1:Service", "canary").inputs as any;
         assert.strictEqual(service.metadata.name, "half-plus-two-canary");
         assert.strictEqual(service.spec.selector["app.kubernetes.io/instance"], "half-plus-two-canary");

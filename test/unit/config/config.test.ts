@@ -110,7 +110,7 @@ describe("readConfig", () => {
 
     it("endpoint gateway: a ClusterIP Service behind the named GatewayClass, TLS from a Secret", () => {
         const c = readConfig(cfg({ ...BASE, endpoint: "gateway", gateway: { className: "traefik", tlsSecretName: "tfs-tls" } }), PROJECT, DIR);
-        assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway], ["gateway", "ClusterIP", { className: "traefik", tlsSecretName: "tfs-tls", certificateMap: undefined, platform: "generic" }]);
+        assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway], ["gateway", "ClusterIP", { className: "traefik", tlsSecretName: "tfs-tls", platform: "generic" }]);
         const lb = readConfig(cfg(BASE), PROJECT, DIR);
         assert.deepStrictEqual([lb.service.endpoint, lb.service.type, lb.service.gateway], ["loadBalancer", "LoadBalancer", undefined]);
     });
@@ -135,7 +135,7 @@ describe("readConfig", () => {
         const aws = (values: Record<string, unknown>) => readConfig(cfg({ modelPath: "models/half_plus_two", cloud: "aws", eks: EKS, endpoint: "gateway", ...values }), PROJECT, DIR);
         const c = aws({ gateway: { certificateArn: CERT }, loadBalancerSourceRanges: ["203.0.113.0/24"] });
         assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway],
-            ["gateway", "ClusterIP", { className: "tf-serving-alb", tlsSecretName: undefined, certificateMap: undefined, certificateArn: CERT, platform: "eks", createClass: true }]);
+            ["gateway", "ClusterIP", { className: "tf-serving-alb", tlsSecretName: undefined, certificateArn: CERT, platform: "eks", createClass: true }]);
         assert.deepStrictEqual(c.service.sourceRanges, ["203.0.113.0/24"]);
         const named = aws({ gateway: { className: "shared-alb", certificateArn: CERT }, publicEndpoint: "true" });
         // The cluster is the stack's own: no other GatewayClass exists in it, so a named one is still the stack's to create.

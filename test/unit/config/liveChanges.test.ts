@@ -1,7 +1,8 @@
 import * as assert from "assert";
-import {
-    DEPLOYED_SETTINGS_SCHEMA, DeployedSettings, EksDeployed, GkeDeployed, eksSettingsOf, expands, liveChanges, subnetSchemeFor,
-} from "../../../config/liveChanges";
+import { STATE_SCHEMA } from "../../../stacks/stateRecords";
+import { DeployedSettings, EksDeployed, GkeDeployed, liveChanges } from "../../../config/liveChanges";
+import { expands } from "../../../components/clouds/gcp/liveChanges";
+import { eksSettingsOf, subnetSchemeFor } from "../../../components/clouds/aws/liveChanges";
 import { readConfig } from "../../../config/config";
 import { ROOT, exampleConfig } from "../../support/cloudMocks";
 
@@ -14,8 +15,8 @@ const EKS: EksDeployed = {
     repositories: ["tf-serving/half-plus-two"],
     forceDelete: false,
 };
-const gke = (edit: Partial<GkeDeployed> = {}): DeployedSettings => ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "gcp", gke: { ...GKE, ...edit } });
-const eks = (edit: Partial<EksDeployed> = {}): DeployedSettings => ({ schema: DEPLOYED_SETTINGS_SCHEMA, cloud: "aws", eks: { ...EKS, ...edit } });
+const gke = (edit: Partial<GkeDeployed> = {}): DeployedSettings => ({ schema: STATE_SCHEMA, cloud: "gcp", gke: { ...GKE, ...edit } });
+const eks = (edit: Partial<EksDeployed> = {}): DeployedSettings => ({ schema: STATE_SCHEMA, cloud: "aws", eks: { ...EKS, ...edit } });
 const zones = (list: string[], edit: Partial<Extract<EksDeployed["network"], { kind: "create" }>> = {}): Partial<EksDeployed> =>
     ({ network: { ...(EKS.network as Extract<EksDeployed["network"], { kind: "create" }>), zones: list, ...edit } });
 

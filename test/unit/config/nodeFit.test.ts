@@ -1,10 +1,12 @@
 import * as assert from "assert";
 import { readConfig } from "../../../config/config";
 import {
-    PodRequests, PoolNode, eksAllocatable, gkeAllocatable, gkeReservedMemoryBytes, nodeFitProblems, poolCapacityProblem, poolNodeOf, reservedCpuMillis,
+    PodRequests, PoolNode, nodeFitProblems, poolCapacityProblem, poolNodeOf, reservedCpuMillis,
 } from "../../../config/nodeFit";
-import { machineShape } from "../../../components/gke/machines";
-import { instanceShape } from "../../../components/eks/instanceTypes";
+import { gkeAllocatable, gkeReservedMemoryBytes } from "../../../components/clouds/gcp/nodes";
+import { eksAllocatable } from "../../../components/clouds/aws/nodes";
+import { machineShape } from "../../../components/clouds/gcp/machines";
+import { instanceShape } from "../../../components/clouds/aws/instanceTypes";
 import { PreparationError, prepareModels } from "../../../stacks/prepare";
 import { exampleConfig } from "../../support/cloudMocks";
 

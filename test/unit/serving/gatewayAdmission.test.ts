@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { ALB_GATEWAY_CONTROLLER, albGatewayClass } from "../../../components/eks/loadBalancerController";
+import { ALB_GATEWAY_CONTROLLER, albGatewayClass } from "../../../components/clouds/aws/loadBalancerController";
 import { GatewayApiObject, GatewayObjects, renderGatewayObjects } from "../../../serving/gateway";
 
 /* What the cloud controllers we cannot run here admit, stated from their sources, over the objects we

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { pushDecision, readBuildRecord } from "../../../serving/pushDecision";
+import { pushDecision } from "../../../serving/pushDecision";
 
 describe("pushDecision", () => {
     const TAG = "ctx-00000000000000aa";
@@ -46,12 +46,5 @@ describe("pushDecision", () => {
     it("the checkpoint's decision wins over the outputs' record when they differ for the same tag", () => {
         assert.deepStrictEqual(pushDecision(TAG, { record: { tag: TAG, pushed: true }, checkpoint: { tag: TAG, pushed: false } }, HELD), { tag: TAG, pushed: false });
         assert.deepStrictEqual(pushDecision(TAG, { record: { tag: TAG, pushed: false }, checkpoint: { tag: TAG, pushed: false } }, undefined), { tag: TAG, pushed: true });
-    });
-
-    it("reads a record back from a stack output, and nothing else", () => {
-        assert.deepStrictEqual(readBuildRecord({ tag: TAG, pushed: false }), { tag: TAG, pushed: false });
-        for (const bad of [undefined, null, "x", { tag: TAG }, { tag: 1, pushed: true }, { tag: TAG, pushed: "yes" }]) {
-            assert.strictEqual(readBuildRecord(bad), undefined, JSON.stringify(bad));
-        }
     });
 });

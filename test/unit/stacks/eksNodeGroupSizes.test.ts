@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { EksNodeGroupSettings, RecordedNodeGroup } from "../../../components/eks/nodeGroup";
+import { EksNodeGroupSettings, RecordedNodeGroup } from "../../../components/clouds/aws/nodeGroup";
 import { liveDesiredSizes, recordedNodeGroup } from "../../../stacks/eksNodeGroupSizes";
 import { CheckpointResource } from "../../../stacks/previousOutputs";
 

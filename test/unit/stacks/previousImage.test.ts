@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { previousImage } from "../../../stacks/deploy";
+import { previousImage } from "../../../stacks/stateRecords";
 import { readCheckpoint } from "../../../stacks/previousOutputs";
 
 describe("what the last update left of a model's image", () => {

@@ -1,0 +1,128 @@
+/**
+ * One ECR repository per model (`<prefix>/<model>`): scanned on push, tags immutable except the
+ * content tags this program pushes, a lifecycle policy that keeps the last N images, registry
+ * credentials from `GetAuthorizationToken` for the build, and the pushed tag's digest from ECR's
+ * own API. EKS nodes pull with their role's AmazonEC2ContainerRegistryPullOnly policy.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import type { RegistryDigestLookup, RegistryTagProbe } from "../../modelImage";
+import { heldDigest, pushedImageName } from "../../pushedImage";
+import { CONTENT_TAG_WILDCARD } from "../../../serving/contentTag";
+
+export interface EcrSettings {
+    /** Repository names are `<repositoryPrefix>/<model>`, e.g. `tf-serving/half-plus-two`. */
+    repositoryPrefix: string;
+    /** Images kept per repository; the lifecycle policy expires older ones. */
+    keepImages: number;
+    /** Let `pulumi destroy` delete repositories that still hold images. */
+    forceDelete: boolean;
+}
+
+export interface EcrArgs {
+    /** Naming, retention and deletion of the repositories (one per model). */
+    settings: EcrSettings;
+    /** Model names (DNS labels); one repository each. */
+    models: string[];
+}
+
+/**
+ * Tag mutability: immutable, except the content tags (`ctx-*`) this program pushes. ECR refuses to
+ * push an existing tag to an IMMUTABLE repository even with the identical digest
+ * (ImageTagAlreadyExistsException, aws/containers-roadmap#2179), and a content tag is pushed again
+ * whenever an Image is rebuilt from the same model: an update after `pulumi refresh`, a second stack
+ * on the same model, a rebuild on another machine (builds are not bit-for-bit reproducible, so even
+ * the digest may differ). Such a push must succeed; pods run a digest, never a tag, so a tag that
+ * moves changes nothing that runs. Any other tag (a release tag pushed by hand) stays immutable.
+ */
+export function tagMutability(): { imageTagMutability: string; imageTagMutabilityExclusionFilters: { filter: string; filterType: "WILDCARD" }[] } {
+    return {
+        imageTagMutability: "IMMUTABLE_WITH_EXCLUSION",
+        imageTagMutabilityExclusionFilters: [{ filter: CONTENT_TAG_WILDCARD, filterType: "WILDCARD" }],
+    };
+}
+
+/** A model's repository: `<repositoryPrefix>/<model>`. */
+export function ecrRepositoryName(repositoryPrefix: string, model: string): string {
+    return `${repositoryPrefix}/${model}`;
+}
+
+/** ECR lifecycle policy text: expire all but the newest `keep` images, tagged or not. */
+export function lifecyclePolicy(keep: number): string {
+    return JSON.stringify({
+        rules: [{
+            rulePriority: 1,
+            description: `Keep the last ${keep} images`,
+            selection: { tagStatus: "any", countType: "imageCountMoreThan", countNumber: keep },
+            action: { type: "expire" },
+        }],
+    });
+}
+
+export class Ecr extends pulumi.ComponentResource {
+    readonly repositories: Record<string, aws.ecr.Repository>;
+    /** Registry host to log into (`ACCOUNT.dkr.ecr.REGION.amazonaws.com`). */
+    readonly server: pulumi.Output<string>;
+    readonly username: pulumi.Output<string>;
+    /** Docker password from `GetAuthorizationToken` (secret; valid 12 hours, fetched on every run). */
+    readonly password: pulumi.Output<string>;
+
+    constructor(name: string, args: EcrArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("tf-serving:index:Ecr", name, {}, opts);
+        this.repositories = {};
+        for (const model of args.models) {
+            const repository = new aws.ecr.Repository(`${name}-${model}`, {
+                name: ecrRepositoryName(args.settings.repositoryPrefix, model),
+                ...tagMutability(),
+                imageScanningConfiguration: { scanOnPush: true },
+                forceDelete: args.settings.forceDelete,
+            }, { parent: this });
+            new aws.ecr.LifecyclePolicy(`${name}-${model}`, {
+                repository: repository.name,
+                policy: lifecyclePolicy(args.settings.keepImages),
+            }, { parent: this });
+            this.repositories[model] = repository;
+        }
+
+        const token = aws.ecr.getAuthorizationTokenOutput({}, { parent: this });
+        this.server = token.proxyEndpoint.apply((endpoint) => endpoint.replace(/^https?:\/\//, ""));
+        this.username = pulumi.secret(token.userName);
+        this.password = pulumi.secret(token.password);
+
+        this.registerOutputs({ server: this.server });
+    }
+
+    /** Image name without tag for a model: its repository URL, known once the repository exists. */
+    imageName(model: string): pulumi.Output<string> {
+        const repository = this.repository(model);
+        return pulumi.interpolate`${this.server}/${repository.name}`;
+    }
+
+    /**
+     * A model's pushed tag digest, from ECR's DescribeImages (the AWS provider's credentials): unlike
+     * a Docker registry login, it needs no token that changes on every run.
+     */
+    registryDigest(model: string): RegistryDigestLookup {
+        const repository = this.repository(model);
+        return (tag, image) => aws.ecr.getImageOutput({
+            // Through the pushed name, so the lookup waits for the push (and never runs in its preview).
+            repositoryName: pulumi.all([repository.name, pushedImageName(image)]).apply(([name]) => name),
+            imageTag: tag,
+        }, { parent: this, dependsOn: [image] }).imageDigest;
+    }
+
+    /** Whether ECR holds a model's tag already, and its digest (DescribeImages, as `registryDigest`). */
+    registryProbe(model: string): RegistryTagProbe {
+        const repository = this.repository(model);
+        return (tag) => repository.name.apply((name) => heldDigest(`${name}:${tag}`,
+            () => aws.ecr.getImage({ repositoryName: name, imageTag: tag }, { parent: this }).then((image) => image.imageDigest)));
+    }
+
+    private repository(model: string): aws.ecr.Repository {
+        const repository = this.repositories[model];
+        if (repository === undefined) {
+            throw new Error(`no ECR repository for model "${model}" (repositories: ${Object.keys(this.repositories).join(", ")})`);
+        }
+        return repository;
+    }
+}

@@ -1,0 +1,39 @@
+/**
+ * cloud: local, through the `CloudRules` interface: an existing cluster (kind, minikube, the e2e
+ * environment, any kubeconfig). Nothing to size, nothing a cloud provider would refuse; the
+ * credential is the kubeconfig.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import type { CloudRules, Env } from "../cloud";
+import { readLocal } from "./config";
+
+export const localCloud: CloudRules<"local"> = {
+    readSection: (r, projectDir) => ({ cloud: "local", local: readLocal(r, projectDir) }),
+    // The user's cluster: checked by nothing here (`tfs doctor` and the HPA's events say when no adapter serves the metric).
+    configIssues: () => [],
+    gpuPool: () => undefined,
+    poolNode: () => undefined,
+    unsizedPools: () => [],
+    cpuPoolSize: () => undefined,
+    // An existing cluster: the stack records nothing of it.
+    liveChanges: () => undefined,
+    providerIssues: () => [],
+    warnings: () => [],
+    credentialProblems: (config, env, home) => kubeconfigProblems(config.local.kubeconfig, env, home),
+};
+
+function kubeconfigProblems(configured: string | undefined, env: Env, home: string): string[] {
+    if (configured !== undefined) {
+        return fs.existsSync(configured) ? [] : [`tf-serving:kubeconfig = ${configured}: no such file; point it at your cluster's kubeconfig, or remove it to use KUBECONFIG or ~/.kube/config`];
+    }
+    const fromEnv = (env.KUBECONFIG ?? "").split(path.delimiter).filter((f) => f !== "");
+    if (fromEnv.length > 0) {
+        return fromEnv.some((f) => fs.existsSync(f)) ? [] : [`KUBECONFIG = ${env.KUBECONFIG}: no such file; fix the variable, or set tf-serving:kubeconfig`];
+    }
+    const fallback = path.join(home, ".kube", "config");
+    return fs.existsSync(fallback) ? [] : [
+        `no kubeconfig: neither tf-serving:kubeconfig nor KUBECONFIG is set and ${fallback} does not exist; ` +
+        "create a cluster (kind create cluster, minikube start, or `scripts/e2e-env start` for the bundled one) or point tf-serving:kubeconfig at one",
+    ];
+}

@@ -1,0 +1,89 @@
+import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { CLOUDS } from "../../../../config/config";
+import { cloudAbout, cloudRules } from "../../../../components/clouds/registry";
+
+/**
+ * The folder rules of docs/development/adding-a-cloud.md, read from the sources' import statements
+ * (static imports, `import()` and `require()`, type-only ones too): a cloud is one folder under
+ * components/clouds/, reached from outside only through the registry.
+ */
+const ROOT = path.resolve(__dirname, "../../../..");
+const PRODUCT = ["index.ts", "cli", "components", "config", "contract", "lib", "model", "observability", "ops", "serving", "stacks"];
+const CLOUD_DIR = "components/clouds";
+/** Each cloud's provider SDK, which only its folder and its composition in stacks/ may load. */
+const SDKS: Record<string, string> = { "@pulumi/gcp": "gcp", "@pulumi/aws": "aws" };
+/** Files outside the folders that belong to one cloud: its composition, and its public entry point. */
+const CLOUD_FILES: Record<string, string> = {
+    "stacks/local.ts": "local", "stacks/gcp.ts": "gcp", "stacks/aws.ts": "aws", "stacks/eksNodeGroupSizes.ts": "aws",
+    "lib/gke.ts": "gcp", "lib/eks.ts": "aws",
+};
+
+function sources(rel: string): string[] {
+    const full = path.join(ROOT, rel);
+    if (fs.statSync(full).isFile()) {
+        return rel.endsWith(".ts") && !rel.endsWith(".d.ts") ? [rel] : [];
+    }
+    return fs.readdirSync(full).flatMap((entry) => sources(path.posix.join(rel, entry)));
+}
+
+/** What `file` imports: package names as written, our modules as repository paths without `.ts`. */
+function importsOf(file: string): string[] {
+    const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+    const specs = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)["']([^"']+)["']/gm)].map((m) => m[1]);
+    return specs.map((s) => (s.startsWith(".") ? path.posix.normalize(path.posix.join(path.posix.dirname(file), s)) : s));
+}
+
+const cloudOf = (module: string): string | undefined => (module.startsWith(`${CLOUD_DIR}/`) ? module.slice(CLOUD_DIR.length + 1).split("/")[0] : undefined);
+const FILES = PRODUCT.flatMap(sources);
+
+describe("one folder per cloud (the imports)", () => {
+    it("reads the product's sources (the walk finds the folders and the imports)", () => {
+        assert.ok(FILES.includes("components/clouds/gcp/cluster.ts") && FILES.includes("config/config.ts"), FILES.slice(0, 5).join(", "));
+        assert.ok(importsOf("config/config.ts").includes("components/clouds/registry"));
+    });
+
+    it("a cloud's SDK is imported only in its folder and its composition", () => {
+        const wrong = FILES.flatMap((file) => importsOf(file).filter((m) => m in SDKS)
+            .filter((m) => cloudOf(file) !== SDKS[m] && CLOUD_FILES[file] !== SDKS[m]).map((m) => `${file} imports ${m}`));
+        assert.deepStrictEqual(wrong, []);
+    });
+
+    it("a cloud's folder imports no other cloud's folder", () => {
+        const wrong = FILES.filter((file) => cloudOf(file) !== undefined && !["registry.ts", "cloud.ts"].includes(cloudOf(file) as string))
+            .flatMap((file) => importsOf(file).filter((m) => cloudOf(m) !== undefined && cloudOf(m) !== cloudOf(file) && !["registry", "cloud"].includes(cloudOf(m) as string))
+                .map((m) => `${file} imports ${m}`));
+        assert.deepStrictEqual(wrong, []);
+    });
+
+    it("outside the folders a cloud is reached through the registry, but for its own composition and entry point", () => {
+        const found: Record<string, string[]> = {};
+        for (const file of FILES.filter((f) => cloudOf(f) === undefined)) {
+            const direct = importsOf(file).filter((m) => {
+                const cloud = cloudOf(m);
+                return cloud !== undefined && !["registry", "cloud"].includes(cloud) && CLOUD_FILES[file] !== cloud;
+            });
+            if (direct.length > 0) {
+                found[file] = direct;
+            }
+        }
+        assert.deepStrictEqual(found, {}, "import the registry (components/clouds/registry.ts) instead, or give the cloud's rules the function (docs/development/adding-a-cloud.md)");
+    });
+
+    it("the model, serving and observability code imports no cloud, not even the registry", () => {
+        const wrong = FILES.filter((f) => /^(model|serving|observability)\//.test(f))
+            .flatMap((file) => importsOf(file).filter((m) => m.startsWith(`${CLOUD_DIR}/`)).map((m) => `${file} imports ${m}`));
+        assert.deepStrictEqual(wrong, []);
+    });
+
+    it("the registry has every cloud of the `cloud` key, each a folder with its about.ts and cloud.ts", () => {
+        for (const cloud of CLOUDS) {
+            assert.ok(fs.existsSync(path.join(ROOT, CLOUD_DIR, cloud, "about.ts")) && fs.existsSync(path.join(ROOT, CLOUD_DIR, cloud, "cloud.ts")), cloud);
+            assert.ok(cloudAbout(cloud).ownKeys.length > 0, `${cloud}: its own keys`);
+            assert.strictEqual(typeof cloudRules(cloud).readSection, "function", cloud);
+        }
+        const keys = CLOUDS.flatMap((c) => cloudAbout(c).ownKeys);
+        assert.strictEqual(new Set(keys).size, keys.length, `a key belongs to one cloud: ${keys.join(", ")}`);
+    });
+});
