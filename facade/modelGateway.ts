@@ -29,24 +29,31 @@ export interface ModelGatewayArgs {
     sourceRanges?: string[];
     /** EKS only: seconds a target group keeps a removed pod draining. Default the ALB's 300. */
     drainSeconds?: number;
-    /** A canary's Service: each rule then has it as a second backend at weight 0. */
-    canaryService?: string;
+    /** Routes a canary can shift: each rule carries the canary's Service (`<model>-canary`) as a second backend at weight 0. Default false. */
+    canary?: boolean;
 }
 
 /** The library's arguments for these. */
 export function toModelGatewayArgs(name: string, args: ModelGatewayArgs): library.ModelGatewayArgs {
-    return {
+    const common = {
         model: args.modelName,
         namespace: args.namespace,
         className: args.className,
         tlsSecretName: args.tlsSecretName,
-        platform: args.platform === undefined ? undefined : oneOf(args.platform, PLATFORMS, `ModelGateway "${name}" platform`),
-        certificateMap: args.certificateMap,
-        certificateArn: args.certificateArn,
-        sourceRanges: args.sourceRanges,
-        drainSeconds: args.drainSeconds,
-        canaryService: args.canaryService,
+        canary: args.canary,
     };
+    const platform = args.platform === undefined ? undefined : oneOf(args.platform, PLATFORMS, `ModelGateway "${name}" platform`);
+    switch (platform) {
+        case "gke":
+            return { ...common, platform, certificateMap: args.certificateMap };
+        case "eks":
+            if (args.certificateArn === undefined) {
+                throw new Error(`ModelGateway "${name}": certificateArn is required with platform eks (the ALB's HTTPS listeners present it; see docs/guides/other-languages.md#arguments)`);
+            }
+            return { ...common, platform, certificateArn: args.certificateArn, sourceRanges: args.sourceRanges, drainSeconds: args.drainSeconds };
+        default:
+            return { ...common, platform };
+    }
 }
 
 /** A Gateway API Gateway with an HTTPRoute and a GRPCRoute to a model server's Service: per-request balancing. */

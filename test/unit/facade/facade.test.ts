@@ -76,8 +76,14 @@ describe("the multi-language facade", () => {
 
     describe("ModelGateway and ModelMonitoring", () => {
         it("map the platform, the collector, and thresholds over the library's defaults", () => {
-            const gateway = toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "traefik", platform: enums.GatewayPlatform.Eks });
-            assert.deepStrictEqual([gateway.model, gateway.platform], ["m", "eks"]);
+            const arn = "arn:aws:acm:us-east-1:111122223333:certificate/x";
+            const gateway = toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "traefik", platform: enums.GatewayPlatform.Eks, certificateArn: arn, canary: true });
+            assert.deepStrictEqual([gateway.model, gateway.platform, gateway.platform === "eks" && gateway.certificateArn, gateway.canary], ["m", "eks", arn, true]);
+            assert.throws(() => toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "traefik", platform: enums.GatewayPlatform.Eks }),
+                /ModelGateway "g": certificateArn is required with platform eks/);
+            const gke = toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "gke-l7", platform: enums.GatewayPlatform.Gke, certificateArn: arn, certificateMap: "map" });
+            assert.deepStrictEqual(gke, { model: "m", namespace: "s", className: "gke-l7", tlsSecretName: undefined, canary: undefined, platform: "gke", certificateMap: "map" },
+                "an EKS-only field is not passed to a GKE Gateway");
             const monitoring = toModelMonitoringArgs("mon", {
                 modelName: "m", namespace: "s", collector: enums.Collector.PrometheusOperator, thresholds: { restarts: 9, p99LatencyMs: undefined },
             });
