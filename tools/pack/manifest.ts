@@ -7,16 +7,16 @@
  *   compiled files require. It is also the multi-language component package (`PulumiPlugin.yaml`,
  *   `main` the facade): `pulumi package add` runs `npm install` in it, which installs the SDKs and
  *   TypeScript it runs with as its devDependencies (a program that installs the library never does).
- * - The command (`tf-serving-cli`, bin `tfs`): `cli/`, `ops/`, `config/`, `stacks/` compiled; every
+ * - The command (`tf-serving-cli`, bin `tfs`): `cli/`, `ops/`, `stacks/` compiled; every
  *   require of a library folder goes to the library package at the same version, so one copy of the
  *   components exists in an install.
  */
 import { builtinModules } from "module";
 
 /** The folders the library ships, compiled: components and the pure modules under them. */
-export const LIBRARY_FOLDERS = ["lib", "facade", "components", "contract", "model", "observability", "serving"] as const;
+export const LIBRARY_FOLDERS = ["lib", "facade", "components", "config", "contract", "model", "observability", "serving"] as const;
 /** The folders the command ships, compiled: above the library, never in it. */
-export const CLI_FOLDERS = ["cli", "ops", "config", "stacks"] as const;
+export const CLI_FOLDERS = ["cli", "ops", "stacks"] as const;
 /**
  * The multi-language component package's entry: the facade, compiled. Pulumi's plugin host loads it
  * (`require` of the package folder); its schema analyzer reads the `.ts` beside it, which the
