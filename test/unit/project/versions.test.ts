@@ -5,7 +5,8 @@
  *   start at the versions it is tested with; @types/node follows the Node.js line engines names.
  * - Node.js: package.json's engines.node (the oldest a user's own node may be) is scripts/lib/node.sh's
  *   TFS_NODE_MIN; TFS_NODE_VERSION there is the build the scripts install when the user's node is older
- *   (an LTS line at or above engines.node's), and any other file naming a node-linux build names it.
+ *   (an LTS line at or above engines.node's, the line the deploy workflow sets up), and any other file
+ *   naming a node-linux build names it.
  * - Pulumi CLI: tools/e2e-env/go/pulumi/go.mod's github.com/pulumi/pulumi/pkg/v3 (and sdk/v3, the same
  *   release), the CLI the loopback environment builds, is the SDK's release or a later one.
  * - TF Serving: serving/images.ts `TF_SERVING_VERSION`. The e2e stand-in answers `--version` with it, the
@@ -87,6 +88,11 @@ describe("version pins", () => {
         const floor = /^>=(\d+)\.(\d+)$/.exec(root.engines?.node ?? "");
         assert.ok(floor !== null && (Number(m[1]) > Number(floor[1]) || (m[1] === floor[1] && Number(m[2]) >= Number(floor[2]))),
             `Node.js ${version} is older than engines.node ${root.engines?.node}`);
+    });
+
+    it("the deploy workflow runs the Node.js line the scripts install", () => {
+        const lines = [...read(".github/workflows/deploy.yml").matchAll(/^\s*node-version:\s*(\S+)\s*$/gm)].map((m) => m[1]);
+        assert.deepStrictEqual(lines, [nodePin("TFS_NODE_VERSION")?.split(".")[0]]);
     });
 
     it("every file that names a node-linux build names TFS_NODE_VERSION", () => {
