@@ -136,6 +136,17 @@ export function hopelessGrpcProblem(details: string, transport: GrpcTransport): 
         return `the server reset the call's HTTP/2 stream (RST_STREAM ${name ?? `code ${reset[1]}`}) without a gRPC status: `
             + `this is not ${GRPC_PORT}, or a proxy that cannot reach it`;
     }
+    // A GOAWAY with an error code: Node's http2 destroys the session with ERR_HTTP2_SESSION_ERROR "Session closed
+    // with error code N" (lib/internal/http2/core.js, onGoawayData). On Node 24 the stream's teardown hands that
+    // error to the write in flight (core.js, Http2Stream._destroy), so grpc-js ends the call with "Write error: ..."
+    // (subchannel-call.js, sendMessageWithContext) before its stream-close handler could say "Received RST_STREAM
+    // with code N", which is what Node 20 reported for the same GOAWAY.
+    const goaway = /Session closed with error code (\d+)/.exec(details);
+    if (goaway !== null) {
+        const name = H2_ERRORS[Number(goaway[1])];
+        return `the server closed the HTTP/2 connection (GOAWAY ${name ?? `code ${goaway[1]}`}) without a gRPC status: `
+            + `this is not ${GRPC_PORT}, or a proxy that cannot reach it`;
+    }
     if (/Stream refused by server/.test(details)) {
         return `the server refused the call's HTTP/2 stream (REFUSED_STREAM or GOAWAY) without a gRPC status: this is not ${GRPC_PORT}, or a server shutting down`;
     }

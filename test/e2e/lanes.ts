@@ -135,8 +135,40 @@ async function main(): Promise<number> {
     }
 }
 
+/**
+ * The oldest Node.js the suite runs on, [major, minor], from scripts/lib/node.sh (TFS_NODE_MIN, which
+ * the version pins test holds equal to package.json's engines.node): under an older node,
+ * `npm run test:e2e` runs itself again on the node that script leaves first on PATH (the pinned build,
+ * installed once), so the lanes and every Pulumi program they deploy run on it.
+ */
+export function minNode(): [number, number] {
+    const m = /^TFS_NODE_MIN=(\d+)\.(\d+)$/m.exec(fs.readFileSync(path.join(ROOT, "scripts", "lib", "node.sh"), "utf8"));
+    if (!m) {
+        throw new Error("scripts/lib/node.sh sets no TFS_NODE_MIN=MAJOR.MINOR");
+    }
+    return [Number(m[1]), Number(m[2])];
+}
+
+/** Whether `version` ("24.22.3") is `min` or later. */
+export function isAtLeast(version: string, min: [number, number]): boolean {
+    const [major, minor] = version.split(".").map(Number);
+    return major > min[0] || (major === min[0] && minor >= min[1]);
+}
+
+function onSupportedNode(): Promise<number> | undefined {
+    if (isAtLeast(process.versions.node, minNode())) {
+        return undefined;
+    }
+    const child = spawn("bash", ["-c", 'source scripts/lib/node.sh && tfs_node_ensure && exec node "$@"', "bash",
+        ...process.execArgv, __filename, ...process.argv.slice(2)], { cwd: ROOT, stdio: "inherit" });
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+        process.on(signal, () => child.kill(signal));
+    }
+    return new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
 if (require.main === module) {
-    main().then((code) => process.exit(code), (err: Error) => {
+    (onSupportedNode() ?? main()).then((code) => process.exit(code), (err: Error) => {
         console.error(err.message);
         process.exit(1);
     });

@@ -32,11 +32,46 @@ export interface Mistake {
 
 export type Outcome = "clear" | "vague" | "bad";
 
+/** Whether a user who is neither owner nor group of `file` and of every folder above it may run it. */
+export function othersMayRun(file: string): boolean {
+    for (let p = file; ; p = path.dirname(p)) {
+        if ((fs.statSync(p).mode & 0o001) === 0) {
+            return false;
+        }
+        if (p === path.dirname(p)) {
+            return true;
+        }
+    }
+}
+
+/**
+ * The node another user runs `tfs` with: this process's, or, when a folder above it is closed to others
+ * (scripts/lib/node.sh installs Node.js under the caller's home, and root's is 0700), a hard link to it
+ * (a copy across file systems) in `dir`, which that user can reach: the command runs there.
+ */
+export function nodeForOthers(dir: string): string {
+    if (othersMayRun(process.execPath)) {
+        return process.execPath;
+    }
+    const own = path.join(dir, ".node", "node");
+    if (!fs.existsSync(own)) {
+        fs.mkdirSync(path.dirname(own), { recursive: true, mode: 0o755 });
+        try {
+            fs.linkSync(process.execPath, own);
+        } catch {
+            fs.copyFileSync(process.execPath, own);
+            fs.chmodSync(own, 0o755);
+        }
+    }
+    return own;
+}
+
 /** Runs `tfs ARGS` in `cwd` as a child process (as user `asUser`); a run over the time limit is killed and reported with its signal. */
 export function runTfs(args: string[], cwd: string, asUser?: number): Promise<Run> {
     const user = asUser === undefined ? {} : { uid: asUser, gid: asUser, env: { ...process.env, HOME: cwd } };
+    const node = asUser === undefined ? process.execPath : nodeForOthers(cwd);
     return new Promise((resolve) => {
-        execFile(process.execPath, [TFS, ...args], { cwd, encoding: "utf8", timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL", ...user },
+        execFile(node, [TFS, ...args], { cwd, encoding: "utf8", timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL", ...user },
             (err, stdout, stderr) => {
                 const e = err as (NodeJS.ErrnoException & { code?: number | string; signal?: string }) | null;
                 resolve({ status: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });

@@ -76,6 +76,9 @@ describe("grpcTransport", () => {
                 ["Received HTTP status code 404", plain, /answered HTTP 404, not gRPC/],
                 ["Received RST_STREAM with code 1", plain, /RST_STREAM PROTOCOL_ERROR/],
                 ["Stream refused by server", plain, /REFUSED_STREAM or GOAWAY/],
+                // A server's GOAWAY PROTOCOL_ERROR as grpc-js reports it on Node 24 (on Node 20: the RST_STREAM case above).
+                ["Write error: Session closed with error code 1", plain, /closed the HTTP\/2 connection \(GOAWAY PROTOCOL_ERROR\) without a gRPC status: this is not TF Serving's gRPC port/],
+                ["Write error: Session closed with error code 99", plain, /GOAWAY code 99/],
             ];
             for (const [details, transport, want] of cases) {
                 assert.match(hopelessGrpcProblem(details, transport) ?? "(none)", want, details);

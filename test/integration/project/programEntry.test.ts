@@ -10,7 +10,7 @@ import { ownChild } from "../../support/children";
 const REPO = path.resolve(__dirname, "../../..");
 
 /*
- * What @pulumi/pulumi 3.248's language host does (cmd/run/run.js, `run` and its `runProgram`): it
+ * What @pulumi/pulumi 3.276's language host does (cmd/run/run.js, `run` and its `runProgram`): it
  * installs a handler of `unhandledRejection` that reports the error, `require`s the program, then
  * awaits file-system reads (`containsTSAndJSModules`) before it awaits what the program exported
  * (calling it first when it is a function). A promise that rejects while those reads run is

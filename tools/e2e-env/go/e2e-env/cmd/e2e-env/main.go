@@ -284,7 +284,7 @@ func (e *env) start() error {
 		e.startGateway,
 		e.setupPulumi,
 		func() error {
-			return os.WriteFile(e.s.EnvFile(), []byte(configs.EnvFile(e.s, e.dirs.Pulumi, e.dirs.Kube)), 0o644)
+			return os.WriteFile(e.s.EnvFile(), []byte(configs.EnvFile(e.s, e.dirs.Pulumi, e.dirs.Kube, os.Getenv("TFS_NODE_BIN"))), 0o644)
 		},
 	}
 	for _, step := range steps {

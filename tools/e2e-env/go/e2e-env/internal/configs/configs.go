@@ -289,9 +289,12 @@ status:
 }
 
 // EnvFile is the env file a shell sources; pulumiDir and kubeDir are the
-// bundles whose bin folders go on PATH. Its podman and Pulumi variables are
-// PodmanEnv's and PulumiEnv's, the passphrase the caller's when set.
-func EnvFile(s Settings, pulumiDir, kubeDir string) string {
+// bundles whose bin folders go on PATH, nodeBin (when not empty) the folder of
+// the Node.js scripts/lib/node.sh installed because the user's was too old
+// (TFS_NODE_BIN), first on PATH so that Pulumi's language host runs the
+// program with it. Its podman and Pulumi variables are PodmanEnv's and
+// PulumiEnv's, the passphrase the caller's when set.
+func EnvFile(s Settings, pulumiDir, kubeDir, nodeBin string) string {
 	var b strings.Builder
 	b.WriteString("# tf-serving e2e environment: source this file (written by scripts/e2e-env start).\n")
 	export := func(name, value string) { b.WriteString("export " + name + "=\"" + value + "\"\n") }
@@ -301,7 +304,11 @@ func EnvFile(s Settings, pulumiDir, kubeDir string) string {
 	for _, kv := range s.PodmanEnv() {
 		export(kv[0], kv[1])
 	}
-	export("PATH", pulumiDir+"/bin:"+kubeDir+"/bin:$PATH")
+	path := pulumiDir + "/bin:" + kubeDir + "/bin:$PATH"
+	if nodeBin != "" {
+		path = nodeBin + ":" + path
+	}
+	export("PATH", path)
 	for _, kv := range s.PulumiEnv("") {
 		if kv[0] == "PULUMI_CONFIG_PASSPHRASE" {
 			kv[1] = "${PULUMI_CONFIG_PASSPHRASE:-" + kv[1] + "}"

@@ -79,7 +79,7 @@ func TestRendered(t *testing.T) {
 func TestEnvFile(t *testing.T) {
 	s := settings(t, map[string]string{"TFS_E2E_STATE": "/st", "TFS_E2E_REGISTRY_PORT": "5002", "TFS_E2E_POD_SUBNET": "10.214.0.0/24"})
 	file := filepath.Join(t.TempDir(), "env.sh")
-	if err := os.WriteFile(file, []byte(EnvFile(s, "/b/pulumi-x", "/b/kube-y")), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(EnvFile(s, "/b/pulumi-x", "/b/kube-y", "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{
@@ -98,7 +98,7 @@ func TestEnvFile(t *testing.T) {
 		"TFS_E2E_PROMETHEUS_RULES": "/st/prometheus/rules",
 		"TFS_E2E_GATEWAY_CLASS":    "tfs-e2e-traefik", "TFS_E2E_GATEWAY_ADDRESS": "127.0.110.1",
 	}
-	names := Exported(EnvFile(s, "/b/pulumi-x", "/b/kube-y"))
+	names := Exported(EnvFile(s, "/b/pulumi-x", "/b/kube-y", ""))
 	if len(names) != len(want) {
 		t.Errorf("the env file exports %d variables, want %d: %v", len(names), len(want), names)
 	}
@@ -112,6 +112,25 @@ func TestEnvFile(t *testing.T) {
 		if string(out) != want[n] {
 			t.Errorf("%s=%q, want %q", n, out, want[n])
 		}
+	}
+}
+
+// The Node.js scripts/lib/node.sh installed (TFS_NODE_BIN) comes first on the
+// env file's PATH, before the user's older node; without one PATH is as above.
+func TestEnvFileNode(t *testing.T) {
+	s := settings(t, map[string]string{"TFS_E2E_STATE": "/st"})
+	file := filepath.Join(t.TempDir(), "env.sh")
+	if err := os.WriteFile(file, []byte(EnvFile(s, "/b/pulumi-x", "/b/kube-y", "/c/node-24.22.3/bin")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", `source "$1"; printf %s "$PATH"`, "_", file)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "/c/node-24.22.3/bin:/b/pulumi-x/bin:/b/kube-y/bin:/usr/bin:/bin"; string(out) != want {
+		t.Errorf("PATH=%q, want %q", out, want)
 	}
 }
 

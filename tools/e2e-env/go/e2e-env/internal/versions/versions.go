@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -18,7 +19,7 @@ type Versions struct {
 	Kubernetes         string // "v1.33.13", k8s.io/kubernetes in go/kube/go.mod
 	KubernetesMajor    string // "1"
 	KubernetesMinor    string // "33"
-	Pulumi             string // "3.248.0", github.com/pulumi/pulumi/pkg/v3 in go/pulumi/go.mod
+	Pulumi             string // "3.277.0", github.com/pulumi/pulumi/pkg/v3 in go/pulumi/go.mod
 	PulumiSDK          string // "3.248.0", @pulumi/pulumi in package-lock.json
 	KubernetesProvider string // "4.34.2", @pulumi/kubernetes in package-lock.json
 	DockerProvider     string // "5.2.0", @pulumi/docker in package-lock.json
@@ -105,13 +106,38 @@ func Parse(kubeGoMod, pulumiGoMod, packageLock []byte) (Versions, error) {
 	return v, nil
 }
 
-// Check fails when the Pulumi CLI built here is not the version of the SDK the
-// project installs (they are meant to be equal: one is updated with the other).
+// Check fails when the Pulumi CLI built here is older than the SDK the project
+// installs. A CLI newer than the SDK is fine (the npm SDK asks the engine which
+// features it supports before using them: pulumi/pulumi
+// sdk/nodejs/runtime/settings.ts, monitorSupportsFeature); an older one may
+// lack what the SDK needs. Both are X.Y.Z releases.
 func (v Versions) Check() error {
-	if v.Pulumi != v.PulumiSDK {
-		return fmt.Errorf("the Pulumi CLI (github.com/pulumi/pulumi/pkg/v3 v%s in tools/e2e-env/go/pulumi/go.mod) and the SDK (@pulumi/pulumi %s in package-lock.json) differ: update the go.mod (and go.sum) to the SDK's version", v.Pulumi, v.PulumiSDK)
+	older, err := olderThan(v.Pulumi, v.PulumiSDK)
+	if err != nil {
+		return err
+	}
+	if older {
+		return fmt.Errorf("the Pulumi CLI (github.com/pulumi/pulumi/pkg/v3 v%s in tools/e2e-env/go/pulumi/go.mod) is older than the SDK (@pulumi/pulumi %s in package-lock.json): update the go.mod (and go.sum) to the SDK's version or later", v.Pulumi, v.PulumiSDK)
 	}
 	return nil
+}
+
+var release = regexp.MustCompile(`^(\d+)\.(\d+)\.(\d+)$`)
+
+// olderThan compares two X.Y.Z versions.
+func olderThan(a, b string) (bool, error) {
+	ma, mb := release.FindStringSubmatch(a), release.FindStringSubmatch(b)
+	if ma == nil || mb == nil {
+		return false, fmt.Errorf("the Pulumi CLI %q and SDK %q: want two X.Y.Z versions", a, b)
+	}
+	for i := 1; i <= 3; i++ {
+		x, _ := strconv.Atoi(ma[i])
+		y, _ := strconv.Atoi(mb[i])
+		if x != y {
+			return x < y, nil
+		}
+	}
+	return false, nil
 }
 
 // Read reads the pins of the repository at root.

@@ -51,14 +51,30 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestMismatch(t *testing.T) {
-	v, err := Parse([]byte(kubeMod), []byte(pulumiMod), lock("3.250.1"))
-	if err != nil {
-		t.Fatal(err)
+// The CLI may be newer than the SDK, never older (compared as numbers:
+// 3.99.0 is older than 3.100.0).
+func TestCLIOlderThanSDK(t *testing.T) {
+	for _, c := range []struct {
+		sdk string
+		ok  bool
+	}{{"3.248.0", true}, {"3.247.9", true}, {"2.300.0", true}, {"3.248.1", false}, {"3.250.1", false}, {"4.0.0", false}} {
+		v, err := Parse([]byte(kubeMod), []byte(pulumiMod), lock(c.sdk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = v.Check()
+		if c.ok && err != nil {
+			t.Errorf("CLI 3.248.0, SDK %s: %v", c.sdk, err)
+		}
+		if !c.ok && (err == nil || !strings.Contains(err.Error(), "v3.248.0") || !strings.Contains(err.Error(), c.sdk)) {
+			t.Errorf("CLI 3.248.0, SDK %s: want an error naming both versions, got %v", c.sdk, err)
+		}
 	}
-	err = v.Check()
-	if err == nil || !strings.Contains(err.Error(), "v3.248.0") || !strings.Contains(err.Error(), "3.250.1") {
-		t.Fatalf("want an error naming both versions, got %v", err)
+	if older, err := olderThan("3.99.0", "3.100.0"); err != nil || !older {
+		t.Errorf("3.99.0 < 3.100.0: %v %v", older, err)
+	}
+	if _, err := olderThan("3.248.0-alpha", "3.248.0"); err == nil {
+		t.Error("want an error for a version that is not X.Y.Z")
 	}
 }
 
