@@ -1,7 +1,8 @@
 /**
  * ModelGateway: the L7 endpoint of one model (`endpoint: gateway`), a Gateway API Gateway of the
- * cluster's class with its routes to the model's Service (serving/gateway.ts renders them), and on
- * GKE and EKS the load balancer's policies for that Service. Composed beside `ModelServer`, not
+ * cluster's class with its routes to the model's Service (serving/gateway.ts renders them), and the
+ * policies of the platform's load balancer for that Service (a cloud's controller, from its folder:
+ * components/clouds/gateways.ts). Composed beside `ModelServer`, not
  * inside it: the routes decide where each request goes, so a canary's weights live here, on the
  * routes, while the server only runs pods.
  *
@@ -12,9 +13,8 @@ import * as net from "net";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { canaryName, modelServerLabels } from "../contract/labels";
-import {
-    GKE_HTTPS_PORT, GatewayApiObject, GatewayInput, gatewayEndpoints, gatewayHasTls, plaintextGatewayWarning, renderGatewayObjects,
-} from "../serving/gateway";
+import { GatewayApiObject, GatewayPolicy, gatewayEndpoints, plaintextGatewayWarning } from "../serving/gateway";
+import { GatewayInput, gatewayHasTls, gatewayPort, renderGatewayObjects } from "./clouds/gateways";
 import { modelNameProblem } from "../serving/modelConfig";
 
 /** A route a canary release moves the weights of. */
@@ -24,8 +24,8 @@ export interface RouteRef {
 }
 
 /**
- * The Gateway's settings (serving/gateway.ts `GatewayInput`, whose fields say what each does; `platform`
- * decides which of the controller's own fields apply), for one model's Service.
+ * The Gateway's settings (`GatewayInput`, components/clouds/gateways.ts, whose fields say what each does;
+ * `platform` decides which of the controller's own fields apply), for one model's Service.
  */
 export type ModelGatewayArgs = {
     /** The model's name: the Gateway's, the routes' and their backend Service's (`ModelServer`'s Service). */
@@ -77,30 +77,24 @@ export class ModelGateway extends pulumi.ComponentResource {
         const resource = (suffix: string, o: GatewayApiObject, options: pulumi.CustomResourceOptions) =>
             new k8s.apiextensions.CustomResource(`${name}-${suffix}`, inNamespace(o), options);
 
-        // The controller builds the load balancer from these when it first sees the Gateway and its routes:
-        // an ALB's scheme and a target group's protocol version cannot change afterwards, so they come first.
-        const lbConfig = objects.loadBalancerConfiguration && resource("lb-config", objects.loadBalancerConfiguration, child());
-        const tgConfig = objects.targetGroupConfiguration && resource("target-groups", objects.targetGroupConfiguration, child());
-        const canaryPolicy = objects.canaryBackendPolicy && resource(args.platform === "eks" ? "canary-target-groups" : "canary-health-check",
-            objects.canaryBackendPolicy, { parent: this });
+        const policy = (p: GatewayPolicy) => resource(p.suffix, p.object, p.canary ? { parent: this } : child());
+        const before = (when: GatewayPolicy["before"]) => objects.policies.filter((p) => p.before === when).map(policy);
+        const gatewayDeps = before("gateway");
+        const routeDeps = before("routes");
         // status is listed (undefined) so that the engine returns it as an output.
-        const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(objects.gateway), status: undefined },
-            child(lbConfig ? [lbConfig] : []));
-        const routeDeps = [gateway, ...(tgConfig ? [tgConfig] : []), ...(canaryPolicy ? [canaryPolicy] : [])];
-        this.routeResources = [resource("rest", objects.httpRoute, child(routeDeps))];
+        const gateway = new k8s.apiextensions.CustomResource(`${name}-gateway`, { ...inNamespace(objects.gateway), status: undefined }, child(gatewayDeps));
+        this.routeResources = [resource("rest", objects.httpRoute, child([gateway, ...routeDeps]))];
         this.routes = [{ kind: "HTTPRoute", name: args.model }];
         if (objects.grpcRoute) {
-            this.routeResources.push(resource("grpc", objects.grpcRoute, child(routeDeps)));
+            this.routeResources.push(resource("grpc", objects.grpcRoute, child([gateway, ...routeDeps])));
             this.routes.push({ kind: "GRPCRoute", name: args.model });
         }
-        if (objects.healthCheckPolicy) {
-            resource("health-check", objects.healthCheckPolicy, child());
-        }
+        before(undefined);
 
         const status = (gateway as unknown as { status: pulumi.Output<{ addresses?: { value?: string }[] } | undefined> }).status;
         this.externalAddress = status.apply((s) => s?.addresses?.[0]?.value ?? "");
         this.externalIp = this.externalAddress.apply((a) => (net.isIP(a) ? a : ""));
-        const port = args.platform === "gke" ? GKE_HTTPS_PORT : undefined;
+        const port = gatewayPort(args);
         this.restUrl = this.externalAddress.apply((a) => gatewayEndpoints(a, tls, port).restUrl);
         this.grpcEndpoint = this.externalAddress.apply((a) => gatewayEndpoints(a, tls, port).grpcEndpoint);
         this.registerOutputs({ externalAddress: this.externalAddress, restUrl: this.restUrl, grpcEndpoint: this.grpcEndpoint });

@@ -1,14 +1,15 @@
 /**
  * ModelMonitoring: how one model server is observed, beside its `ModelServer` (which knows nothing
  * of Prometheus but the pods' `prometheus.io/*` annotations). It registers, for the collector the
- * cluster runs, the scrape object and the alert rules (`observability/collectors.ts`), and the
+ * cluster runs, the scrape object and the alert rules (components/clouds/collectors.ts), and the
  * model's Grafana dashboard as a ConfigMap (`observability/dashboard.ts`). Like `ModelServer`, it
  * takes the cluster as a Kubernetes provider in its resource options.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AlertThresholds, DEFAULT_THRESHOLDS, alertRules } from "../observability/alerts";
-import { Collector, KubeObject, collectorObjects } from "../observability/collectors";
+import { KubeObject } from "../observability/collectors";
+import { Collector, collectorObjects } from "./clouds/collectors";
 import { grafanaDashboardConfigMap } from "../observability/dashboard";
 import { requestRateRecording } from "../observability/requestRate";
 

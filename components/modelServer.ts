@@ -27,14 +27,12 @@ import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
 import { AutoscalingSettings, PodMetricRef, hpaSpec, replicaOwnership } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
-import { MIN_READY_SECONDS, RolloutStrategy, RolloutTiming, deploymentTimeouts, rollingUpdate, rolloutTiming } from "../serving/rollout";
+import {
+    MIN_READY_SECONDS, PRESTOP_SLEEP_SECONDS, RolloutStrategy, RolloutTiming, SHUTDOWN_SECONDS, deploymentTimeouts, rollingUpdate, rolloutTiming,
+} from "../serving/rollout";
 
 export type { NodePlacement, RolloutStrategy };
-
-/** Seconds the pod keeps serving after it is marked terminating, so endpoints and load balancers drain first. */
-export const PRESTOP_SLEEP_SECONDS = 10;
-/** Seconds TF Serving gets after SIGTERM to finish in-flight requests. */
-export const SHUTDOWN_SECONDS = 20;
+export { PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS };
 
 /** The model the server loads, as the preflight found it on disk. */
 export interface ServedModel {

@@ -19,7 +19,7 @@ export function escapeRegExp(text: string): string {
 
 /** A list of zones of `region`, each matching `zonePattern`, without repeats. */
 export function readZones(r: ConfigReader, name: string, region: string, zonePattern: RegExp, example: string): string[] | undefined {
-    const zones = r.stringList(name, (zone) => (zonePattern.test(zone) ? undefined : `must be a zone of region ${region || "(gke/eks region)"}, e.g. "${example}"`));
+    const zones = r.stringList(name, (zone) => (zonePattern.test(zone) ? undefined : `must be a zone of region ${region || `(${r.key("region")})`}, e.g. "${example}"`));
     if (zones !== undefined && new Set(zones).size !== zones.length) {
         r.fail(name, "lists a zone twice");
     }

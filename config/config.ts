@@ -7,11 +7,11 @@
  */
 import * as path from "path";
 import { cidrProblem } from "../contract/cidr";
-import { closest } from "../contract/spelling";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { ConfigError, ConfigReader, misplacedKeyIssues } from "./configReader";
-import { cloudAbout, cloudRules } from "../components/clouds/registry";
-import type { AwsConfig, GcpConfig, LocalSettings } from "../components/clouds/registry";
+import type { CloudRules } from "../components/clouds/registry";
+import { CLOUDS, COLLECTORS, cloudAbout, cloudRules } from "../components/clouds/registry";
+import type { Cloud, CloudSections, Collector, GatewayPlatformSettings, LocalSettings } from "../components/clouds/registry";
 import { managedFlags } from "../serving/flags";
 import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
@@ -19,17 +19,16 @@ import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/
 import { RolloutStrategy } from "../serving/rollout";
 import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
 import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from "../serving/autoscaling";
-import type { GatewayPlatform, GatewayPlatformSettings } from "../serving/gateway";
 import { planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
-import { COLLECTORS, Collector, RULES_CONFIGMAP_LABEL } from "../observability/collectors";
+import { RULES_CONFIGMAP_LABEL } from "../observability/collectors";
+import { readGatewayEndpoint } from "./gateway";
 import { canaryName, labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
 import { providerRuleIssues } from "./providerRules";
 
 export type { LocalSettings };
-
-export const CLOUDS = ["local", "gcp", "aws"] as const;
-export type Cloud = (typeof CLOUDS)[number];
+export { CLOUDS };
+export type { Cloud };
 
 export const SERVICE_TYPES = ["LoadBalancer", "NodePort", "ClusterIP"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
@@ -77,15 +76,15 @@ export interface ServiceSettings {
     /**
      * `loadBalancer` (default): the Service is the endpoint (L4; one gRPC channel stays on one pod).
      * `gateway`: a Gateway API Gateway of `gateway.className` in front of a ClusterIP Service,
-     * balancing each request; TLS from `gateway.tlsSecretName` (or on GKE `gateway.certificateMap`,
-     * on EKS `gateway.certificateArn`), else plaintext (h2c; refused on GKE and EKS).
+     * balancing each request; TLS from `gateway.tlsSecretName` or the cloud's controller's own
+     * certificate key (`config/gateway.ts`), else plaintext (h2c, where the controller allows it).
      */
     endpoint: EndpointKind;
-    /** The platform's own keys by `platform` (`certificateMap` on GKE, `certificateArn` on EKS). */
+    /** The platform's own keys by `platform` (the cloud's `GatewaySection`). */
     gateway?: {
         className: string;
         tlsSecretName?: string;
-        /** EKS: the stack creates the GatewayClass `className` (it was not configured). */
+        /** The stack creates the GatewayClass `className` (`GatewaySection.createsClass`). */
         createClass?: boolean;
     } & GatewayPlatformSettings;
     /** CIDRs allowed to reach the load balancer. */
@@ -98,10 +97,10 @@ export interface ServiceSettings {
 /** How the model servers are observed (config key `monitoring`). */
 export interface MonitoringSettings {
     /**
-     * Who scrapes the pods and evaluates the alerts: `gke` (Managed Service for Prometheus; the default
-     * on cloud gcp, whose cluster gets managed collection), `prometheus-operator` (PodMonitor and
-     * PrometheusRule), `annotations` (the default elsewhere: a Prometheus that reads `prometheus.io/*`),
-     * or `none`.
+     * Who scrapes the pods and evaluates the alerts: `prometheus-operator` (PodMonitor and
+     * PrometheusRule), `annotations` (a Prometheus that reads `prometheus.io/*`), `none`, or a cloud's
+     * managed one (`gke`, components/clouds/collectors.ts); the default and the refused are the cloud's
+     * (`CloudRules.defaultCollector`, `collectorProblem`).
      */
     collector: Collector;
     thresholds: AlertThresholds;
@@ -124,12 +123,8 @@ export interface CommonConfig {
     monitoring: MonitoringSettings;
 }
 
-/** The whole configuration; `cloud` says which section the stack has (the `gke` and `eks` config keys). */
-export type ServingConfig = CommonConfig & (
-    | { cloud: "local"; local: LocalSettings }
-    | { cloud: "gcp"; gke: GcpConfig }
-    | { cloud: "aws"; eks: AwsConfig }
-);
+/** The whole configuration; `cloud` says which section the stack has (`CloudSections`, the registry's). */
+export type ServingConfig = CommonConfig & { [C in Cloud]: { cloud: C } & CloudSections[C] }[Cloud];
 
 /** The configuration of a stack on `cloud`. */
 export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
@@ -142,135 +137,11 @@ const MODEL_KEYS = [
 
 const TOP_KEYS = [
     "cloud", "namespace", "createNamespace", "serviceType", "loadBalancerSourceRanges", "publicEndpoint", "endpoint", "gateway",
-    "serviceAnnotations", "modelPath", "modelName", "models", "registry", "kubeconfig", "kubeContext",
-    "gke", "eks", "monitoring", ...MODEL_KEYS,
+    "serviceAnnotations", "modelPath", "modelName", "models", ...CLOUDS.flatMap((c) => cloudAbout(c).ownKeys), "monitoring", ...MODEL_KEYS,
 ];
 
 export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;
 export type EndpointKind = typeof ENDPOINT_KINDS[number];
-
-/** GKE's external managed Application Load Balancer (global), the class a GKE Gateway gets by default. */
-export const GKE_DEFAULT_GATEWAY_CLASS = "gke-l7-global-external-managed";
-
-/** The GatewayClass of the AWS Load Balancer Controller's ALBs the EKS stack creates, unless `gateway.className` names another. */
-export const EKS_DEFAULT_GATEWAY_CLASS = "tf-serving-alb";
-
-/** `arn:PARTITION:acm:REGION:ACCOUNT:certificate/UUID`. */
-export const ACM_CERTIFICATE_ARN = /^arn:(aws(?:-cn|-us-gov|-iso(?:-[a-z])?)?):acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A Certificate Manager resource id: lowercase letter first, then letters, digits, '-' (at most 63). */
-const CERTIFICATE_MAP_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
-/**
- * `endpoint: gateway`: the GatewayClass to use, the TLS certificate, and a ClusterIP Service behind
- * it. On a local or existing cluster `gateway.className` names the cluster's class and TLS is
- * optional; on GKE the class defaults to the external managed Application Load Balancer and TLS is
- * required (Google's load balancer speaks HTTP/2, so gRPC, to clients only over TLS): a Certificate
- * Manager map or a TLS Secret. On EKS the stack installs the AWS Load Balancer Controller and, unless
- * `gateway.className` names another, a GatewayClass of its ALBs; TLS is required too (an ALB speaks
- * gRPC only on HTTPS listeners), from an ACM certificate (the controller reads no Secret). The Gateway
- * API has no source ranges, so the open endpoint must be deliberate (`publicEndpoint`), except on EKS,
- * where the controller's LoadBalancerConfiguration takes `loadBalancerSourceRanges`.
- */
-function readGatewayEndpoint(r: ConfigReader, cloud: Cloud, service: ServiceSettings): void {
-    service.endpoint = "gateway";
-    const platform = cloudAbout(cloud).gatewayPlatform;
-    const g = r.nested("gateway");
-    if (g === undefined) {
-        r.fail("gateway", {
-            generic: "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)",
-            gke: "required with `endpoint: gateway` on gcp: the listener's certificate, `{certificateMap: NAME}` (Certificate Manager) or `{tlsSecretName: NAME}` (a kubernetes.io/tls Secret)",
-            eks: "required with `endpoint: gateway` on aws: the listeners' certificate, `{certificateArn: ARN}` (an ACM certificate in eks.region, `aws acm list-certificates`)",
-        }[platform], undefined);
-        return;
-    }
-    g.rejectUnknown({ generic: ["className", "tlsSecretName"], gke: ["className", "tlsSecretName", "certificateMap"], eks: ["className", "tlsSecretName", "certificateArn"] }[platform]);
-    const className = platform === "generic" ? g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)")
-        : g.string("className", platform === "gke" ? GKE_DEFAULT_GATEWAY_CLASS : EKS_DEFAULT_GATEWAY_CLASS);
-    const tlsSecretName = g.string("tlsSecretName");
-    const certificateMap = platform === "gke" ? g.string("certificateMap") : undefined;
-    const certificateArn = platform === "eks" ? g.string("certificateArn") : undefined;
-    if (className !== "" && (!OBJECT_NAME.test(className) || className.length > 253)) {
-        g.fail("className", `must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. "${{ generic: "traefik", gke: GKE_DEFAULT_GATEWAY_CLASS, eks: EKS_DEFAULT_GATEWAY_CLASS }[platform]}"`);
-    } else {
-        const problem = gatewayClassProblem(platform, className);
-        if (problem !== undefined) {
-            g.fail("className", problem);
-        }
-    }
-    if (platform === "eks" && tlsSecretName !== undefined) {
-        g.fail("tlsSecretName", "the AWS Load Balancer Controller takes no certificate from a Secret (a listener's certificateRefs): import it into ACM (`aws acm import-certificate`) and name it in gateway.certificateArn");
-    } else if (tlsSecretName !== undefined && (!OBJECT_NAME.test(tlsSecretName) || tlsSecretName.length > 253)) {
-        g.fail("tlsSecretName", "must be the name of a kubernetes.io/tls Secret in the namespace, e.g. \"tf-serving-tls\"");
-    }
-    if (certificateMap !== undefined && !CERTIFICATE_MAP_NAME.test(certificateMap)) {
-        g.fail("certificateMap", "must be a Certificate Manager certificate map's name in the project (lowercase letter first, then lowercase letters, digits and '-', at most 63), e.g. \"tf-serving\"");
-    }
-    if (platform === "gke" && tlsSecretName === undefined && certificateMap === undefined) {
-        g.fail("certificateMap", "required on gcp (or tlsSecretName): Google's load balancer serves HTTP/2, so gRPC, to clients only over TLS; " +
-            "name a Certificate Manager certificate map (`gcloud certificate-manager maps list`) or a kubernetes.io/tls Secret in the namespace", undefined);
-    }
-    if (tlsSecretName !== undefined && certificateMap !== undefined) {
-        g.fail("certificateMap", "name one certificate source: certificateMap or tlsSecretName, not both");
-    }
-    if (platform === "eks" && certificateArn === undefined) {
-        g.fail("certificateArn", "required on aws: an ALB serves gRPC only on HTTPS listeners; name an ACM certificate for your hostname in eks.region " +
-            "(`aws acm request-certificate` or `import-certificate`), e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", undefined);
-    } else if (certificateArn !== undefined && !ACM_CERTIFICATE_ARN.test(certificateArn)) {
-        g.fail("certificateArn", "must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate/ID (e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b; `aws acm list-certificates`)");
-    }
-    // Without a certificate ARN on EKS an issue is recorded above, and the configuration never returned.
-    const settings: GatewayPlatformSettings = platform === "gke" ? { platform, certificateMap }
-        : platform === "eks" ? { platform, certificateArn: certificateArn ?? "" } : { platform };
-    service.gateway = {
-        className, tlsSecretName, ...settings,
-        // The stack's cluster has no GatewayClass but the one it creates, under whatever name is configured.
-        ...(platform === "eks" ? { createClass: true } : {}),
-    };
-    if (service.type !== "ClusterIP") {
-        r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
-    }
-    if (platform !== "eks" && service.sourceRanges.length > 0) {
-        r.fail("loadBalancerSourceRanges", "the Gateway API has no source ranges; with `endpoint: gateway` restrict access in the GatewayClass's own settings, and remove this key");
-    }
-    if (!service.publicEndpoint && (platform !== "eks" || (r.listLength("loadBalancerSourceRanges") ?? 0) === 0)) {
-        r.fail("publicEndpoint", platform === "eks"
-            ? "with `endpoint: gateway` on aws and no loadBalancerSourceRanges the ALB is open to every address: set publicEndpoint true to say so on purpose, or list the CIDRs allowed in loadBalancerSourceRanges"
-            : "with `endpoint: gateway` the Gateway is open to whoever reaches its address (the Gateway API has no source ranges): set publicEndpoint true to say so on purpose", undefined);
-    }
-}
-
-/**
- * The GatewayClasses of the GKE Gateway controller a single cluster serves (GKE's "GatewayClass
- * capabilities" page): the global external Application Load Balancer, managed and classic.
- */
-const GKE_SINGLE_CLUSTER_CLASSES = [GKE_DEFAULT_GATEWAY_CLASS, "gke-l7-gxlb"];
-/** GKE classes whose load balancer needs a proxy-only subnet in the region (purpose REGIONAL_MANAGED_PROXY), which this stack does not create. */
-const GKE_REGIONAL_CLASSES = ["gke-l7-regional-external-managed", "gke-l7-rilb"];
-
-/**
- * Why `className` cannot serve a Gateway on the cluster the stack makes, or undefined. On GKE only the
- * GKE controller runs: its regional classes need a proxy-only subnet, its `-mc` classes a fleet. On
- * EKS the stack creates the one class (of the AWS Load Balancer Controller), named `className`, so
- * only another cloud's class is wrong.
- */
-function gatewayClassProblem(platform: GatewayPlatform, className: string): string | undefined {
-    if (platform === "gke") {
-        if (GKE_REGIONAL_CLASSES.includes(className)) {
-            return `needs a proxy-only subnet (purpose REGIONAL_MANAGED_PROXY) in the region, which this stack does not create: use "${GKE_DEFAULT_GATEWAY_CLASS}" (global, needs none), or remove the key`;
-        }
-        if (!GKE_SINGLE_CLUSTER_CLASSES.includes(className)) {
-            const near = closest(className, [...GKE_SINGLE_CLUSTER_CLASSES, ...GKE_REGIONAL_CLASSES], 3);
-            return `is not a GatewayClass of the GKE Gateway controller for one cluster, the only Gateway controller on the cluster this stack creates${near ? ` (did you mean "${near}"?)` : ""}: ` +
-                `use ${GKE_SINGLE_CLUSTER_CLASSES.map((c) => `"${c}"`).join(" or ")}, or remove the key for "${GKE_DEFAULT_GATEWAY_CLASS}"`;
-        }
-    }
-    if (platform === "eks" && className.startsWith("gke-")) {
-        return `is a class of GKE's Gateway controller, which does not run on EKS: the stack creates a GatewayClass of the AWS Load Balancer Controller under this key's name; remove the key for "${EKS_DEFAULT_GATEWAY_CLASS}", or name it something else`;
-    }
-    return undefined;
-}
 
 /**
  * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
@@ -281,6 +152,7 @@ export function readConfig(all: Record<string, string>, project: string, project
     r.issues.push(...misplacedKeyIssues(all, project, TOP_KEYS));
     r.rejectUnknown(TOP_KEYS);
     const cloud = r.oneOf("cloud", CLOUDS, "local");
+    const rules = cloudRules(cloud);
 
     const endpoint = r.oneOf("endpoint", ENDPOINT_KINDS, "loadBalancer");
     const service: ServiceSettings = {
@@ -291,7 +163,7 @@ export function readConfig(all: Record<string, string>, project: string, project
         annotations: r.stringMap("serviceAnnotations") ?? {},
     };
     if (endpoint === "gateway") {
-        readGatewayEndpoint(r, cloud, service);
+        readGatewayEndpoint(r, rules.gateway, service);
     } else if (r.has("gateway")) {
         r.fail("gateway", "applies only with `endpoint: gateway`");
     }
@@ -309,10 +181,9 @@ export function readConfig(all: Record<string, string>, project: string, project
         createNamespace: r.bool("createNamespace", true),
         service,
         models,
-        monitoring: readMonitoring(r, cloud),
+        monitoring: readMonitoring(r, cloud, rules),
     };
 
-    const rules = cloudRules(cloud);
     for (const owner of CLOUDS.filter((c) => c !== cloud)) {
         const owned = cloudAbout(owner);
         // An existing cluster's keys (kubeconfig, registry) on a cloud whose stack creates its own: say what it uses instead.
@@ -587,9 +458,8 @@ function readAutoscaling(r: ConfigReader): AutoscalingSettings {
     };
 }
 
-function readMonitoring(top: ConfigReader, cloud: Cloud): MonitoringSettings {
-    // The GKE clusters this program creates get managed collection; elsewhere nothing is assumed installed.
-    const fallback: Collector = cloud === "gcp" ? "gke" : "annotations";
+function readMonitoring(top: ConfigReader, cloud: Cloud, rules: CloudRules<Cloud>): MonitoringSettings {
+    const fallback = rules.defaultCollector;
     const r = top.nested("monitoring");
     if (r === undefined) {
         return { collector: fallback, thresholds: { ...DEFAULT_THRESHOLDS }, labels: {} };
@@ -601,8 +471,9 @@ function readMonitoring(top: ConfigReader, cloud: Cloud): MonitoringSettings {
         r.fail("collector", `is empty: name one of ${choices}, or remove the key for the default ("${fallback}" on cloud ${cloud})`);
     }
     let collector = r.oneOf("collector", COLLECTORS, fallback);
-    if (collector === "gke" && cloud === "aws") {
-        r.fail("collector", "is Google Cloud Managed Service for Prometheus, which runs on GKE only: on cloud aws choose \"prometheus-operator\" (a Prometheus Operator in the cluster), \"annotations\" or \"none\"");
+    const refused = rules.collectorProblem(collector);
+    if (refused !== undefined) {
+        r.fail("collector", refused);
         collector = fallback;
     }
     const thresholds = Object.fromEntries(Object.entries(THRESHOLD_BOUNDS).map(([key, bounds]) =>
@@ -624,7 +495,7 @@ function readMonitoring(top: ConfigReader, cloud: Cloud): MonitoringSettings {
 function readMonitoringLabels(r: ConfigReader, collector: Collector): Record<string, string> {
     const labels = r.stringMap("labels") ?? {};
     if (Object.keys(labels).length > 0 && (collector === "annotations" || collector === "none")) {
-        r.fail("labels", `do nothing with monitoring.collector "${collector}": only the gke and prometheus-operator collectors' scrape and rule objects carry them ` +
+        r.fail("labels", `do nothing with monitoring.collector "${collector}": only the ${COLLECTORS.filter((c) => c !== "annotations" && c !== "none").join(" and ")} collectors' scrape and rule objects carry them ` +
             `(${collector === "none" ? "none creates no object" : "annotations creates only a rules ConfigMap, labelled " + RULES_CONFIGMAP_LABEL}); remove them, or choose that collector`);
         return {};
     }

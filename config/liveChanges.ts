@@ -7,15 +7,11 @@
  * its folder (`components/clouds/<cloud>/liveChanges.ts`), reached through its `CloudRules`.
  */
 import { cloudRules } from "../components/clouds/registry";
-import type { EksDeployed, GkeDeployed } from "../components/clouds/registry";
+import type { CloudRecords } from "../components/clouds/registry";
 import type { ConfigIssue } from "./configReader";
 
 /** The `deployedSettings` record; `schema` is `STATE_SCHEMA` (`stacks/stateRecords.ts`, which reads it back). */
-export type { EksDeployed, GkeDeployed };
-
-export type DeployedSettings =
-    | { schema: number; cloud: "gcp"; gke: GkeDeployed }
-    | { schema: number; cloud: "aws"; eks: EksDeployed };
+export type DeployedSettings = { [C in keyof CloudRecords]: { schema: number; cloud: C } & CloudRecords[C] }[keyof CloudRecords];
 
 /**
  * What the program knows about the deployed stack at preview:
@@ -60,15 +56,15 @@ export function refuse(out: LiveChanges, key: string, from: unknown, to: unknown
     out.issues.push({ key, value: to, expected: `changed from ${shown(from)} on the running stack: ${why}. ${wayOut}` });
 }
 
-/** A new cluster name replaces the cluster: created beside the old one, which is deleted last. */
-export function clusterRename(out: LiveChanges, cloud: "gke" | "eks", from: { clusterName: string; deletionProtection: boolean }, to: string): void {
+/** A new cluster name (`<section>.clusterName`) replaces the cluster: created beside the old one, which is deleted last. */
+export function clusterRename(out: LiveChanges, section: string, from: { clusterName: string; deletionProtection: boolean }, to: string): void {
     if (from.deletionProtection) {
-        refuse(out, `${cloud}.clusterName`, from.clusterName, to,
+        refuse(out, `${section}.clusterName`, from.clusterName, to,
             `a new name creates a new cluster and deletes "${from.clusterName}" last, and its deletion protection would fail the update after everything new was created`,
-            `Set ${cloud}.deletionProtection: false and run \`pulumi up\` once, then rename (keep the old name to keep the cluster)`);
+            `Set ${section}.deletionProtection: false and run \`pulumi up\` once, then rename (keep the old name to keep the cluster)`);
         return;
     }
-    out.warnings.push(`${cloud}.clusterName: "${from.clusterName}" -> "${to}" creates a new cluster, moves the models onto it and then deletes the old one: ` +
+    out.warnings.push(`${section}.clusterName: "${from.clusterName}" -> "${to}" creates a new cluster, moves the models onto it and then deletes the old one: ` +
         "the load balancer's address changes (clients must follow `restUrl`), and the old cluster's workloads go with it");
 }
 

@@ -125,6 +125,8 @@ export interface PoolSize {
     nodesKey: string;
     /** Other keys to raise with `nodesKey` (`eks.cpuNodeGroup.maxNodes`, which bounds desiredNodes). */
     alsoRaise?: string;
+    /** The key that would have nodes added as pods need them (`eks.clusterAutoscaler`), where it is off. */
+    autoscalerKey?: string;
 }
 
 /** How many nodes the CPU pool the stack creates can have; undefined where a pool autoscales (GKE: checked per node only) and on existing clusters. */
@@ -169,6 +171,6 @@ export function poolCapacityProblem(demand: PoolDemand[], node: PoolNode, size: 
         message: `${node.pool} runs at most ${size.nodes} nodes of ${node.key} = ${node.machineType} (${size.nodesKey}), each allocating ${Math.floor(a.cpuMillis)}m CPU and ${humanBytes(a.memoryBytes)} to pods, `
             + `but the models' pods at their most need more: ${models}; the pods past what the nodes hold would stay Pending forever. `
             + `Set ${size.nodesKey}${size.alsoRaise ? ` (and ${size.alsoRaise})` : ""} to at least ${nodesNeeded}, lower the pods `
-            + `${size.alsoRaise ? "or turn on eks.clusterAutoscaler with a maxNodes that holds them " : "or lower the pods' requests "}(see docs/concepts/model-server.md#node-capacity)`,
+            + `${size.autoscalerKey ? `or turn on ${size.autoscalerKey} with a maxNodes that holds them ` : "or lower the pods' requests "}(see docs/concepts/model-server.md#node-capacity)`,
     };
 }

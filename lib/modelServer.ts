@@ -5,11 +5,14 @@
 export { ModelServer, modelServerSizing } from "../components/modelServer";
 export { ModelGateway } from "../components/modelGateway";
 export type { ModelGatewayArgs, RouteRef } from "../components/modelGateway";
-export type { GatewayInput, GatewayPlatform } from "../serving/gateway";
+export type {
+    EksGatewaySettings, GatewayInput, GatewayPlatform, GatewayPlatformSettings, GenericGatewaySettings, GkeGatewaySettings,
+} from "../components/clouds/gateways";
+export type { GatewayBase } from "../serving/gateway";
 export { ModelMonitoring } from "../components/modelMonitoring";
 export type { ModelMonitoringArgs } from "../components/modelMonitoring";
-export { COLLECTORS } from "../observability/collectors";
-export type { Collector } from "../observability/collectors";
+export { COLLECTORS } from "../components/clouds/collectors";
+export type { Collector } from "../components/clouds/collectors";
 export { DEFAULT_THRESHOLDS } from "../observability/alerts";
 export type { AlertThresholds } from "../observability/alerts";
 export { INFERENCE_REQUEST_RATE_METRIC, PROMETHEUS_ADAPTER_METRIC } from "../serving/autoscaling";

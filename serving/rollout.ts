@@ -15,6 +15,11 @@
  */
 import { Sizing } from "./sizing";
 
+/** Seconds the pod keeps serving after it is marked terminating, so endpoints and load balancers drain first. */
+export const PRESTOP_SLEEP_SECONDS = 10;
+/** Seconds TF Serving gets after SIGTERM to finish in-flight requests. */
+export const SHUTDOWN_SECONDS = 20;
+
 export type RolloutStrategy = "surge" | "oneAtATime";
 
 /** Seconds a new pod must stay Ready before it counts as available (a pod that crashes at once does not count). */

@@ -6,7 +6,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
 import { ModelMonitoring } from "../components/modelMonitoring";
-import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement, PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS } from "../components/modelServer";
+import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { ModelGateway } from "../components/modelGateway";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
@@ -162,7 +162,6 @@ export function deployModels(args: DeployArgs): StackOutputs {
             model: settings.name,
             namespace,
             ...gatewaySettings,
-            ...(gatewaySettings.platform === "eks" ? { sourceRanges: config.service.sourceRanges, drainSeconds: PRESTOP_SLEEP_SECONDS + SHUTDOWN_SECONDS } : {}),
             canary: settings.canary !== undefined,
         }, { provider, dependsOn: args.dependsOn });
         const server = new ModelServer(settings.name, {

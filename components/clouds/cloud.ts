@@ -10,7 +10,8 @@ import type { ConfigIssue, ConfigReader } from "../../config/configReader";
 import type { GpuPool } from "../../config/gpuCapacity";
 import type { DeployedSettings, LiveChanges } from "../../config/liveChanges";
 import type { PoolNode, PoolSize, UnsizedPool } from "../../config/nodeFit";
-import type { GatewayPlatform } from "../../serving/gateway";
+import type { GatewaySection } from "../../config/gateway";
+import type { Collector } from "./collectors";
 
 /** Where a check finds credentials: the environment and the home folder. */
 export type Env = Record<string, string | undefined>;
@@ -27,8 +28,6 @@ export interface CloudAbout {
      * said when another cloud's keys for those are set; undefined for a cloud that creates none.
      */
     readonly createsInstead?: string;
-    /** The Gateway controller its clusters run, which decides the `gateway` keys. */
-    readonly gatewayPlatform: GatewayPlatform;
 }
 
 /** The `deployedSettings` record of a stack on cloud `C`. */
@@ -38,6 +37,12 @@ export type DeployedFor<C extends Cloud> = Extract<DeployedSettings, { cloud: C 
 export interface CloudRules<C extends Cloud> {
     /** Reads its keys, defaults filled; every problem is recorded on `r` under its full key. */
     readSection(r: ConfigReader, projectDir: string): CloudPart<C>;
+    /** The Gateway controller its clusters run, as the `gateway` keys meet it (`endpoint: gateway`). */
+    readonly gateway: GatewaySection;
+    /** The collector its stacks get without `monitoring.collector`. */
+    readonly defaultCollector: Collector;
+    /** Why `collector` cannot run on its clusters (the fix included), or undefined. */
+    collectorProblem(collector: Collector): string | undefined;
     /** Its checks across the whole configuration (a GPU pool for GPU models, what autoscaling needs). */
     configIssues(config: ConfigFor<C>, models: ModelSettings[]): ConfigIssue[];
     /** The GPU pool the stack creates, in its config keys' terms; undefined for none or one it cannot size. */

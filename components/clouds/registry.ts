@@ -5,8 +5,12 @@
  * rather than `import()`. The config layer and the program reach a cloud only through here (a unit
  * test checks the imports: test/unit/components/clouds/imports.test.ts).
  */
-import type { Cloud } from "../../config/config";
 import type { CloudAbout, CloudRules } from "./cloud";
+import type { AwsConfig } from "./aws/config";
+import type { EksDeployed } from "./aws/liveChanges";
+import type { GcpConfig } from "./gcp/config";
+import type { GkeDeployed } from "./gcp/liveChanges";
+import type { LocalSettings } from "./local/config";
 import { awsAbout } from "./aws/about";
 import { gcpAbout } from "./gcp/about";
 import { localAbout } from "./local/about";
@@ -15,11 +19,31 @@ export type { CloudAbout, CloudPart, CloudRules } from "./cloud";
 export type { GcpConfig } from "./gcp/config";
 export type { AwsConfig } from "./aws/config";
 export type { LocalSettings } from "./local/config";
+export type { GatewayInput, GatewayPlatform, GatewayPlatformSettings } from "./gateways";
+export { COLLECTORS } from "./collectors";
+export type { Collector } from "./collectors";
 export type { GkeDeployed } from "./gcp/liveChanges";
 export type { EksDeployed } from "./aws/liveChanges";
 
+/** The clouds a stack runs on (the `cloud` key), each a folder beside this file. */
+export const CLOUDS = ["local", "gcp", "aws"] as const;
+export type Cloud = (typeof CLOUDS)[number];
+
+/** Each cloud's section of the configuration, under its own key (`CloudAbout.ownKeys`). */
+export interface CloudSections {
+    local: { local: LocalSettings };
+    gcp: { gke: GcpConfig };
+    aws: { eks: AwsConfig };
+}
+
+/** What each cloud's running stack records (`deployedSettings`), under its section's key; a cloud that records nothing is not here. */
+export interface CloudRecords {
+    gcp: { gke: GkeDeployed };
+    aws: { eks: EksDeployed };
+}
+
 /* eslint-disable @typescript-eslint/no-require-imports -- each cloud loads only when configured (see above) */
-const CLOUDS: { [C in Cloud]: () => CloudRules<C> } = {
+const RULES: { [C in Cloud]: () => CloudRules<C> } = {
     local: () => (require("./local/cloud") as typeof import("./local/cloud")).localCloud,
     gcp: () => (require("./gcp/cloud") as typeof import("./gcp/cloud")).gcpCloud,
     aws: () => (require("./aws/cloud") as typeof import("./aws/cloud")).awsCloud,
@@ -35,5 +59,5 @@ export function cloudAbout(cloud: Cloud): CloudAbout {
 
 /** The rules of `cloud`, its module loaded on first use. */
 export function cloudRules<C extends Cloud>(cloud: C): CloudRules<C> {
-    return CLOUDS[cloud]() as CloudRules<C>;
+    return RULES[cloud]() as CloudRules<C>;
 }

@@ -5,7 +5,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { ACM_CERTIFICATE_ARN } from "../../../config/config";
+import { ACM_CERTIFICATE_ARN, EKS_GATEWAY_SECTION } from "./gatewayConfig";
 import type { ModelSettings } from "../../../config/config";
 import type { ConfigIssue } from "../../../config/configReader";
 import { INFERENCE_REQUEST_RATE_METRIC } from "../../../serving/autoscaling";
@@ -20,6 +20,12 @@ import { awsProviderIssues } from "./providerRules";
 
 export const awsCloud: CloudRules<"aws"> = {
     readSection: (r) => ({ cloud: "aws", eks: readAwsConfig(r) }),
+    gateway: EKS_GATEWAY_SECTION,
+    // Nothing is assumed installed: a Prometheus that reads the pods' annotations.
+    defaultCollector: "annotations",
+    collectorProblem: (collector) => (collector === "gke"
+        ? "is Google Cloud Managed Service for Prometheus, which runs on GKE only: on cloud aws choose \"prometheus-operator\" (a Prometheus Operator in the cluster), \"annotations\" or \"none\""
+        : undefined),
     configIssues(config, models) {
         const gpuModels = models.filter((m) => m.gpu);
         const certificate = certificateRegionIssue(config.service.gateway?.platform === "eks" ? config.service.gateway.certificateArn : undefined, config.eks.region);

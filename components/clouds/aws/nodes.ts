@@ -48,5 +48,5 @@ export function eksCpuPoolSize(config: ConfigFor<"aws">): PoolSize {
     const group = config.eks.cpuNodeGroup;
     return config.eks.clusterAutoscaler
         ? { nodes: group.maxNodes, nodesKey: "eks.cpuNodeGroup.maxNodes" }
-        : { nodes: group.desiredNodes, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes" };
+        : { nodes: group.desiredNodes, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes", autoscalerKey: "eks.clusterAutoscaler" };
 }

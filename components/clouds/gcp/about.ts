@@ -4,5 +4,4 @@ import type { CloudAbout } from "../cloud";
 export const gcpAbout: CloudAbout = {
     ownKeys: ["gke"],
     createsInstead: "GKE uses Artifact Registry and the cluster this stack creates",
-    gatewayPlatform: "gke",
 };

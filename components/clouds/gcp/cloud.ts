@@ -9,12 +9,17 @@ import type { ModelSettings } from "../../../config/config";
 import type { ConfigIssue } from "../../../config/configReader";
 import type { CloudRules, Env } from "../cloud";
 import { CUSTOM_METRICS_ADAPTER_RELEASE, readGcpConfig } from "./config";
+import { GKE_GATEWAY_SECTION } from "./gatewayConfig";
 import { gkeChanges } from "./liveChanges";
 import { gkePoolNode, gkeUnsizedPools } from "./nodes";
 import { gcpProviderIssues } from "./providerRules";
 
 export const gcpCloud: CloudRules<"gcp"> = {
     readSection: (r) => ({ cloud: "gcp", gke: readGcpConfig(r) }),
+    gateway: GKE_GATEWAY_SECTION,
+    // The clusters this stack creates get managed collection (`stacks/gcp.ts`).
+    defaultCollector: "gke",
+    collectorProblem: () => undefined,
     configIssues(config, models) {
         const gpuModels = models.filter((m) => m.gpu);
         const pool: ConfigIssue[] = gpuModels.length > 0 && !config.gke.gpuPool

@@ -3,5 +3,4 @@ import type { CloudAbout } from "../cloud";
 
 export const localAbout: CloudAbout = {
     ownKeys: ["registry", "kubeconfig", "kubeContext"],
-    gatewayPlatform: "generic",
 };

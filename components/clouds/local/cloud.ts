@@ -7,9 +7,14 @@ import * as fs from "fs";
 import * as path from "path";
 import type { CloudRules, Env } from "../cloud";
 import { readLocal } from "./config";
+import { GENERIC_GATEWAY_SECTION } from "../../../config/gateway";
 
 export const localCloud: CloudRules<"local"> = {
     readSection: (r, projectDir) => ({ cloud: "local", local: readLocal(r, projectDir) }),
+    gateway: GENERIC_GATEWAY_SECTION,
+    // Nothing is assumed installed on an existing cluster but a Prometheus that reads the pods' annotations.
+    defaultCollector: "annotations",
+    collectorProblem: () => undefined,
     // The user's cluster: checked by nothing here (`tfs doctor` and the HPA's events say when no adapter serves the metric).
     configIssues: () => [],
     gpuPool: () => undefined,

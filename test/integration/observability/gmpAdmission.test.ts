@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { AlertRule, RuleGroup, alertRules } from "../../../observability/alerts";
-import { KubeObject, collectorObjects, ruleFile } from "../../../observability/collectors";
+import { collectorObjects } from "../../../components/clouds/collectors";
+import { KubeObject, ruleFile } from "../../../observability/collectors";
 import { selectorMatchers } from "../../support/promqlSelectors";
 import { promtool, ruleFolder } from "../../support/promtool";
 import { requestRateRecording } from "../../../observability/requestRate";

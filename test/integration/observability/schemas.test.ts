@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { alertRules } from "../../../observability/alerts";
-import { KubeObject, gmpRules, podMonitor, podMonitoring, prometheusRule } from "../../../observability/collectors";
+import { gmpRules, podMonitoring } from "../../../components/clouds/gcp/collector";
+import { KubeObject, podMonitor, prometheusRule } from "../../../observability/collectors";
 import { requestRateRecording } from "../../../observability/requestRate";
 import { GMP_CRD_FILE, crdSchema, operatorCrdFile, schemaProblems } from "../../support/crdSchema";
 

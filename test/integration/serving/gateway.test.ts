@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { albGatewayClass } from "../../../components/clouds/aws/loadBalancerController";
-import { GATEWAY_WAIT_FOR, GatewayInput, gatewayEndpoints, plaintextGatewayWarning, renderGatewayObjects } from "../../../serving/gateway";
+import { GatewayInput, renderGatewayObjects } from "../../../components/clouds/gateways";
+import { GATEWAY_WAIT_FOR, gatewayEndpoints, plaintextGatewayWarning } from "../../../serving/gateway";
 import { crdSchema, gatewayApiCrdFile, schemaProblems } from "../../support/crdSchema";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -64,7 +65,8 @@ describe("gateway rendering", () => {
     });
 
     it("the generic shape has no GKE health check policy", () => {
-        assert.strictEqual(renderGatewayObjects(INPUT).healthCheckPolicy, undefined);
+        assert.strictEqual((renderGatewayObjects(INPUT) as any).healthCheckPolicy, undefined);
+        assert.deepStrictEqual(renderGatewayObjects(INPUT).policies, []);
     });
 
     it("one port for both when the Gateway has one listener (GKE)", () => {
@@ -155,7 +157,7 @@ describe("gateway rendering", () => {
     });
 
     it("the generic and GKE shapes have no AWS objects", () => {
-        for (const objects of [renderGatewayObjects(INPUT), renderGatewayObjects({ ...INPUT, platform: "gke", certificateMap: "m" })]) {
+        for (const objects of [renderGatewayObjects(INPUT), renderGatewayObjects({ ...INPUT, platform: "gke", certificateMap: "m" })] as any[]) {
             assert.deepStrictEqual([objects.loadBalancerConfiguration, objects.targetGroupConfiguration, (objects.gateway.spec as any).infrastructure], [undefined, undefined, undefined]);
         }
     });

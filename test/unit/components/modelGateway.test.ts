@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelGateway, ModelGatewayArgs } from "../../../components/modelGateway";
-import { GatewayPlatformSettings } from "../../../serving/gateway";
+import { GatewayPlatformSettings } from "../../../components/clouds/gateways";
 import { MockOptions } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 

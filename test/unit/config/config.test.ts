@@ -135,7 +135,7 @@ describe("readConfig", () => {
         const aws = (values: Record<string, unknown>) => readConfig(cfg({ modelPath: "models/half_plus_two", cloud: "aws", eks: EKS, endpoint: "gateway", ...values }), PROJECT, DIR);
         const c = aws({ gateway: { certificateArn: CERT }, loadBalancerSourceRanges: ["203.0.113.0/24"] });
         assert.deepStrictEqual([c.service.endpoint, c.service.type, c.service.gateway],
-            ["gateway", "ClusterIP", { className: "tf-serving-alb", tlsSecretName: undefined, certificateArn: CERT, platform: "eks", createClass: true }]);
+            ["gateway", "ClusterIP", { className: "tf-serving-alb", tlsSecretName: undefined, certificateArn: CERT, platform: "eks", sourceRanges: ["203.0.113.0/24"], drainSeconds: 30, createClass: true }]);
         assert.deepStrictEqual(c.service.sourceRanges, ["203.0.113.0/24"]);
         const named = aws({ gateway: { className: "shared-alb", certificateArn: CERT }, publicEndpoint: "true" });
         // The cluster is the stack's own: no other GatewayClass exists in it, so a named one is still the stack's to create.

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { STATE_SCHEMA } from "../../../stacks/stateRecords";
-import { DeployedSettings, EksDeployed, GkeDeployed, liveChanges } from "../../../config/liveChanges";
+import { DeployedSettings, liveChanges } from "../../../config/liveChanges";
+import type { EksDeployed, GkeDeployed } from "../../../components/clouds/registry";
 import { expands } from "../../../components/clouds/gcp/liveChanges";
 import { eksSettingsOf, subnetSchemeFor } from "../../../components/clouds/aws/liveChanges";
 import { readConfig } from "../../../config/config";

@@ -106,7 +106,7 @@ describe("nodeFitProblems", () => {
 });
 
 describe("poolCapacityProblem: the models' pods at their most on a pool's nodes", () => {
-    const size = { nodes: 2, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes" };
+    const size = { nodes: 2, nodesKey: "eks.cpuNodeGroup.desiredNodes", alsoRaise: "eks.cpuNodeGroup.maxNodes", autoscalerKey: "eks.clusterAutoscaler" };
     const demand = (pods: number, canaryPods = 0, cpuMillis = 1500) => ({ requests: pod(cpuMillis, GI), pods, podsKey: "replicas", canaryPods, canaryPodsKey: "canary.replicas" });
 
     it("passes what the nodes hold: 2 e2-standard-4 nodes take 2 pods of 1500m each", () => {

@@ -1,6 +1,8 @@
 import * as assert from "assert";
 import { ALB_GATEWAY_CONTROLLER, albGatewayClass } from "../../../components/clouds/aws/loadBalancerController";
-import { GatewayApiObject, GatewayObjects, renderGatewayObjects } from "../../../serving/gateway";
+import { EksGatewayObjects, renderEksGatewayObjects } from "../../../components/clouds/aws/gateway";
+import { renderGkeGatewayObjects } from "../../../components/clouds/gcp/gateway";
+import { GatewayApiObject } from "../../../serving/gateway";
 
 /* What the cloud controllers we cannot run here admit, stated from their sources, over the objects we
  * render (the loopback environment's stand-in CRDs carry no CEL rules and no controller reads them). */
@@ -84,7 +86,7 @@ const PROTOCOL_PORT = /^(HTTP|HTTPS|TLS|TCP|UDP|TCP_UDP)?:(6553[0-5]|655[0-2]\d|
  *   listeners have none of: "No hostnames found for TLS cert discovery" (buildCertificates); two
  *   listeners on one port with different protocols are refused (mapGatewayListenerConfigsByPort).
  */
-function loadBalancerConfigurationProblems(objects: GatewayObjects): string[] {
+function loadBalancerConfigurationProblems(objects: EksGatewayObjects): string[] {
     const problems: string[] = [];
     const lbc = objects.loadBalancerConfiguration;
     const ref = (objects.gateway.spec as any).infrastructure?.parametersRef;
@@ -171,13 +173,13 @@ function targetGroupConfigurationProblems(tgc: GatewayApiObject | undefined, ser
 
 describe("GKE Gateway objects, as the GKE Gateway controller's CRDs and documentation admit them", () => {
     it("the HealthCheckPolicy: a fixed port said as such, a request path, a Service of its namespace", () => {
-        const { healthCheckPolicy } = renderGatewayObjects(GKE);
+        const { healthCheckPolicy } = renderGkeGatewayObjects(GKE);
         assert.ok(healthCheckPolicy);
         assert.deepStrictEqual(healthCheckPolicyProblems(healthCheckPolicy), []);
     });
 
     it("with a canary, the canary's Service gets a HealthCheckPolicy of its own that the CRD admits", () => {
-        const { canaryBackendPolicy } = renderGatewayObjects({ ...GKE, canaryService: `${NAME}-canary` });
+        const { canaryBackendPolicy } = renderGkeGatewayObjects({ ...GKE, canaryService: `${NAME}-canary` });
         assert.ok(canaryBackendPolicy);
         assert.strictEqual((canaryBackendPolicy.spec as any).targetRef.name, `${NAME}-canary`);
         assert.strictEqual(canaryBackendPolicy.metadata.name, `${NAME}-canary`);
@@ -198,15 +200,15 @@ describe("GKE Gateway objects, as the GKE Gateway controller's CRDs and document
 
 describe("EKS Gateway objects, as the AWS Load Balancer Controller v3.5.0 admits and reads them", () => {
     it("the Gateway's parametersRef names its LoadBalancerConfiguration, whose listener configurations give every HTTPS listener its certificate", () => {
-        assert.deepStrictEqual(loadBalancerConfigurationProblems(renderGatewayObjects(EKS)), []);
-        assert.deepStrictEqual(loadBalancerConfigurationProblems(renderGatewayObjects({ ...EKS, sourceRanges: ["203.0.113.0/24"] })), []);
+        assert.deepStrictEqual(loadBalancerConfigurationProblems(renderEksGatewayObjects(EKS)), []);
+        assert.deepStrictEqual(loadBalancerConfigurationProblems(renderEksGatewayObjects({ ...EKS, sourceRanges: ["203.0.113.0/24"] })), []);
     });
 
     it("the TargetGroupConfiguration fits its CRD, and each health check matcher is the one its protocol version reads", () => {
-        assert.deepStrictEqual(targetGroupConfigurationProblems(renderGatewayObjects(EKS).targetGroupConfiguration, NAME), []);
-        assert.deepStrictEqual(targetGroupConfigurationProblems(renderGatewayObjects({ ...EKS, drainSeconds: undefined }).targetGroupConfiguration, NAME), []);
+        assert.deepStrictEqual(targetGroupConfigurationProblems(renderEksGatewayObjects(EKS).targetGroupConfiguration, NAME), []);
+        assert.deepStrictEqual(targetGroupConfigurationProblems(renderEksGatewayObjects({ ...EKS, drainSeconds: undefined }).targetGroupConfiguration, NAME), []);
         // The controller takes one TargetGroupConfiguration per Service: the canary's Service has its own.
-        const canary = renderGatewayObjects({ ...EKS, canaryService: `${NAME}-canary` }).canaryBackendPolicy;
+        const canary = renderEksGatewayObjects({ ...EKS, canaryService: `${NAME}-canary` }).canaryBackendPolicy;
         assert.deepStrictEqual(targetGroupConfigurationProblems(canary, `${NAME}-canary`), []);
     });
 
@@ -218,7 +220,7 @@ describe("EKS Gateway objects, as the AWS Load Balancer Controller v3.5.0 admits
     });
 
     it("the checks refuse what the controller refuses: a listener configuration for another port, a matcher the protocol version ignores", () => {
-        const objects = renderGatewayObjects(EKS);
+        const objects = renderEksGatewayObjects(EKS);
         const lbc = objects.loadBalancerConfiguration!;
         const moved = { ...objects, loadBalancerConfiguration: { ...lbc, spec: { ...lbc.spec, listenerConfigurations: [{ protocolPort: "HTTPS:443", defaultCertificate: EKS.certificateArn }, { protocolPort: "HTTPS:8500", defaultCertificate: EKS.certificateArn }] } } };
         assert.deepStrictEqual(loadBalancerConfigurationProblems(moved), ["Gateway listener rest (HTTPS:8501): no certificate from a listenerConfiguration and no hostname to discover one"]);

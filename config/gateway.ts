@@ -1,0 +1,94 @@
+/**
+ * `endpoint: gateway`: the GatewayClass to use, the TLS certificate, and a ClusterIP Service behind
+ * it. What every cluster shares is read here; what the cluster's Gateway controller decides (the
+ * default class, which classes serve, where the certificate comes from, whether its load balancer
+ * takes source ranges) is the cloud's `GatewaySection`, from its folder through the registry. On a
+ * local or existing cluster (`GENERIC_GATEWAY_SECTION`) `gateway.className` names the cluster's class
+ * and TLS is optional. The Gateway API has no source ranges, so the open endpoint must be deliberate
+ * (`publicEndpoint`), unless the cloud's load balancer takes `loadBalancerSourceRanges`.
+ */
+import type { ServiceSettings } from "./config";
+import type { ConfigReader } from "./configReader";
+import type { GatewayPlatformSettings } from "../components/clouds/registry";
+
+/** A cloud's Gateway controller, as the `gateway` keys meet it. */
+export interface GatewaySection {
+    /** Why `gateway` is required and what to write in it, when it is missing. */
+    readonly required: string;
+    /** Its own keys in `gateway`, beside `className` and `tlsSecretName`. */
+    readonly ownKeys: readonly string[];
+    /** The class without `gateway.className`; undefined: the key is required. */
+    readonly defaultClass?: string;
+    /** A class name for the message on a malformed one. */
+    readonly classExample: string;
+    /** Why `className` cannot serve a Gateway on the stack's cluster (the fix included), or undefined. */
+    classProblem(className: string): string | undefined;
+    /** Why the controller takes no certificate from a Secret (`tlsSecretName`), when it takes none. */
+    readonly secretRefused?: string;
+    /**
+     * Reads its own keys (each problem recorded on `g` under its key), with the Secret named, into the
+     * platform's settings, with what its Gateway takes from the rest of `service` (source ranges).
+     */
+    readSettings(g: ConfigReader, tlsSecretName: string | undefined, service: ServiceSettings): GatewayPlatformSettings;
+    /** The stack creates the GatewayClass `className` (its cluster has none but that one). */
+    readonly createsClass: boolean;
+    /**
+     * When its load balancer takes `loadBalancerSourceRanges`: what `publicEndpoint` says without any.
+     * Undefined: the Gateway API's (no source ranges; the key is refused).
+     */
+    readonly sourceRanges?: { openMessage: string };
+}
+
+/** The Gateway controller a local or existing cluster runs: any conformant implementation (Traefik, Envoy Gateway). */
+export const GENERIC_GATEWAY_SECTION: GatewaySection = {
+    required: "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)",
+    ownKeys: [],
+    classExample: "traefik",
+    classProblem: () => undefined,
+    readSettings: () => ({ platform: "generic" }),
+    createsClass: false,
+};
+
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Reads `gateway` for the cluster's controller `section` into `service` (`endpoint: gateway`); every problem recorded on `r`. */
+export function readGatewayEndpoint(r: ConfigReader, section: GatewaySection, service: ServiceSettings): void {
+    service.endpoint = "gateway";
+    const g = r.nested("gateway");
+    if (g === undefined) {
+        r.fail("gateway", section.required, undefined);
+        return;
+    }
+    g.rejectUnknown(["className", "tlsSecretName", ...section.ownKeys]);
+    const className = section.defaultClass === undefined ? g.required("className", "the cluster's GatewayClass (`kubectl get gatewayclass`)")
+        : g.string("className", section.defaultClass);
+    const tlsSecretName = g.string("tlsSecretName");
+    if (className !== "" && (!OBJECT_NAME.test(className) || className.length > 253)) {
+        g.fail("className", `must be a Kubernetes object name (lowercase letters, digits, '-' and '.'), e.g. "${section.classExample}"`);
+    } else {
+        const problem = section.classProblem(className);
+        if (problem !== undefined) {
+            g.fail("className", problem);
+        }
+    }
+    if (section.secretRefused !== undefined && tlsSecretName !== undefined) {
+        g.fail("tlsSecretName", section.secretRefused);
+    } else if (tlsSecretName !== undefined && (!OBJECT_NAME.test(tlsSecretName) || tlsSecretName.length > 253)) {
+        g.fail("tlsSecretName", "must be the name of a kubernetes.io/tls Secret in the namespace, e.g. \"tf-serving-tls\"");
+    }
+    service.gateway = {
+        className, tlsSecretName, ...section.readSettings(g, tlsSecretName, service),
+        // The stack's cluster has no GatewayClass but the one it creates, under whatever name is configured.
+        ...(section.createsClass ? { createClass: true } : {}),
+    };
+    if (service.type !== "ClusterIP") {
+        r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
+    }
+    if (section.sourceRanges === undefined && service.sourceRanges.length > 0) {
+        r.fail("loadBalancerSourceRanges", "the Gateway API has no source ranges; with `endpoint: gateway` restrict access in the GatewayClass's own settings, and remove this key");
+    }
+    if (!service.publicEndpoint && (section.sourceRanges === undefined || (r.listLength("loadBalancerSourceRanges") ?? 0) === 0)) {
+        r.fail("publicEndpoint", section.sourceRanges?.openMessage
+            ?? "with `endpoint: gateway` the Gateway is open to whoever reaches its address (the Gateway API has no source ranges): set publicEndpoint true to say so on purpose", undefined);
+    }
+}
