@@ -43,14 +43,39 @@ export type RegistryDigestLookup = (tag: string, image: docker.Image) => pulumi.
  */
 export type RegistryTagProbe = (tag: string) => pulumi.Output<string | undefined>;
 
-export interface ModelImageArgs {
+/**
+ * The model an image bakes, by the names the configuration (`modelName`/`modelPath`, `models[i]`),
+ * `ModelGateway` and `ModelMonitoring` use: `model` and `modelPath`. The 0.2.0 names, `modelName` and
+ * `modelBaseDir`, still work together until the next release.
+ */
+export type ModelImageSource = {
     /**
-     * TF Serving model name (a DNS label); the model lands in `/models/<modelName>/<version>/` and the
+     * TF Serving model name (a DNS label); the model lands in `/models/<model>/<version>/` and the
      * ENTRYPOINT serves it under this name. `ModelServer`'s `model.name` must be the same.
      */
-    modelName: string;
+    model: string;
     /** The model base folder on disk, numeric version folders inside (absolute, or relative to the working directory). */
+    modelPath: string;
+    modelName?: never;
+    modelBaseDir?: never;
+} | {
+    /** @deprecated Since 0.3.0: use `model`; removed in the next release. */
+    modelName: string;
+    /** @deprecated Since 0.3.0: use `modelPath`; removed in the next release. */
     modelBaseDir: string;
+    model?: never;
+    modelPath?: never;
+};
+
+/** `source`'s model name and folder, whichever names it was given under. */
+export function modelImageSource(source: ModelImageSource): { model: string; modelPath: string } {
+    return source.model !== undefined ? { model: source.model, modelPath: source.modelPath } : { model: source.modelName, modelPath: source.modelBaseDir };
+}
+
+export type ModelImageArgs = ModelImageSource & ModelImageSettings;
+
+/** Everything `ModelImageArgs` holds beside the model's name and folder. */
+export interface ModelImageSettings {
     /**
      * Versions to bake (folder numbers: `00000123` is 123); they must exist (run the preflight first:
      * `PreflightReport.servedVersions`). One version and no labels: the server serves it by name and
@@ -106,9 +131,10 @@ export class ModelImage extends pulumi.ComponentResource {
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ModelImage", name, {}, opts);
         const location = projectRelative(args.projectDir, args.contextDir);
+        const { model, modelPath } = modelImageSource(args);
         const staged = stageBuildContext({
-            modelBaseDir: args.modelBaseDir,
-            modelName: args.modelName,
+            modelBaseDir: modelPath,
+            modelName: model,
             versions: args.versions,
             versionLabels: args.versionLabels,
             baseImage: args.baseImage ?? defaultBaseImage(args.gpu ?? false),

@@ -19,11 +19,11 @@ export const SERVER_CONTAINER = "tf-serving";
 export const REST_PORT_NAME = "http";
 
 /** The labels every model-server object carries; the policy pack and `tfs doctor` select on them. */
-export function modelServerLabels(modelName: string): Record<string, string> {
+export function modelServerLabels(model: string): Record<string, string> {
     return {
         [NAME_LABEL]: APP_NAME,
         [COMPONENT_LABEL]: MODEL_SERVER_COMPONENT,
-        [INSTANCE_LABEL]: modelName,
+        [INSTANCE_LABEL]: model,
         [MANAGED_BY_LABEL]: "pulumi",
     };
 }

@@ -45,8 +45,8 @@ export function toModelImageArgs(name: string, args: ModelImageArgs): library.Mo
     const where = `ModelImage "${name}"`;
     const report = loadableModel(args.modelDir, args.versions, `${where} modelDir`);
     return {
-        modelName: args.modelName,
-        modelBaseDir: report.baseDir,
+        model: args.modelName,
+        modelPath: report.baseDir,
         versions: report.servedVersions,
         versionLabels: args.versionLabels,
         gpu: args.gpu,

@@ -142,8 +142,8 @@ export function deployModels(args: DeployArgs): StackOutputs {
     const images: ModelImage[] = [];
     const servers = args.models.map(({ settings, report, batchingParameters }) => {
         const image = new ModelImage(settings.name, {
-            modelName: settings.name,
-            modelBaseDir: settings.path,
+            model: settings.name,
+            modelPath: settings.path,
             versions: report.servedVersions,
             versionLabels: settings.versions ? settings.versionLabels : undefined,
             gpu: settings.gpu,

@@ -19,8 +19,8 @@ const provider = new k8s.Provider("cluster", { context: "team-cluster" });
 const namespace = new k8s.core.v1.Namespace("serving", { metadata: { name: "serving" } }, { provider });
 
 const image = new ModelImage("half-plus-two", {
-    modelName: "half-plus-two",
-    modelBaseDir: modelDir,
+    model: "half-plus-two",
+    modelPath: modelDir,
     versions: report.servedVersions,
     imageName: "registry.example.test:5000/models/half-plus-two",
     registry: { server: "registry.example.test:5000" },

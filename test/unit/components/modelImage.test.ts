@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { ModelImage, ModelImageArgs } from "../../../components/modelImage";
+import { ModelImage, ModelImageArgs, ModelImageSettings, modelImageSource } from "../../../components/modelImage";
 import { fakeDigest } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 import { fixtureModelDir } from "../../support/fixtures";
@@ -18,15 +18,15 @@ describe("ModelImage", () => {
     before(() => { projectDir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-model-image-")); });
     after(() => fs.rmSync(projectDir, { recursive: true, force: true }));
 
-    async function build(extra: Partial<ModelImageArgs> = {}): Promise<{ recorder: MockRun; image: ModelImage; imageRef?: string }> {
+    async function build(extra: Partial<ModelImageSettings> = {}): Promise<{ recorder: MockRun; image: ModelImage; imageRef?: string }> {
         const recorder = await startMockRuntime({
             state: ({ type, inputs }) => type === "docker:index/image:Image"
                 ? { repoDigest: `${String(inputs.imageName).replace(/:[^:/]+$/, "")}@${LOCAL_STORE_DIGEST}` }
                 : undefined,
         });
         const image = new ModelImage("m", {
-            modelName: "m",
-            modelBaseDir: fixtureModelDir("half_plus_two_cpu"),
+            model: "m",
+            modelPath: fixtureModelDir("half_plus_two_cpu"),
             versions: [123],
             imageName: "registry.internal:5000/team/m",
             registry: { server: "registry.internal:5000" },
@@ -38,6 +38,24 @@ describe("ModelImage", () => {
         await recorder.settle();
         return { recorder, image, imageRef };
     }
+
+    it("takes the model as model and modelPath, or by its deprecated 0.2.0 names modelName and modelBaseDir: the same image", async () => {
+        const { recorder, image } = await build();
+        const now = recorder.one("docker:index/image:Image").inputs;
+        const old = await startMockRuntime();
+        const before = new ModelImage("m", {
+            modelName: "m", modelBaseDir: fixtureModelDir("half_plus_two_cpu"), versions: [123],
+            imageName: "registry.internal:5000/team/m", registry: { server: "registry.internal:5000" }, projectDir, contextDir: ".tfs/build/test/m",
+        });
+        await old.settle();
+        assert.strictEqual(before.tag, image.tag);
+        assert.deepStrictEqual(old.one("docker:index/image:Image").inputs, now);
+        assert.deepStrictEqual(modelImageSource({ modelName: "a", modelBaseDir: "/m" }), { model: "a", modelPath: "/m" });
+        const settings = { versions: [1], imageName: "r/m", registry: { server: "r" }, projectDir: "/p", contextDir: "c" };
+        // @ts-expect-error one set of names: the new ones, or both deprecated ones
+        const mixed: ModelImageArgs = { model: "m", modelBaseDir: "/m", ...settings };
+        assert.ok(mixed);
+    });
 
     it("stages the context inside the project and names it relative to the project", async () => {
         const { recorder } = await build();

@@ -69,7 +69,7 @@ describe("the multi-language facade", () => {
                 registry: { server: "127.0.0.1:5000" }, projectDir: "/work/program",
             });
             assert.deepStrictEqual(args.versions, [123]);
-            assert.deepStrictEqual([args.contextDir, args.projectDir, args.modelBaseDir], [".tfs/build/half-plus-two", "/work/program", MODEL_DIR]);
+            assert.deepStrictEqual([args.contextDir, args.projectDir, args.modelPath], [".tfs/build/half-plus-two", "/work/program", MODEL_DIR]);
             assert.strictEqual(args.registryDigest, undefined, "the library's default lookup");
         });
     });
