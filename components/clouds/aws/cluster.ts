@@ -21,6 +21,8 @@ import { PodMetricRef } from "../../../serving/autoscaling";
 import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, NodeGroupPlacement, autoscaledSize, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
+import { argsError } from "../../argsIssues";
+import { eksClusterIssues, principalSuffix } from "./clusterChecks";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
 export type EksNetworkSettings =
@@ -127,10 +129,7 @@ export const EKS_CLUSTER_DEFAULTS: { readonly deletionProtection: boolean; reado
     apiAccessCidrs: Object.freeze(["0.0.0.0/0"]),
 });
 
-/** A resource-name-safe suffix for an IAM principal ARN (`123456789012-role-deployer`). */
-export function principalSuffix(arn: string): string {
-    return arn.split(":").slice(4).join("-").replace(/[^A-Za-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
-}
+export { principalSuffix };
 
 export class EksCluster extends pulumi.ComponentResource {
     readonly clusterName: pulumi.Output<string>;
@@ -159,6 +158,10 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
 
     constructor(name: string, args: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = eksClusterIssues(args);
+        if (issues.length > 0) {
+            throw argsError("EksCluster", name, issues);
+        }
         super("tf-serving:index:EksCluster", name, {}, opts);
         const partition = awsPartition(args.region);
 

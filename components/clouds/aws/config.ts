@@ -3,7 +3,8 @@
  * ECR repositories. Set keys with `pulumi config set --path eks.region us-west-2`. Every value is
  * checked here, before anything is registered; docs/reference/configuration.md#eks-cloud-aws lists the keys.
  */
-import { EKS_CLUSTER_DEFAULTS, EksClusterArgs, EksNetworkSettings, principalSuffix } from "./cluster";
+import { EKS_CLUSTER_DEFAULTS, EksClusterArgs, EksNetworkSettings } from "./cluster";
+import { eksClusterIssues } from "./clusterChecks";
 import { DIGEST_PINNED_IMAGE } from "./devicePlugin";
 import { instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "./instanceTypes";
 import { eksKubernetesVersionProblem, utcDay } from "./kubernetesVersions";
@@ -61,20 +62,11 @@ export function readAwsConfig(top: ConfigReader): AwsConfig {
         }
         return IAM_PRINCIPAL.test(arn) ? undefined : "must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/deployer";
     });
-    if (r.listLength("adminPrincipalArns") === 0) {
-        r.fail("adminPrincipalArns", "is empty, which would leave the cluster without an administrator; list the IAM roles or users that run `pulumi up` (you, CI)");
-    }
-    adminPrincipalArns?.forEach((arn, i) => {
-        // Each principal's access entry is named after it: two that name alike would be one resource twice.
-        const first = adminPrincipalArns.findIndex((other) => principalSuffix(other) === principalSuffix(arn));
-        if (first < i) {
-            r.fail(`adminPrincipalArns[${i}]`, `names the same principal as eks.adminPrincipalArns[${first}] (${adminPrincipalArns[first]}); list each principal once`, arn);
-        }
-    });
     const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs") ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs];
-    if (r.listLength("apiAccessCidrs") === 0) {
-        r.fail("apiAccessCidrs", "is empty; list the CIDRs allowed to reach the Kubernetes API, or remove the key to allow any address");
-    }
+    // The checks `EksCluster` runs on its Args, on the lists as written (a list whose entries were all refused is not empty).
+    const asWritten = (name: string, read: string[] | undefined) => (read !== undefined && read.length === 0 && (r.listLength(name) ?? 0) > 0 ? undefined : read);
+    eksClusterIssues({ adminPrincipalArns: asWritten("adminPrincipalArns", adminPrincipalArns), apiAccessCidrs: r.has("apiAccessCidrs") ? asWritten("apiAccessCidrs", apiAccessCidrs) : undefined },
+        (field) => r.key(field)).forEach((i) => r.fail(i.field, i.message, i.value));
 
     const devicePluginImage = r.string("devicePluginImage");
     const gpuNodeGroup = readGpuNodeGroup(r);

@@ -13,6 +13,8 @@ import { PodMetricRef } from "../../../serving/autoscaling";
 import { CustomMetricsStackdriverAdapter, gkeRequestRateMetric } from "./customMetricsAdapter";
 import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 import { REST_PORT } from "../../../serving/images";
+import { argsError } from "../../argsIssues";
+import { gkeClusterIssues } from "./clusterChecks";
 
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
 export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
@@ -185,8 +187,12 @@ export class GkeCluster extends pulumi.ComponentResource {
     readonly customMetricsAdapter?: CustomMetricsStackdriverAdapter;
 
     constructor(name: string, given: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-        super("tf-serving:index:GkeCluster", name, {}, opts);
         const args = withGkeClusterDefaults(given);
+        const issues = gkeClusterIssues(args);
+        if (issues.length > 0) {
+            throw argsError("GkeCluster", name, issues);
+        }
+        super("tf-serving:index:GkeCluster", name, {}, opts);
         const { project, region } = args;
 
         const network = new gcp.compute.Network(`${name}-network`, {

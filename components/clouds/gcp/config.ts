@@ -11,7 +11,7 @@ import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, r
 import { ConfigReader } from "../../../config/configReader";
 import { CUSTOM_METRICS_ADAPTER } from "./customMetricsAdapter";
 import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
-import { ipv4BlocksOverlap } from "../../../contract/cidr";
+import { gkeClusterIssues } from "./clusterChecks";
 
 export interface GcpConfig extends Omit<ResolvedGkeClusterArgs, "customMetricsAdapter"> {
     /** The Custom Metrics Stackdriver Adapter's image pinned by digest, for a request-rate HPA; checked against the models in `readConfig`. */
@@ -63,30 +63,14 @@ export function readGcpConfig(top: ConfigReader): GcpConfig {
         r.fail("masterCidr", "applies only with gke.privateNodes: true");
     }
     const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs");
-    if (r.listLength("apiAccessCidrs") === 0) {
-        r.fail("apiAccessCidrs", "is empty, which would lock everyone out of the Kubernetes API; list your CIDRs, or remove the key to allow any address");
-    }
 
     const gpuPool = readGpuPool(r);
-    if (zones !== undefined && r.listLength("zones") === 0) {
-        // An empty list says nothing the provider keeps (an empty nodeLocations is as if unset): GKE would pick the
-        // zones, silently, and a GPU pool would skip the check that its zones have the accelerator.
-        r.fail("zones", `is empty, which leaves the zones to GKE as if the key were unset: list zones of ${region || "the region"} ` +
-            `(e.g. [${region || "us-central1"}-a])` + (gpuPool ? ` that have ${gpuPool.acceleratorType}, which gke.gpuPool needs` : ", or remove the key"));
-    }
-    if (gpuPool && zones === undefined) {
-        r.fail("zones", `required with gke.gpuPool: GPUs are zonal and not every zone of ${region || "the region"} has ${gpuPool.acceleratorType}; ` +
-            `list zones that do (\`gcloud compute accelerator-types list --filter=name=${gpuPool.acceleratorType}\`), e.g. [${region || "us-central1"}-a]`, undefined);
-    }
-
     const subnetCidr = readIpv4Block(r, "subnetCidr", GKE_CLUSTER_DEFAULTS.subnetCidr, 8, 29);
     const masterCidr = readIpv4Block(r, "masterCidr", GKE_CLUSTER_DEFAULTS.masterCidr, 28, 28);
-    // The control plane's range is peered into the cluster's network, whose ranges must not overlap it (the provider's
-    // master_ipv4_cidr_block: "must not overlap with any other ranges in use within the cluster's network").
-    if (privateNodes && ipv4BlocksOverlap(subnetCidr, masterCidr)) {
-        r.fail("masterCidr", `overlaps gke.subnetCidr (${subnetCidr}), and GKE refuses a control plane range that overlaps a range of the cluster's network: ` +
-            "choose a /28 outside it, e.g. \"172.16.0.0/28\" (the default)");
-    }
+    // The checks `GkeCluster` runs on its Args, on the lists as written (a list whose entries were all refused is not empty).
+    const asWritten = (name: string, read: string[] | undefined) => (read !== undefined && read.length === 0 ? r.list(name) as string[] : read);
+    const checked = { region, zones: asWritten("zones", zones), privateNodes, subnetCidr, masterCidr, apiAccessCidrs: asWritten("apiAccessCidrs", apiAccessCidrs), gpuPool };
+    gkeClusterIssues(checked, (field) => r.key(field)).forEach((i) => r.fail(i.field, i.message, i.value));
 
     return {
         project,

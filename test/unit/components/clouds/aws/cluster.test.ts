@@ -3,6 +3,9 @@ import { parse } from "yaml";
 import { EKS_CLUSTER_DEFAULTS, EksCluster, EksClusterArgs, principalSuffix } from "../../../../../components/clouds/aws/cluster";
 import { NVIDIA_DEVICE_PLUGIN_IMAGE, NvidiaDevicePlugin } from "../../../../../components/clouds/aws/devicePlugin";
 import { controllerCrdManifests, loadBalancerControllerPolicy, podIdentityTrustPolicy } from "../../../../../components/clouds/aws/loadBalancerController";
+import { eksClusterIssues } from "../../../../../components/clouds/aws/clusterChecks";
+import { readAwsConfig } from "../../../../../components/clouds/aws/config";
+import { ConfigReader } from "../../../../../config/configReader";
 import { settleOutput, startMockRuntime } from "../../../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -317,3 +320,32 @@ describe("EksCluster", () => {
         assert.deepStrictEqual(direct.filter((t) => !t.startsWith("pulumi:providers:")), ["tf-serving:index:EksCluster"]);
     });
 });
+
+describe("eksClusterIssues: one check for EksCluster and the eks config section", () => {
+    const CI = "arn:aws:iam::123456789012:role/ci";
+
+    it("EksCluster throws every issue before it registers anything: no administrator, the caller left out, an empty API list", async () => {
+        const recorder = await startMockRuntime();
+        assert.throws(() => new EksCluster("eks", args({ adminPrincipalArns: [], apiAccessCidrs: [] })),
+            /^Error: EksCluster eks: adminPrincipalArns is empty, which would leave the cluster without an administrator.*; apiAccessCidrs is empty/);
+        assert.throws(() => new EksCluster("eks", args({ adminPrincipalArns: [CI], callerArn: DEPLOYER })),
+            /adminPrincipalArns does not include callerArn \(arn:aws:iam::123456789012:role\/deployer\), the identity running Pulumi/);
+        await recorder.settle();
+        assert.deepStrictEqual(recorder.resources, []);
+    });
+
+    it("a principal listed twice (one access entry name) is refused at its second place", () => {
+        const issues = eksClusterIssues({ adminPrincipalArns: [DEPLOYER, CI, DEPLOYER] });
+        assert.deepStrictEqual(issues.map((i) => [i.field, i.value]), [["adminPrincipalArns[2]", DEPLOYER]]);
+        assert.deepStrictEqual(eksClusterIssues({ adminPrincipalArns: [DEPLOYER, CI], callerArn: CI, apiAccessCidrs: ["0.0.0.0/0"] }), []);
+    });
+
+    it("the config layer records the same issues under its keys, naming the other keys by theirs", () => {
+        const top = ConfigReader.fromPulumi({ "tf-serving:eks": JSON.stringify({ region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: [DEPLOYER, DEPLOYER], apiAccessCidrs: [] }) }, "tf-serving");
+        readAwsConfig(top);
+        const byKey = Object.fromEntries(top.issues.map((i) => [i.key, i.expected]));
+        assert.match(byKey["eks.adminPrincipalArns[1]"] ?? "", /^names the same principal as eks\.adminPrincipalArns\[0\]/);
+        assert.match(byKey["eks.apiAccessCidrs"] ?? "", /^is empty; list the CIDRs/);
+    });
+});
+

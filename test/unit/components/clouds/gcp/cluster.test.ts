@@ -1,6 +1,9 @@
 import * as assert from "assert";
 import { parse } from "yaml";
 import { GKE_CLUSTER_DEFAULTS, GKE_NODE_PROJECT_ROLES, GkeCluster, GkeClusterArgs } from "../../../../../components/clouds/gcp/cluster";
+import { gkeClusterIssues } from "../../../../../components/clouds/gcp/clusterChecks";
+import { readConfig } from "../../../../../config/config";
+import { ConfigError } from "../../../../../config/configReader";
 import { settleOutput, startMockRuntime } from "../../../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -223,5 +226,48 @@ describe("GkeCluster", () => {
 
         const other = await build(args({ clusterName: "other" }));
         assert.notStrictEqual(other.kubeconfig, first.kubeconfig);
+    });
+
+    it("runs the checks the gke config section runs, before it registers anything: a control plane range inside the subnet", async () => {
+        const recorder = await startMockRuntime();
+        assert.throws(() => new GkeCluster("gke", args({ privateNodes: true, subnetCidr: "172.16.0.0/20" })),
+            /^Error: GkeCluster gke: masterCidr overlaps subnetCidr \(172\.16\.0\.0\/20\), and GKE refuses a control plane range/);
+        assert.throws(() => new GkeCluster("gke", args({ gpuPool: GPU_POOL, apiAccessCidrs: [] })), (e: Error) =>
+            /apiAccessCidrs is empty/.test(e.message) && /zones required with gpuPool: GPUs are zonal/.test(e.message));
+        await recorder.settle();
+        assert.deepStrictEqual(recorder.resources, []);
+    });
+});
+
+describe("gkeClusterIssues: one check for GkeCluster and the gke config section", () => {
+    const base = { region: "us-central1", privateNodes: true, subnetCidr: "10.0.0.0/20", masterCidr: "172.16.0.0/28" };
+
+    it("a private control plane range must stay out of the subnet; a public cluster's is unused", () => {
+        assert.deepStrictEqual(gkeClusterIssues(base), []);
+        assert.deepStrictEqual(gkeClusterIssues({ ...base, masterCidr: "10.0.1.0/28" }).map((i) => [i.field, i.value]), [["masterCidr", "10.0.1.0/28"]]);
+        assert.deepStrictEqual(gkeClusterIssues({ ...base, privateNodes: false, masterCidr: "10.0.1.0/28" }), []);
+    });
+
+    it("a GPU pool needs zones; an empty zone or API list is refused", () => {
+        const gpuPool = { acceleratorType: "nvidia-l4" };
+        assert.deepStrictEqual(gkeClusterIssues({ ...base, gpuPool }).map((i) => i.field), ["zones"]);
+        assert.deepStrictEqual(gkeClusterIssues({ ...base, gpuPool, zones: ["us-central1-a"] }), []);
+        assert.match(gkeClusterIssues({ ...base, gpuPool, zones: [] })[0].message, /that have nvidia-l4, which gpuPool needs/);
+        assert.deepStrictEqual(gkeClusterIssues({ ...base, apiAccessCidrs: [] }).map((i) => i.field), ["apiAccessCidrs"]);
+    });
+
+    it("the config layer records the same issues under its keys, naming the other keys by theirs", () => {
+        const config = {
+            "tf-serving:modelPath": "models/half_plus_two", "tf-serving:cloud": "gcp", "tf-serving:publicEndpoint": "true",
+            "tf-serving:gke": JSON.stringify({ project: "my-project", region: "us-central1", privateNodes: true, subnetCidr: "172.16.0.0/20" }),
+        };
+        try {
+            readConfig(config, "tf-serving", process.cwd());
+            assert.fail("expected a ConfigError");
+        } catch (e) {
+            assert.ok(e instanceof ConfigError, String(e));
+            const issue = e.issues.find((i) => i.key === "gke.masterCidr");
+            assert.match(issue?.expected ?? "", /^overlaps gke\.subnetCidr \(172\.16\.0\.0\/20\)/);
+        }
     });
 });
