@@ -32,9 +32,6 @@ const RENDERERS: { [P in GatewayPlatform]: GatewayRenderer<Extract<GatewayPlatfo
     eks: EKS_GATEWAY,
 };
 
-/** The platforms, in the order messages list them. */
-export const GATEWAY_PLATFORMS = Object.keys(RENDERERS) as GatewayPlatform[];
-
 /** The renderer of `settings`' platform (the union's link is lost on the lookup, for the compiler only). */
 function rendererOf(settings: GatewayPlatformSettings): GatewayRenderer<GatewayPlatformSettings> {
     return RENDERERS[settings.platform ?? "generic"] as GatewayRenderer<GatewayPlatformSettings>;
