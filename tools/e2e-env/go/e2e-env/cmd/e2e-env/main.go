@@ -458,7 +458,7 @@ func (e *env) startControlPlane() error {
 		{"kube-scheduler", k, "kube-scheduler",
 			"--kubeconfig", sched, "--authentication-kubeconfig", sched, "--authorization-kubeconfig", sched,
 			"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.SchedulerPort), "--leader-elect=false", "--profiling=false"},
-		{"kwok", k, "kwok", "--kubeconfig", admin,
+		{"kwok", filepath.Join(e.dirs.Kwok, "kwok"), "--kubeconfig", admin,
 			"--manage-all-nodes=false",
 			"--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake",
 			"--node-lease-duration-seconds", "40",
