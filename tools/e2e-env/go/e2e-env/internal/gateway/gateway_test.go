@@ -81,8 +81,8 @@ func TestThePinIsBesideThePrometheusOperators(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := versions.ModuleVersion(b, Module)
-	if err != nil || v != "v1.6.1" {
-		t.Fatalf("crds/go.mod pins %s %q (%v), want v1.6.1", Module, v, err)
+	if err != nil || v != "v1.6.3" {
+		t.Fatalf("crds/go.mod pins %s %q (%v), want v1.6.3", Module, v, err)
 	}
 	if !strings.HasPrefix(bundles.TraefikVersion, "3.7.") {
 		t.Errorf("Traefik %s: check the Gateway API version it supports before moving the pin", bundles.TraefikVersion)
@@ -93,7 +93,7 @@ func TestThePinIsBesideThePrometheusOperators(t *testing.T) {
 func TestCRDsHoldTheKindsStartWaitsFor(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	cache := filepath.Join(home, ".cache", "tf-serving-e2e")
-	if _, err := os.Stat(filepath.Join(cache, "go", "mod", "sigs.k8s.io", "gateway-api@v1.6.1")); err != nil {
+	if _, err := os.Stat(filepath.Join(cache, "go", "mod", "sigs.k8s.io", "gateway-api@v1.6.3")); err != nil {
 		t.Skip("the module is not in the cache yet (scripts/e2e-env prepare fetches it)")
 	}
 	env := append(bundles.GoEnv(cache), "GOPROXY=off")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -216,4 +217,37 @@ func (s *Supervisor) StopStrays(binCache string, exes []string, log func(string,
 	for _, p := range s.Strays(binCache, exes) {
 		syscall.Kill(p, syscall.SIGKILL)
 	}
+}
+
+// Exe is the executable a running process was started from ("" when it is
+// gone or not readable).
+func Exe(pid int) string {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(exe, " (deleted)")
+}
+
+// OtherBuilds names, of the running components given with their executables,
+// those started from the bin cache but from none of the current builds'
+// folders: an environment still running the binaries of another version (the
+// pins moved since it started). Executables outside the bin cache (Debian's)
+// are never another build.
+func OtherBuilds(exes map[string]string, binCache string, current []string) []string {
+	var out []string
+	for name, exe := range exes {
+		if exe == "" || !strings.HasPrefix(exe, binCache+"/") {
+			continue
+		}
+		ok := false
+		for _, dir := range current {
+			ok = ok || (dir != "" && strings.HasPrefix(exe, dir+"/"))
+		}
+		if !ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -221,3 +221,24 @@ func TestStrays(t *testing.T) {
 		t.Fatal("stopped another state folder's process")
 	}
 }
+
+func TestOtherBuildsNamesComponentsOfAnotherBuild(t *testing.T) {
+	bin := "/cache/bin"
+	current := []string{bin + "/kube-v1.35.4-aaaaaaaaaaaa", bin + "/kwok-v0.8.0-bbbbbbbbbbbb", ""}
+	exes := map[string]string{
+		"kube-apiserver": bin + "/kube-v1.33.13-cccccccccccc/kube", // the pins moved since it started
+		"etcd":           bin + "/kube-v1.35.4-aaaaaaaaaaaa/kube",
+		"kwok":           bin + "/kwok-v0.8.0-bbbbbbbbbbbb/kwok",
+		"registry":       "/usr/bin/docker-registry", // Debian's: never another build
+		"gone":           "",
+		"prefix-only":    bin + "/kube-v1.35.4-aaaaaaaaaaaa2/kube", // another key that starts like the current one
+	}
+	got := OtherBuilds(exes, bin, current)
+	want := []string{"kube-apiserver", "prefix-only"}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("OtherBuilds = %v, want %v", got, want)
+	}
+	if got := OtherBuilds(map[string]string{"etcd": bin + "/kube-v1.35.4-aaaaaaaaaaaa/kube"}, bin, current); len(got) != 0 {
+		t.Fatalf("an environment on the current builds: OtherBuilds = %v, want none", got)
+	}
+}

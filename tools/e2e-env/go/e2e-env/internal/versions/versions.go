@@ -16,14 +16,15 @@ import (
 
 // Versions are the pins, without a leading "v" except Kubernetes'.
 type Versions struct {
-	Kubernetes         string // "v1.33.13", k8s.io/kubernetes in go/kube/go.mod
+	Kubernetes         string // "v1.35.4", k8s.io/kubernetes in go/kube/go.mod
 	KubernetesMajor    string // "1"
-	KubernetesMinor    string // "33"
+	KubernetesMinor    string // "35"
 	Pulumi             string // "3.277.0", github.com/pulumi/pulumi/pkg/v3 in go/pulumi/go.mod
 	PulumiSDK          string // "3.248.0", @pulumi/pulumi in package-lock.json
 	KubernetesProvider string // "4.34.2", @pulumi/kubernetes in package-lock.json
 	DockerProvider     string // "5.2.0", @pulumi/docker in package-lock.json
-	MetricsServer      string // "v0.8.0", sigs.k8s.io/metrics-server in go/kube/go.mod
+	MetricsServer      string // "v0.9.0", sigs.k8s.io/metrics-server in go/kwok/go.mod
+	Kwok               string // "v0.8.0", sigs.k8s.io/kwok in go/kwok/go.mod
 	PrometheusAdapter  string // "v0.12.0", sigs.k8s.io/prometheus-adapter in go/prometheus-adapter/go.mod
 }
 
@@ -159,8 +160,15 @@ func Read(root string) (Versions, error) {
 	if err != nil {
 		return v, err
 	}
-	if v.MetricsServer, err = ModuleVersion(kube, "sigs.k8s.io/metrics-server"); err != nil {
-		return v, fmt.Errorf("go/kube/%w", err)
+	kwok, err := read("tools/e2e-env/go/kwok/go.mod")
+	if err != nil {
+		return v, err
+	}
+	if v.MetricsServer, err = ModuleVersion(kwok, "sigs.k8s.io/metrics-server"); err != nil {
+		return v, fmt.Errorf("go/kwok/%w", err)
+	}
+	if v.Kwok, err = ModuleVersion(kwok, "sigs.k8s.io/kwok"); err != nil {
+		return v, fmt.Errorf("go/kwok/%w", err)
 	}
 	adapter, err := read("tools/e2e-env/go/prometheus-adapter/go.mod")
 	if err != nil {

@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Versions{"v1.33.13", "1", "33", "3.248.0", "3.248.0", "4.34.2", "5.2.0", "", ""}
+	want := Versions{"v1.33.13", "1", "33", "3.248.0", "3.248.0", "4.34.2", "5.2.0", "", "", ""}
 	if v != want {
 		t.Fatalf("got %+v, want %+v", v, want)
 	}
@@ -90,14 +90,14 @@ func TestMissing(t *testing.T) {
 	}
 }
 
-// Read takes the metrics APIs' pins from their wrapper modules: the
+// Read takes the metrics APIs' and kwok's pins from their wrapper modules: the
 // repository's own files.
 func TestReadTheRepositorysPins(t *testing.T) {
 	v, err := Read("../../../../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.MetricsServer != "v0.8.0" || v.PrometheusAdapter != "v0.12.0" {
-		t.Fatalf("metrics-server %q, prometheus-adapter %q", v.MetricsServer, v.PrometheusAdapter)
+	if v.MetricsServer != "v0.9.0" || v.Kwok != "v0.8.0" || v.PrometheusAdapter != "v0.12.0" {
+		t.Fatalf("metrics-server %q, kwok %q, prometheus-adapter %q", v.MetricsServer, v.Kwok, v.PrometheusAdapter)
 	}
 }

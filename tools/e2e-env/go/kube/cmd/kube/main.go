@@ -1,5 +1,5 @@
 // Command kube is a multi-call binary for the end-to-end test environment.
-// It links etcd, the Kubernetes control plane, kubectl, the kubelet, kwok, a
+// It links etcd, the Kubernetes control plane, kubectl, the kubelet, a
 // loopback load-balancer controller and the node supervisor into one executable so that the shared
 // dependencies are compiled and linked once. The tool to run is chosen by the
 // name it is called by (a symlink such as kube-apiserver) or by its first
@@ -23,7 +23,6 @@ var tools = map[string]tool{
 	"kube-scheduler":          runScheduler,
 	"kubectl":                 runKubectl,
 	"kubelet":                 runKubelet,
-	"kwok":                    runKwok,
 	"loopback-lb":             runLoopbackLB,
 	"node":                    runNode,
 }

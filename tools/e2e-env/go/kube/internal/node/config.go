@@ -237,6 +237,11 @@ cgroupDriver: cgroupfs
 cgroupRoot: %[7]q
 cgroupsPerQOS: true
 enforceNodeAllocatable: ["pods"]
+# From Kubernetes 1.35 the kubelet refuses to start on a cgroup v1 host unless
+# this is false (its default turned true: kubernetes
+# pkg/kubelet/apis/config/v1beta1/defaults.go, the check in
+# pkg/kubelet/apis/config/validation/validation_linux.go). Build machines of
+# this kind run cgroup v1.
 failCgroupV1: false
 failSwapOn: false
 # No iptables chains; no host kernel settings outside the node's stand-ins.

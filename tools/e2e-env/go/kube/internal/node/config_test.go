@@ -5,6 +5,9 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
+	"sigs.k8s.io/yaml"
 )
 
 func settings() Settings {
@@ -122,6 +125,28 @@ func TestKubeletConfig(t *testing.T) {
 	)
 	if strings.Contains(k, "%!") {
 		t.Fatalf("format error in:\n%s", k)
+	}
+}
+
+// The rendered configuration is a KubeletConfiguration the kubelet reads: every
+// field is one of its type's (strict decoding into k8s.io/kubelet's
+// config/v1beta1), and failCgroupV1 is set to false, without which the 1.35
+// kubelet refuses a cgroup v1 host (its default is true from 1.35: kubernetes
+// pkg/kubelet/apis/config/v1beta1/defaults.go; the refusal:
+// pkg/kubelet/apis/config/validation/validation_linux.go).
+func TestKubeletConfigDecodesAndAllowsCgroupV1(t *testing.T) {
+	var c kubeletv1beta1.KubeletConfiguration
+	if err := yaml.UnmarshalStrict([]byte(KubeletConfig(settings())), &c); err != nil {
+		t.Fatalf("the kubelet would not read its configuration: %v", err)
+	}
+	if c.Kind != "KubeletConfiguration" || c.APIVersion != "kubelet.config.k8s.io/v1beta1" {
+		t.Errorf("kind %q, apiVersion %q", c.Kind, c.APIVersion)
+	}
+	if c.FailCgroupV1 == nil || *c.FailCgroupV1 {
+		t.Errorf("failCgroupV1 = %v, want it set to false (a 1.35 kubelet refuses cgroup v1 otherwise)", c.FailCgroupV1)
+	}
+	if c.CgroupDriver != "cgroupfs" || c.CgroupRoot != "/tfs-e2e" || c.Port != 10350 {
+		t.Errorf("cgroupDriver %q, cgroupRoot %q, port %d", c.CgroupDriver, c.CgroupRoot, c.Port)
 	}
 }
 
