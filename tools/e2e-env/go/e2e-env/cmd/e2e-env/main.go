@@ -24,6 +24,7 @@ import (
 	"tfs-e2e/e2e-env/internal/flock"
 	"tfs-e2e/e2e-env/internal/gateway"
 	"tfs-e2e/e2e-env/internal/images"
+	"tfs-e2e/e2e-env/internal/kwokstages"
 	"tfs-e2e/e2e-env/internal/metricsapi"
 	"tfs-e2e/e2e-env/internal/pki"
 	"tfs-e2e/e2e-env/internal/prometheus"
@@ -412,6 +413,10 @@ func (e *env) nodeReadySince(name string, since time.Time) func() bool {
 
 func (e *env) startControlPlane() error {
 	s, k, p := e.s, filepath.Join(e.dirs.Kube, "kube"), e.s.PKI()
+	stages := filepath.Join(s.State, "kwok-stages.yaml")
+	if err := kwokstages.Write(s.Tools(), e.goEnv, stages); err != nil {
+		return fmt.Errorf("kwok's stages: %w", err)
+	}
 	etcd := fmt.Sprintf("http://127.0.0.1:%d", s.EtcdPort)
 	peer := fmt.Sprintf("http://127.0.0.1:%d", s.EtcdPeerPort())
 	if err := e.sup.Spawn("etcd", k, "etcd", "--name", "tfs-e2e", "--data-dir", filepath.Join(s.State, "etcd"),
@@ -465,7 +470,7 @@ func (e *env) startControlPlane() error {
 		{"kube-scheduler", k, "kube-scheduler",
 			"--kubeconfig", sched, "--authentication-kubeconfig", sched, "--authorization-kubeconfig", sched,
 			"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.SchedulerPort), "--leader-elect=false", "--profiling=false"},
-		{"kwok", filepath.Join(e.dirs.Kwok, "kwok"), "--kubeconfig", admin,
+		{"kwok", filepath.Join(e.dirs.Kwok, "kwok"), "--kubeconfig", admin, "--config", stages,
 			"--manage-all-nodes=false",
 			"--manage-nodes-with-annotation-selector", "kwok.x-k8s.io/node=fake",
 			"--node-lease-duration-seconds", "40",

@@ -128,15 +128,17 @@ func (s *Supervisor) WaitFor(what string, limit time.Duration, check func() bool
 		poll = 500 * time.Millisecond
 	}
 	for i := 0; i < int(limit/poll); i++ {
-		if check() {
-			return nil
-		}
+		// The process first: what it served can look ready after it exited (a Node object stays
+		// Ready until the controller misses its heartbeats; kwok without stages exits at once).
 		if p, ok := s.PidOf(what); ok && !Running(p) {
 			if b, err := os.ReadFile(s.LogFile(what)); err == nil {
 				s.Stderr.Write(logtail.Tail(b, 15))
 			}
 			os.Remove(s.pidFile(what))
 			return fmt.Errorf("%s exited (log: %s); run start again", what, s.LogFile(what))
+		}
+		if check() {
+			return nil
 		}
 		time.Sleep(poll)
 	}

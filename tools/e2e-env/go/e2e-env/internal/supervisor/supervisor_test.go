@@ -145,6 +145,24 @@ func TestWaitFailsFastWhenTheComponentExits(t *testing.T) {
 	}
 }
 
+// What a component served can look ready after it exited (kwok's Node stays
+// Ready until the controller misses its heartbeats): an exited component fails
+// the wait even when the check passes.
+func TestWaitForFailsForAnExitedComponentThatLooksReady(t *testing.T) {
+	s, _ := newSup(t)
+	if err := s.Spawn("gone", "sh", "-c", "exit 1", s.State+"/g"); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.PidOf("gone")
+	for i := 0; i < 200 && Running(p); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	err := s.WaitFor("gone", 5*time.Second, func() bool { return true })
+	if err == nil || !strings.Contains(err.Error(), "gone exited") {
+		t.Fatalf("got %v, want the exit reported", err)
+	}
+}
+
 // A component whose command line does not (yet) name the state folder, as one
 // inside execve right after Spawn, is still running: the wait goes on.
 func TestWaitForKeepsWaitingForARunningComponent(t *testing.T) {
