@@ -19,7 +19,9 @@ export interface NodeReason {
  * untolerated taint {nvidia.com/gpu: present}. preemption: ..." into its per-node reasons.
  */
 export function parseSchedulingMessage(message: string): NodeReason[] {
-    const m = /nodes are available: (.*?)(?:\.\s*preemption:|\.?\s*$)/s.exec(message);
+    // The reasons end at the first sentence's end: "preemption: ..." follows, and from 1.35 "no new
+    // claims to deallocate," before it (the dynamic resources plugin's PostFilter).
+    const m = /nodes are available: (.*?)(?:\.\s+|\.?\s*$)/s.exec(message);
     if (!m) {
         return [];
     }
@@ -34,11 +36,42 @@ function gpuRequest(pod: Pod): number {
         sum + Number(c.resources?.limits?.[GPU_RESOURCE] ?? c.resources?.requests?.[GPU_RESOURCE] ?? 0), 0);
 }
 
-function untoleratedTaints(reasons: NodeReason[]): string[] {
-    return reasons.flatMap((r) => {
-        const m = /untolerated taint(?:\(s\))? (\{.*\})/.exec(r.text);
-        return m ? [m[1]] : [];
-    });
+/**
+ * The taints the scheduler found the pod does not tolerate. Up to Kubernetes 1.34 its message names
+ * one ("node(s) had untolerated taint {nvidia.com/gpu: present}"); from 1.35 it says only "node(s)
+ * had untolerated taint(s)" (kubernetes pkg/scheduler/framework/plugins/tainttoleration/
+ * taint_toleration.go, Filter), so they are read from the nodes: those of their NoSchedule and
+ * NoExecute taints the pod does not tolerate. Without the nodes (not readable with the credentials),
+ * a GPU pod that does not tolerate `nvidia.com/gpu` is taken to meet the GPU nodes' taint.
+ */
+export function untoleratedTaints(reasons: NodeReason[], pod: Pod, nodes: Node[] | undefined): string[] {
+    const found = new Set<string>();
+    for (const r of reasons) {
+        const m = /untolerated taint(?:\(s\))?(?: (\{.*\}))?$/.exec(r.text);
+        if (!m) {
+            continue;
+        }
+        if (m[1] !== undefined) {
+            found.add(m[1]);
+            continue;
+        }
+        const fromNodes = (nodes ?? []).flatMap((n) => n.spec?.taints ?? [])
+            .filter((t) => (t.effect === "NoSchedule" || t.effect === "NoExecute") && !tolerated(pod, t))
+            .map((t) => `{${t.key ?? ""}: ${t.value ?? ""}}`);
+        fromNodes.forEach((t) => found.add(t));
+        if (fromNodes.length === 0 && nodes === undefined && gpuRequest(pod) > 0 && !tolerated(pod, { key: GPU_RESOURCE, effect: "NoSchedule" })) {
+            found.add(`{${GPU_RESOURCE}: present}`);
+        }
+    }
+    return [...found];
+}
+
+/** Whether one of the pod's tolerations matches the taint (Kubernetes' ToleratesTaint). */
+function tolerated(pod: Pod, taint: { key?: string; value?: string; effect?: string }): boolean {
+    return (pod.spec?.tolerations ?? []).some((t) =>
+        (t.effect === undefined || t.effect === "" || t.effect === taint.effect)
+        && (t.key === undefined || t.key === "" ? t.operator === "Exists"
+            : t.key === taint.key && (t.operator === "Exists" || (t.value ?? "") === (taint.value ?? ""))));
 }
 
 export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Finding[] => {
@@ -49,7 +82,7 @@ export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Fi
     const event = eventsFor(snapshot.events, "Pod", pod.metadata).find((e) => e.reason === "FailedScheduling");
     const message = event?.message ?? scheduled.message ?? "";
     const reasons = parseSchedulingMessage(message);
-    const taints = untoleratedTaints(reasons);
+    const taints = untoleratedTaints(reasons, pod, snapshot.nodes);
     const gpuTaints = taints.filter((t) => t.startsWith(`{${GPU_RESOURCE}`));
     const gpus = gpuRequest(pod);
     const gpuShort = reasons.some((r) => r.text === `Insufficient ${GPU_RESOURCE}`);

@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import { diagnose, Diagnosis } from "../../../ops/doctor/diagnose";
 import { Finding } from "../../../ops/doctor/findings";
-import { parseSchedulingMessage } from "../../../ops/doctor/schedulingRules";
+import { parseSchedulingMessage, untoleratedTaints } from "../../../ops/doctor/schedulingRules";
 import { ClusterSnapshot } from "../../../ops/doctor/snapshot";
 import {
     MODEL, NOW, TF_LOGS, ago, deployment, event, labels, node, pod, podSpec, schedulingEvent, service, snapshot,
@@ -339,6 +339,10 @@ describe("tfs doctor rules", () => {
                 { nodes: 1, text: "Insufficient cpu" }, { nodes: 1, text: "Insufficient memory" },
             ]);
             assert.deepStrictEqual(parseSchedulingMessage("no nodes available to schedule pods"), []);
+            // 1.35: the taint unnamed, and the dynamic resources plugin's sentence before "preemption:".
+            assert.deepStrictEqual(parseSchedulingMessage("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."), [
+                { nodes: 1, text: "Insufficient nvidia.com/gpu" }, { nodes: 1, text: "node(s) had untolerated taint(s)" },
+            ]);
         });
 
         it("names a GPU pod without the GPU toleration", () => {
@@ -349,6 +353,38 @@ describe("tfs doctor rules", () => {
             hasEvidence(f, /pod requests cpu 1, memory 384Mi, nvidia.com\/gpu 1/);
             hasEvidence(f, /pod tolerates no taints/);
             assert.match(f.fix, /\{key: nvidia.com\/gpu, operator: Exists, effect: NoSchedule\}/);
+        });
+
+        // Kubernetes 1.35's scheduler no longer names the taint: "node(s) had untolerated taint(s)"
+        // (kubernetes pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go, Filter).
+        const UNNAMED = "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+
+        it("names a GPU pod without the GPU toleration from 1.35's message, the taint read from the nodes", () => {
+            const p = pending();
+            const nodes = [node("cpu-node", { cpu: "2", memory: "4Gi" }), node("gpu-node", { cpu: "8", memory: "30Gi", gpu: 1 })];
+            const f = only(run(world({ pods: [p], nodes, events: [schedulingEvent(p, UNNAMED)] })), "untolerated-taint");
+            hasEvidence(f, /untolerated taint\(s\)/);
+            assert.match(f.fix, /taint \{nvidia.com\/gpu: present\}/);
+            assert.match(f.fix, /\{key: nvidia.com\/gpu, operator: Exists, effect: NoSchedule\}/);
+        });
+
+        it("names the GPU taint from 1.35's message without the nodes, for a GPU pod that does not tolerate it", () => {
+            const p = pending();
+            assert.strictEqual(only(run(world({ pods: [p], events: [schedulingEvent(p, UNNAMED)] })), "untolerated-taint").kind, "untolerated-taint");
+            const tolerant = pending(podSpec({ gpu: 1, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }] }));
+            assert.strictEqual(only(run(world({ pods: [tolerant], events: [schedulingEvent(tolerant, UNNAMED)] })), "gpu-unavailable").kind, "gpu-unavailable",
+                "a pod that tolerates the GPU taint meets another one: no GPU free is what the message says of the rest");
+        });
+
+        it("reads only the taints the pod does not tolerate, NoSchedule and NoExecute, from the nodes", () => {
+            const p = pending(podSpec({ gpu: 1, tolerations: [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }] }));
+            const tainted = node("other", { cpu: "2", memory: "4Gi" });
+            tainted.spec = { taints: [{ key: "dedicated", value: "batch", effect: "NoSchedule" }, { key: "soft", value: "x", effect: "PreferNoSchedule" }] };
+            const nodes = [tainted, node("gpu-node", { cpu: "8", memory: "30Gi", gpu: 1 })];
+            const reasons = parseSchedulingMessage(UNNAMED);
+            assert.deepStrictEqual(untoleratedTaints(reasons, p, nodes), ["{dedicated: batch}"]);
+            assert.deepStrictEqual(untoleratedTaints(parseSchedulingMessage("0/1 nodes are available: 1 node(s) had untolerated taint {a: b}."), p, nodes), ["{a: b}"],
+                "a message that names the taint (1.34 and before) is taken as it is");
         });
 
         it("names a GPU pod with nowhere a free GPU", () => {
