@@ -322,6 +322,15 @@ func (e *env) linkBinDirs() error {
 			return err
 		}
 	}
+	// The YAML language host, a bundle of its own, beside the Node.js one.
+	yaml := filepath.Join(e.dirs.PulumiYAML, "pulumi-language-yaml")
+	link := filepath.Join(e.dirs.Pulumi, "bin", "pulumi-language-yaml")
+	if t, err := os.Readlink(link); err != nil || t != yaml {
+		os.Remove(link)
+		if err := os.Symlink(yaml, link); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
