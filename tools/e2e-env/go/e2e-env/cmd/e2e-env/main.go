@@ -845,6 +845,7 @@ func (e *env) selftest() error {
 	for _, t := range [][]string{
 		{"tfserving-standin", "test", "./..."},
 		{"pulumi", "test", "./cmd/..."},
+		{"pulumi-yaml", "test", "./cmd/..."},
 		{"kube", "test", "./internal/..."},
 		{"pause", "vet", "."},
 		{"e2e-env", "vet", "./..."},
