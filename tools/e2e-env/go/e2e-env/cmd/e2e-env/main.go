@@ -304,9 +304,13 @@ func (e *env) linkBinDirs() error {
 	if err := writeIfChanged(filepath.Join(e.dirs.Pulumi, configs.DynamicProviderPlugin), configs.DynamicProviderScript, 0o755); err != nil {
 		return err
 	}
+	if err := e.linkYAMLHost(); err != nil {
+		return err
+	}
 	for _, l := range [][3]string{
 		{e.dirs.Pulumi, "pulumi", "pulumi"},
 		{e.dirs.Pulumi, "pulumi-language-nodejs", "pulumi-language-nodejs"},
+		{e.dirs.Pulumi, "pulumi-language-yaml", "pulumi-language-yaml"},
 		{e.dirs.Kube, "kube", "kubectl"},
 	} {
 		bin := filepath.Join(l[0], "bin")
@@ -322,16 +326,20 @@ func (e *env) linkBinDirs() error {
 			return err
 		}
 	}
-	// The YAML language host, a bundle of its own, beside the Node.js one.
-	yaml := filepath.Join(e.dirs.PulumiYAML, "pulumi-language-yaml")
-	link := filepath.Join(e.dirs.Pulumi, "bin", "pulumi-language-yaml")
-	if t, err := os.Readlink(link); err != nil || t != yaml {
-		os.Remove(link)
-		if err := os.Symlink(yaml, link); err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// linkYAMLHost puts the YAML language host, a bundle of its own, beside the
+// CLI's executable, where the CLI looks for language plugins (it ignores PATH:
+// PULUMI_IGNORE_AMBIENT_PLUGINS).
+func (e *env) linkYAMLHost() error {
+	yaml := filepath.Join(e.dirs.PulumiYAML, "pulumi-language-yaml")
+	link := filepath.Join(e.dirs.Pulumi, "pulumi-language-yaml")
+	if t, err := os.Readlink(link); err == nil && t == yaml {
+		return nil
+	}
+	os.Remove(link)
+	return os.Symlink(yaml, link)
 }
 
 // writeIfChanged writes data to path unless it already holds exactly that.

@@ -9,7 +9,8 @@
 // link: it names a package's types by their tokens and the engine loads the
 // package's schema itself (the `packages` entry `pulumi package add` writes to
 // Pulumi.yaml). Link therefore answers with nothing to do, as later pulumi-yaml
-// releases do. Every other call goes to upstream's host unchanged.
+// releases do. Every other call goes to upstream's host unchanged; the host is
+// made with its RPC schema loader on (see newHost).
 //
 // The engine starts it as `pulumi-language-yaml [flags] ENGINE_ADDRESS` and
 // reads the port it listens on from its first line of standard output.
@@ -34,8 +35,15 @@ type host struct {
 	pulumirpc.LanguageRuntimeServer
 }
 
+// newHost is upstream's host with its RPC schema loader on: a program's
+// packages are loaded through the engine (the loader the CLI passes with each
+// call), as upstream's own language tests run it, not by a plugin host inside
+// this process, which would look for the packages' language hosts (a
+// component package's `runtime: nodejs`) beside this executable only (the
+// environment ignores PATH: PULUMI_IGNORE_AMBIENT_PLUGINS) and so miss the
+// CLI's, which lives in another bundle.
 func newHost(engineAddress, tracing string) *host {
-	return &host{server.NewLanguageHost(engineAddress, tracing, false)}
+	return &host{server.NewLanguageHost(engineAddress, tracing, true)}
 }
 
 // Link has nothing to link into a YAML program: no files change, and there is
