@@ -1,10 +1,13 @@
 /**
  * `ModelImage` for every Pulumi language: the library's `ModelImage` (components/modelImage.ts) with
  * arguments the schema analyzer accepts. The model folder is read here (`preflight`); the registry's
- * digest is looked up the library's default way (the registry's v2 API with these credentials).
+ * digest is looked up the library's default way (the registry's v2 API with these credentials), and
+ * what the last update pushed is read from the stack's checkpoint (facade/previousImage.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelImage";
+import { PreviousOutputs } from "../components/previousOutputs";
+import { facadePreviousImage } from "./previousImage";
 import { absolutePath, loadableModel } from "./values";
 
 /** Where the image is pushed. */
@@ -67,7 +70,8 @@ export class ModelImage extends pulumi.ComponentResource {
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         super("tf-serving:index:ModelImage", name, {}, opts);
-        const image = new library.ModelImage(name, toModelImageArgs(name, args), { parent: this });
+        const previous = new PreviousOutputs(false).resources().apply((resources) => facadePreviousImage(resources, name));
+        const image = new library.ModelImage(name, { ...toModelImageArgs(name, args), previousImage: previous }, { parent: this });
         this.imageRef = image.imageRef;
         this.tag = pulumi.output(image.tag);
         this.registerOutputs({ imageRef: this.imageRef, tag: this.tag });

@@ -14,6 +14,8 @@
  * (three) and the autoscaling file (three at most); the canary (four pods) meets the stack file or
  * day 2 (three at most each), the transitions (three at most) whatever lane 2 has left. Lane 1 is
  * the longer: the transitions walk one stack through every feature, which no second lane can share.
+ * The YAML consumer (one pod, and the package's schema analysis, CPU-bound) runs in lane 2 after
+ * the checkouts.
  * A file in neither list goes to
  * the end of lane 2, so a new file is never skipped. A run starts by removing what an interrupted one left (`removeLeftovers`).
  * `TFS_E2E_LANES=1` runs every file in one lane, one after the other;
@@ -31,7 +33,7 @@ import { descendants, signalAll } from "../support/processTree";
 /** The files of each lane, in their order (see above). */
 export const LANES = [
     ["gateway", "autoscaling", "canary", "privateRegistry", "transitions"],
-    ["failures", "stack", "doctor", "operate", "day2", "checkouts", "nodeLifecycle"],
+    ["failures", "stack", "doctor", "operate", "day2", "checkouts", "yamlConsumer", "nodeLifecycle"],
 ];
 
 const E2E = path.join(ROOT, "test", "e2e");

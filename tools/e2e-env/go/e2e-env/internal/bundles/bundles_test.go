@@ -78,9 +78,11 @@ func TestLocateAndPrune(t *testing.T) {
 		"pulumi/go.mod", "pulumi/go.sum", "pulumi/tools.go", "pulumi/cmd/pulumi-language-nodejs/m.go", "pulumi/cmd/pulumi-resource-docker/m.go",
 		"kube/cmd/pulumi-resource-kubernetes/m.go", "kwok/go.mod", "kwok/go.sum", "kwok/tools.go",
 		"tfserving-standin/go.mod", "tfserving-standin/m.go", "pause/go.mod", "pause/m.go",
-		"prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go"} {
+		"prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go",
+		"pulumi-yaml/go.sum", "pulumi-yaml/cmd/pulumi-language-yaml/m.go"} {
 		write(t, filepath.Join(tools, f), f)
 	}
+	write(t, filepath.Join(tools, "pulumi-yaml/go.mod"), "module m\n\nrequire github.com/pulumi/pulumi-yaml v1.25.0\n")
 	v := versions.Versions{Kubernetes: "v1.33.13", Pulumi: "3.248.0", KubernetesProvider: "4.34.2", DockerProvider: "5.2.0",
 		MetricsServer: "v0.9.0", PrometheusAdapter: "v0.12.0", Kwok: "v0.8.0"}
 	bin := t.TempDir()
@@ -90,7 +92,8 @@ func TestLocateAndPrune(t *testing.T) {
 	}
 	for dir, prefix := range map[string]string{d.Kube: "kube-v1.33.13-", d.Pulumi: "pulumi-3.248.0-docker5.2.0-",
 		d.KubernetesProvider: "pulumi-resource-kubernetes-4.34.2-", d.Standin: "tfserving-standin-", d.Pause: "pause-",
-		d.MetricsServer: "metrics-server-v0.9.0-", d.PrometheusAdapter: "prometheus-adapter-v0.12.0-", d.Kwok: "kwok-v0.8.0-"} {
+		d.MetricsServer: "metrics-server-v0.9.0-", d.PrometheusAdapter: "prometheus-adapter-v0.12.0-", d.Kwok: "kwok-v0.8.0-",
+		d.PulumiYAML: "pulumi-language-yaml-1.25.0-"} {
 		b := filepath.Base(dir)
 		if !strings.HasPrefix(b, prefix) || len(b) != len(prefix)+12 || filepath.Dir(dir) != bin {
 			t.Errorf("bundle folder %s, want %s + 12 hex digits in %s", dir, prefix, bin)
@@ -190,6 +193,7 @@ func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
 	b := &Builder{Dirs: Dirs{
 		Kube: bin + "/kube-k", Kwok: bin + "/kwok-k", MetricsServer: bin + "/metrics-server-k", PrometheusAdapter: bin + "/prometheus-adapter-k",
 		Pulumi: bin + "/pulumi-k", KubernetesProvider: bin + "/pulumi-resource-kubernetes-k",
+		PulumiYAML: bin + "/pulumi-language-yaml-k",
 	}}
 	mods := func() []string {
 		var out []string
@@ -205,6 +209,7 @@ func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
 		"prometheus-adapter sigs.k8s.io/prometheus-adapter/cmd/adapter",
 		"pulumi github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./cmd/pulumi-language-nodejs ./cmd/pulumi-resource-docker",
 		"kube ./cmd/pulumi-resource-kubernetes",
+		"pulumi-yaml ./cmd/pulumi-language-yaml",
 	}
 	if got := mods(); strings.Join(got, "|") != strings.Join(all, "|") {
 		t.Fatalf("nothing built: %q", got)
@@ -216,7 +221,8 @@ func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
 	if got := mods(); strings.Join(got, "|") != strings.Join(all[1:], "|") {
 		t.Fatalf("kube built, pulumi's file not executable: %q", got)
 	}
-	for _, f := range []string{b.Dirs.Kwok + "/kwok", b.Dirs.MetricsServer + "/metrics-server", b.Dirs.PrometheusAdapter + "/adapter", b.Dirs.Pulumi + "/pulumi", b.Dirs.KubernetesProvider + "/pulumi-resource-kubernetes"} {
+	for _, f := range []string{b.Dirs.Kwok + "/kwok", b.Dirs.MetricsServer + "/metrics-server", b.Dirs.PrometheusAdapter + "/adapter", b.Dirs.Pulumi + "/pulumi", b.Dirs.KubernetesProvider + "/pulumi-resource-kubernetes",
+		b.Dirs.PulumiYAML + "/pulumi-language-yaml"} {
 		write(t, f, "")
 		os.Chmod(f, 0o755)
 	}

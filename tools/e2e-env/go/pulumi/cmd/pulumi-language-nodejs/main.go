@@ -504,11 +504,7 @@ func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
 	if err != nil {
 		return status.Errorf(codes.FailedPrecondition, "%v", err)
 	}
-	args := append([]string{}, opts.nodeargs...)
-	args = append(args, script)
-	args = append(args, req.GetArgs()...)
-	args = append(args, dir)
-	cmd := exec.Command(node, args...)
+	cmd := exec.Command(node, pluginCommandLine(req.GetKind(), opts.nodeargs, script, dir, req.GetArgs())...)
 	cmd.Dir = dir
 	if len(req.GetEnv()) > 0 {
 		cmd.Env = req.GetEnv()
@@ -547,6 +543,24 @@ func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
 		return status.Errorf(codes.Internal, "running plugin: %v", waitErr)
 	}
 	return send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(code)}})
+}
+
+// pluginCommandLine is node's arguments for a plugin in folder dir, started by
+// the engine with args (the engine's address first). The two entry points of
+// @pulumi/pulumi read them in different orders: cmd/run-policy-pack's usage is
+// `RUN <engine-address> <program>` (it drops the first positional argument and
+// runs the next), while cmd/run-plugin runs its first positional argument as
+// the program and hands the rest to it as process.argv (cmd/run-plugin/run.js:
+// `program = argv._[0]`, `programArgs = argv._.slice(1)`), where a component
+// provider's componentProviderHost reads the engine's address.
+func pluginCommandLine(kind string, nodeargs []string, script, dir string, args []string) []string {
+	out := append(append([]string{}, nodeargs...), script)
+	if kind == "analyzer" {
+		out = append(out, args...)
+		return append(out, dir)
+	}
+	out = append(out, dir)
+	return append(out, args...)
 }
 
 // streamWriter forwards each write as one message; exec copies child output

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -82,5 +83,20 @@ func TestFindPulumiScriptWalksUp(t *testing.T) {
 	}
 	if _, err := findPulumiScript(t.TempDir(), filepath.Join("cmd", "run")); err == nil {
 		t.Fatal("want an error when @pulumi/pulumi is not installed")
+	}
+}
+
+func TestPluginCommandLinePutsTheProgramWhereEachEntryPointReadsIt(t *testing.T) {
+	// cmd/run-plugin: RUN <program> [args...] (@pulumi/pulumi cmd/run-plugin/run.js).
+	got := pluginCommandLine("resource", []string{"--max-old-space-size=512"}, "/sdk/cmd/run-plugin", "/plugin", []string{"127.0.0.1:4000"})
+	want := []string{"--max-old-space-size=512", "/sdk/cmd/run-plugin", "/plugin", "127.0.0.1:4000"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("resource plugin: got %q, want %q", got, want)
+	}
+	// cmd/run-policy-pack: RUN <engine-address> <program> (@pulumi/pulumi cmd/run-policy-pack/index.js).
+	got = pluginCommandLine("analyzer", nil, "/sdk/cmd/run-policy-pack", "/policy", []string{"127.0.0.1:4000"})
+	want = []string{"/sdk/cmd/run-policy-pack", "127.0.0.1:4000", "/policy"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("policy pack: got %q, want %q", got, want)
 	}
 }
