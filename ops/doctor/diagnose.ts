@@ -26,7 +26,9 @@ const RANK: Record<FindingKind, number> = {
     "not-deployed": 3, "image-pull": 3, "container-config-error": 3, "permission-denied": 3, "model-not-found": 3,
     "model-load-failed": 3, "oom-killed": 3, "gpu-unavailable": 3, "untolerated-taint": 3, "insufficient-resources": 3, "unschedulable": 3,
     "replica-failure": 3, "load-balancer-pending": 3,
-    "startup-probe-killed": 2, "crash-loop": 1, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0, "canary-rolled-back": 3,
+    // A crash loop absorbs a probe that failed while the container was up between crashes (nothing
+    // listened yet); a startup probe that killed the container absorbs the crash loop it causes.
+    "startup-probe-killed": 2, "crash-loop": 1.5, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0, "canary-rolled-back": 3,
     "canary-running": 3, "autoscaler-blind": 3,
 };
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

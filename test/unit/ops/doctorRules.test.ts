@@ -156,6 +156,13 @@ describe("tfs doctor rules", () => {
             assert.ok(!f.evidence.some((e) => e.includes("--flag_")), f.evidence.join("\n"));
         });
 
+        it("folds a startup probe that failed between two crashes into the crash loop", () => {
+            const p = pod({ ready: false, containerStatus: { restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 255, reason: "Error" } } } });
+            const probe = event(p, { reason: "Unhealthy", message: "Startup probe failed: Get \"http://10.244.1.7:8501/v1/models/half-plus-two\": dial tcp 10.244.1.7:8501: connect: connection refused", count: 1, last: 30 });
+            const f = only(run(world({ pods: [p], events: [probe] })), "crash-loop");
+            hasEvidence(f, /Startup probe failed/);
+        });
+
         it("explains exit code 132 as an illegal instruction", () => {
             const p = pod({ containerStatus: { restartCount: 2, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 132, reason: "Error" } } } });
             const f = only(run(world({ pods: [p] })), "crash-loop");
