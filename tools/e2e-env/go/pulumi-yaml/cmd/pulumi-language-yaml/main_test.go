@@ -32,7 +32,7 @@ func client(t *testing.T) pulumirpc.LanguageRuntimeClient {
 	return pulumirpc.NewLanguageRuntimeClient(conn)
 }
 
-func TestLinkAnswersWithNothingToDo(t *testing.T) {
+func TestLinkAnswersWithAnEmptyResponse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res, err := client(t).Link(ctx, &pulumirpc.LinkRequest{
