@@ -270,8 +270,18 @@ describe("serving/buildContext stageBuildContext", () => {
         it("compares a file changed just before staging looked at it again at the next staging, though its fingerprint matches", async () => {
             await settle();
             restage();
-            fs.appendFileSync(path.join(model, "1", "assets", "foo.txt"), "more");
-            const racy = restage();
+            const changed = path.join(model, "1", "assets", "foo.txt");
+            fs.appendFileSync(changed, "more");
+            // Staging looks at the file 50 ms after the change, however slow the machine: inside the margin.
+            const { mtimeMs, ctimeMs } = fs.statSync(changed);
+            const realNow = Date.now;
+            Date.now = () => Math.ceil(Math.max(mtimeMs, ctimeMs)) + 50;
+            let racy: ReturnType<typeof restage>;
+            try {
+                racy = restage();
+            } finally {
+                Date.now = realNow;
+            }
             assert.deepStrictEqual([racy.written, racy.compared], [1, 0]);
             const entry = JSON.parse(fs.readFileSync(record, "utf8")).files["models/m/1/assets/foo.txt"];
             assert.strictEqual(entry.settled, false);
