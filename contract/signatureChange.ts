@@ -9,7 +9,8 @@
  * must have the input's dtype and fit its shape. What a client reads back is the outputs by name.
  * So, for each signature the old version had:
  * - gone, or its method changed: breaking (calls to it are refused, or answered in another form);
- * - an input removed, renamed or added: breaking (the inputs clients send no longer match);
+ * - an input removed, renamed or added: breaking (the inputs clients send no longer match); one
+ *   removed and one added of the same dtype read as a rename;
  * - an input's dtype changed, its rank changed (known to another, or known where it was unknown),
  *   or a known dimension changed (to another size, or to a size where any was accepted): breaking;
  *   a dimension or rank becoming unknown only accepts more: additive;
@@ -86,8 +87,10 @@ function tensorChanges(side: "input" | "output", signature: string, before: Reco
     const removed = Object.keys(before).filter((n) => !(n in after)).sort();
     const added = Object.keys(after).filter((n) => !(n in before)).sort();
     const out: SignatureChange[] = [];
-    if (side === "input" && removed.length === 1 && added.length === 1 && sameTensor(before[removed[0]], after[added[0]])) {
-        out.push(change("input-renamed", signature, `input "${removed[0]}" is renamed to "${added[0]}": requests that send "${removed[0]}" are refused`, removed[0]));
+    if (side === "input" && removed.length === 1 && added.length === 1 && before[removed[0]].dtype === after[added[0]].dtype) {
+        const [was, now] = [before[removed[0]], after[added[0]]];
+        const reshaped = sameTensor(was, now) ? "" : ` (its shape changes from ${shapeText(was.shape)} to ${shapeText(now.shape)})`;
+        out.push(change("input-renamed", signature, `input "${removed[0]}" is renamed to "${added[0]}"${reshaped}: requests that send "${removed[0]}" are refused`, removed[0]));
     } else {
         out.push(...removed.map((n) => side === "input"
             ? change("input-removed", signature, `input "${n}" (${tensorText(before[n])}) is removed: requests that send it are refused`, n)

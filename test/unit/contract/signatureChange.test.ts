@@ -62,6 +62,12 @@ describe("the signature contract between two versions (contract/signatureChange.
         assert.match(c.detail, /^input "x" is renamed to "inputs": requests that send "x" are refused$/);
     });
 
+    it("a rename that also changes the shape is still a rename, with the shape named", () => {
+        const [c] = compareSignatures(BASE, { serving_default: predict({ inputs: f(null) }, { y: f([-1, 2]) }) });
+        assert.strictEqual(c.kind, "input-renamed");
+        assert.match(c.detail, /^input "x" is renamed to "inputs" \(its shape changes from \[-1,3\] to unknown rank\)/);
+    });
+
     it("one removed and one added of another type are a removal and an addition, each named with its dtype and shape", () => {
         const found = compareSignatures(BASE, { serving_default: predict({ ids: { dtype: "DT_INT64", shape: [-1] } }, { y: f([-1, 2]) }) });
         assert.deepStrictEqual(found.map((c) => c.kind), ["input-removed", "input-added"]);
