@@ -2,20 +2,15 @@
  * Pure pieces of a TF Serving REST predict call: reading the `/metadata` answer into plain
  * signatures, and building a one-example `:predict` body from a signature.
  */
-import { SignatureSpec, TensorSpec } from "../contract/signature";
+import { FLOAT_DTYPES, INT_DTYPES, PredictRequestBody, predictBodyProblem, SignatureSpec, TensorSpec } from "../contract/signature";
+
+export type { PredictRequestBody } from "../contract/signature";
 
 /** What `GET /v1/models/NAME/metadata` says about the version it answered for. */
 export interface ModelMetadata {
     name: string;
     version: string;
     signatures: Record<string, SignatureSpec>;
-}
-
-/** A `:predict` body in row (`instances`) or columnar (`inputs`) format. */
-export interface PredictRequestBody {
-    signature_name?: string;
-    instances?: unknown[];
-    inputs?: unknown;
 }
 
 /** A signature whose inputs cannot be filled with a made-up example; the user must supply one. */
@@ -26,10 +21,6 @@ export class UnsupportedSignatureError extends Error {
     }
 }
 
-const FLOAT_TYPES = new Set(["DT_FLOAT", "DT_DOUBLE", "DT_HALF", "DT_BFLOAT16"]);
-const INT_TYPES = new Set([
-    "DT_INT8", "DT_INT16", "DT_INT32", "DT_INT64", "DT_UINT8", "DT_UINT16", "DT_UINT32", "DT_UINT64",
-]);
 
 /** Reads the JSON of `GET /v1/models/NAME/metadata`; throws naming the first field that is not as TF Serving writes it. */
 export function parseModelMetadata(json: unknown): ModelMetadata {
@@ -77,10 +68,10 @@ function asObject(value: unknown, where: string): Record<string, unknown> {
 
 /** One made-up element of `dtype`; `name` matters for strings, since TF Serving treats inputs ending in `_bytes` as base64. */
 export function exampleElement(dtype: string, name: string): unknown {
-    if (FLOAT_TYPES.has(dtype)) {
+    if (FLOAT_DTYPES.has(dtype)) {
         return 1.0;
     }
-    if (INT_TYPES.has(dtype)) {
+    if (INT_DTYPES.has(dtype)) {
         return 1;
     }
     if (dtype === "DT_BOOL") {
@@ -145,20 +136,9 @@ export function parsePredictRequestFile(text: string, path: string): PredictRequ
     } catch (err) {
         throw new Error(`${path} is not JSON (${(err as Error).message}); write a predict body such as {"instances": [[1.0]]}`);
     }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) {
-        throw new Error(`${path} must hold a JSON object with "instances" or "inputs", such as {"instances": [[1.0]]}`);
+    const problem = predictBodyProblem(body);
+    if (problem !== undefined) {
+        throw new Error(`${path} ${problem}`);
     }
-    const request = body as Record<string, unknown>;
-    const hasInstances = "instances" in request;
-    const hasInputs = "inputs" in request;
-    if (hasInstances === hasInputs) {
-        throw new Error(`${path} must have exactly one of "instances" (row format) or "inputs" (columnar format)`);
-    }
-    if (hasInstances && (!Array.isArray(request.instances) || request.instances.length === 0)) {
-        throw new Error(`${path}: "instances" must be a non-empty list, one element per example`);
-    }
-    if ("signature_name" in request && typeof request.signature_name !== "string") {
-        throw new Error(`${path}: "signature_name" must be a string`);
-    }
-    return request as PredictRequestBody;
+    return body as PredictRequestBody;
 }

@@ -19,6 +19,9 @@ import * as fs from "fs";
 import type * as K8s from "@kubernetes/client-node";
 import { apiConfiguration, loadKubeConfig } from "../../contract/kubeAccess";
 import { CANARY_ROLLED_BACK } from "../../contract/labels";
+import { CaseResult, compareOutputs, parseGolden, restOutputs } from "../../contract/golden";
+import { goldenFailure, goldenSummary } from "../../serving/goldenCheck";
+import { ModelMetadata, parseModelMetadata } from "../../ops/predictRequest";
 import { METRICS_PATH } from "../../serving/flags";
 import { REST_PORT } from "../../serving/images";
 import {
@@ -53,6 +56,11 @@ export interface ReleaseInputs {
      * removed (the least: more when it answered few calls a second; see `drainQuietMs`).
      */
     settleSeconds: number;
+    /**
+     * The model's golden file (contract/golden.ts): its name for messages and its text, parsed again
+     * here (the provider's state carries plain values). Checked on a canary pod before any weight moves.
+     */
+    golden?: { file: string; text: string };
 }
 
 /** What a release did, for its outputs: one line per step and the outcome. */
@@ -65,7 +73,7 @@ export interface ReleaseReport {
 
 /** A release that failed: its message is the update's error. */
 export class CanaryFailed extends Error {
-    constructor(message: string, readonly verdict?: GateVerdict) {
+    constructor(message: string, readonly verdict?: GateVerdict, readonly fix = "fix the model, or raise the gate in canary.gates") {
         super(message);
         this.name = "CanaryFailed";
     }
@@ -76,6 +84,8 @@ export interface Clients {
     core: K8s.CoreV1Api;
     apps: K8s.AppsV1Api;
     custom: K8s.CustomObjectsApi;
+    /** POSTs `body` to `path` on a pod's REST port through the API server's pod proxy; the answer's status and text. */
+    proxyPost(namespace: string, pod: string, path: string, body: unknown): Promise<{ status: number; text: string }>;
 }
 
 async function connect(inputs: ReleaseInputs): Promise<Clients> {
@@ -92,7 +102,32 @@ async function connect(inputs: ReleaseInputs): Promise<Clients> {
         throw new CanaryFailed(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`);
     }
     const config = apiConfiguration(k8s, kc, cluster.server, 15_000);
-    return { core: new k8s.CoreV1Api(config), apps: new k8s.AppsV1Api(config), custom: new k8s.CustomObjectsApi(config) };
+    const core = new k8s.CoreV1Api(config);
+    return {
+        core, apps: new k8s.AppsV1Api(config), custom: new k8s.CustomObjectsApi(config),
+        async proxyPost(namespace, pod, path, body) {
+            // The generated call sends no body: a middleware of this call alone sets it.
+            const withBody = {
+                pre: (ctx: K8s.RequestContext) => {
+                    ctx.setHeaderParam("Content-Type", "application/json");
+                    ctx.setBody(JSON.stringify(body));
+                    return new k8s.Observable(Promise.resolve(ctx));
+                },
+                post: (response: K8s.ResponseContext) => new k8s.Observable(Promise.resolve(response)),
+            };
+            try {
+                const text = await core.connectPostNamespacedPodProxyWithPath({ name: `${pod}:${REST_PORT}`, namespace, path },
+                    { middleware: [withBody], middlewareMergeStrategy: "append" });
+                return { status: 200, text: typeof text === "string" ? text : JSON.stringify(text) };
+            } catch (err) {
+                const e = err as { code?: number; body?: unknown };
+                if (typeof e.code === "number" && e.code >= 400) {
+                    return { status: e.code, text: typeof e.body === "string" ? e.body : JSON.stringify(e.body) };
+                }
+                throw err;
+            }
+        },
+    };
 }
 
 const GROUP = "gateway.networking.k8s.io";
@@ -106,6 +141,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Seconds the first step waits for the canary's first routed call before its hold starts anyway, and how often it looks. */
 const ROUTED_SECONDS = CANARY_ROUTED_SECONDS;
+const GOLDEN_DOCS = "docs/guides/model-contract.md#the-canary-checks-them-first";
 const ROUTED_POLL_MS = 500;
 /** The longest a drain waits for the canary's counters to stay still, the longest quiet spell it asks for, and how often it reads them. */
 const DRAIN_SECONDS = 60;
@@ -328,6 +364,79 @@ class Release {
         return { counters };
     }
 
+    /** The serving Deployment's Ready pods (not the canary's). */
+    async servingPods(): Promise<K8s.V1Pod[]> {
+        const d = await this.c.apps.readNamespacedDeployment({ name: this.i.serving, namespace: this.i.namespace });
+        const labelSelector = Object.entries(d.spec?.selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(",");
+        const canary = new Set((await this.canaryPods()).map((p) => p.metadata?.name));
+        return (await this.c.core.listNamespacedPod({ namespace: this.i.namespace, labelSelector })).items
+            .filter((p) => !canary.has(p.metadata?.name) && !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+    }
+
+    /** The model's signatures as a pod's `/metadata` answers them; undefined when it does not. */
+    private async signaturesOf(pod: string): Promise<ModelMetadata["signatures"] | undefined> {
+        try {
+            const text = await this.c.core.connectGetNamespacedPodProxyWithPath({ name: `${pod}:${REST_PORT}`, namespace: this.i.namespace, path: `v1/models/${this.i.model}/metadata` });
+            return parseModelMetadata(typeof text === "string" ? JSON.parse(text) : text).signatures;
+        } catch {
+            return undefined;
+        }
+    }
+
+    /** One `:predict` on a pod through the pod proxy: the parsed answer, or the failure in words. */
+    private async predictOn(pod: string, body: unknown): Promise<{ answer?: unknown; error?: string }> {
+        const { status, text } = await this.c.proxyPost(this.i.namespace, pod, `v1/models/${this.i.model}:predict`, body);
+        let json: unknown;
+        try {
+            json = JSON.parse(text);
+        } catch {
+            return { error: `pod ${pod} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}` };
+        }
+        if (status !== 200) {
+            const said = (json as { error?: unknown })?.error;
+            return { error: `pod ${pod} answered ${status}: ${typeof said === "string" ? said : text.slice(0, 200)}` };
+        }
+        return { answer: json };
+    }
+
+    /**
+     * Sends every golden case to `canaryPod` and compares its answers with the expected outputs, or,
+     * for a case without them, with the answers of `servingPod`. Sequential: the cases are few and
+     * bounded, and the check measures the canary, not the API server. The results, in file order.
+     */
+    async goldenCheck(golden: { file: string; text: string }, canaryPod: string, servingPod: string | undefined, abort: Abort): Promise<CaseResult[]> {
+        const results: CaseResult[] = [];
+        // TF Serving leaves a single output unnamed in a row-format answer: the signature names it.
+        const signatures = await this.signaturesOf(canaryPod);
+        for (const c of parseGolden(golden.text, golden.file)) {
+            const outputNames = signatures?.[c.signatureName] === undefined ? undefined : Object.keys(signatures[c.signatureName].outputs);
+            const why = abort.reason();
+            if (why) {
+                throw new CanaryFailed(`canary stopped: ${why}`);
+            }
+            const got = await this.predictOn(canaryPod, c.request);
+            if (got.error !== undefined) {
+                results.push({ case: c, ok: false, outputs: [], error: `the canary ${got.error}` });
+                continue;
+            }
+            let expected = c.expected;
+            if (expected === undefined) {
+                if (servingPod === undefined) {
+                    results.push({ case: c, ok: false, outputs: [], error: "the case has no expected outputs and no serving pod is Ready to answer it; add its expected outputs to the golden file" });
+                    continue;
+                }
+                const reference = await this.predictOn(servingPod, c.request);
+                if (reference.error !== undefined) {
+                    results.push({ case: c, ok: false, outputs: [], error: `the case has no expected outputs and the serving version's ${reference.error}; add its expected outputs to the golden file` });
+                    continue;
+                }
+                expected = restOutputs(c, reference.answer, outputNames);
+            }
+            results.push(compareOutputs(c, expected, restOutputs(c, got.answer, outputNames)));
+        }
+        return results;
+    }
+
     async event(message: string): Promise<void> {
         const now = new Date();
         await this.c.core.createNamespacedEvent({
@@ -388,6 +497,17 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
         say(`starting ${inputs.canary} with ${inputs.image} beside ${serving}`);
         let pods = await r.startCanary(podsFor(inputs.steps[0]), abort);
         say(`${pods.length} canary pod(s) Ready: ${pods.map((p) => p.metadata?.name).join(", ")}`);
+        if (inputs.golden !== undefined) {
+            // Before any weight moves: a version that answers wrong never gets a client's request.
+            const started = Date.now();
+            const servingPod = (await r.servingPods())[0]?.metadata?.name;
+            const results = await r.goldenCheck(inputs.golden, pods[0].metadata?.name as string, servingPod, abort);
+            const failed = goldenFailure(results, inputs.golden.file);
+            if (failed !== undefined) {
+                throw new CanaryFailed(failed, undefined, `fix the model, or the golden file's expected outputs or tolerances (see ${GOLDEN_DOCS})`);
+            }
+            say(goldenSummary(results, inputs.golden.file, (Date.now() - started) / 1000));
+        }
         for (const [n, weight] of inputs.steps.entries()) {
             const step = { index: n + 1, count: inputs.steps.length, weight };
             if (pods.length < podsFor(weight)) {
@@ -423,9 +543,10 @@ export async function release(inputs: ReleaseInputs, log: (line: string) => void
         return { outcome: "passed", image: inputs.image, lines };
     } catch (err) {
         const message = `${prefix} failed: ${(err as Error).message}`;
+        const moved = (await r.state().catch(() => ({ weights: [1] }))).weights.some((w) => w > 0) || callsPerSecond !== undefined;
         await r.retire(callsPerSecond).catch((e) => log(`${prefix}: could not retire the canary: ${(e as Error).message}`));
-        const outcome = `${message}. Traffic is back on ${serving}, the canary's pods are deleted, and ${inputs.serving} was not changed; ` +
-            "the next `pulumi up` runs the canary again (fix the model, or raise the gate in canary.gates)";
+        const outcome = `${message}. ${moved ? "Traffic is back on" : "No traffic moved from"} ${serving}, the canary's pods are deleted, and ${inputs.serving} was not changed; ` +
+            `the next \`pulumi up\` runs the canary again (${err instanceof CanaryFailed ? err.fix : "fix the model, or raise the gate in canary.gates"})`;
         await r.event(outcome);
         throw new CanaryFailed(outcome);
     } finally {

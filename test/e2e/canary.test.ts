@@ -7,13 +7,18 @@
  * 2. a good version goes 10 % -> 50 % -> all: no failed request, each step's share as the canary
  *    pods' own counts saw it within 5 points of its weight, the canary and the old pods gone after,
  *    and the next preview has no changes;
- * 3. a bad version (its signature renamed, so the clients' predicts fail), through `tfs deploy`:
+ *    the golden file's cases checked on a canary pod first and passing, `tfs smoke --golden` passing
+ *    and failing over REST and gRPC;
+ * 3. a version that answers wrong (half_plus_three over half_plus_two, its signature change allowed):
+ *    refused by the golden check on the canary pod before any weight moved, 0 failed requests, the
+ *    message naming the case, the output, the expected and the received values;
+ * 4. a bad version (its signature renamed, so the clients' predicts fail), through `tfs deploy`:
  *    rolled back by the error gate at the first step, failures only while it held its 10 %, the
  *    exit and message naming the gate, the figure, the threshold and the step, `tfs doctor` telling
  *    it, the old version still serving; the next preview would run it again, and the old config
  *    changes nothing in the cluster;
- * 4. a slow version (the stand-in's delay knob): rolled back by the latency gate;
- * 5. an update killed mid-canary: the release puts traffic back by itself, no request fails, and
+ * 5. a slow version (the stand-in's delay knob): rolled back by the latency gate;
+ * 6. an update killed mid-canary: the release puts traffic back by itself, no request fails, and
  *    `pulumi up` again (after `pulumi cancel` for the lock the killed one left) converges.
  *
  * Shortened through the stack's own config (the same code path, shorter numbers): 15 s holds,
@@ -28,6 +33,7 @@ import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync } from ".
 import { grpcUnderTraffic } from "../support/grpcTraffic";
 import { predict, underTraffic } from "../support/traffic";
 import { descendants, signalAll } from "../support/processTree";
+import { SMOKE_EXIT_CODES } from "../../ops/smoke";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -38,6 +44,14 @@ const GATES = { maxErrorRatio: 0.01, maxP99Ms: 300, minRequests: 30 };
 /** The stand-in's knob (tools/e2e-env/go/tfserving-standin/load.go): every Predict of that version waits this long. */
 const DELAY_FILE = "tfs_standin_predict_delay_ms";
 const SLOW_MS = 800;
+/** half_plus_two's answers: one case with its expected outputs, one compared with the serving version's answers. */
+const GOLDEN = [
+    { name: "three rows", request: { instances: [1, 2, 5] }, expected: { y: [2.5, 3, 4.5] }, tolerance: { atol: 1e-6 } },
+    { name: "as the serving version", request: { signature_name: "serving_default", instances: [10, -4] } },
+];
+/** The same requests with half_plus_three's answers: what a file written for the wrong model expects. */
+const GOLDEN_OF_THREE = [{ name: "three rows", request: { instances: [1, 2, 5] }, expected: { y: [3.5, 4, 5.5] } }];
+const jsonLines = (cases: unknown[]) => cases.map((c) => JSON.stringify(c)).join("\n") + "\n";
 
 describe("canary releases inside pulumi up: metric gates, automatic rollback, a killed update", function () {
     this.timeout(30 * 60 * 1000);
@@ -68,10 +82,12 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
             fs.writeFileSync(path.join(dir, "assets.extra", DELAY_FILE), String(delayMs));
         }
     };
+    const goldenFile = () => path.join(project.projectDir, "golden.jsonl");
     const config = (extra: Record<string, unknown> = {}) => project.setConfig({
         replicas: 2, cpu: "250m", endpoint: "gateway", gateway: { className: env("TFS_E2E_GATEWAY_CLASS") },
         loadBalancerSourceRanges: undefined, publicEndpoint: true,
         canary: { steps: [10, 50], holdSeconds: HOLD_SECONDS, replicas: 1, gates: GATES },
+        golden: goldenFile(),
         ...extra,
     });
 
@@ -107,6 +123,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
     before(async () => {
         env("TFS_E2E_GATEWAY_CLASS");
         project = await createProject();
+        fs.writeFileSync(goldenFile(), jsonLines(GOLDEN));
         config();
     });
 
@@ -149,6 +166,8 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         assert.match(lines, /the Gateway routed the canary its first call [\d.]+ s after the weight was set; holding \d+ s/, "the hold starts at the first routed call");
         assert.match(lines, /step 1\/2 \(10 %\): \d+ calls, 0 failed \(error ratio 0\.0000\), p99 [\d.]+ ms: passed/);
         assert.match(lines, /step 2\/2 \(50 %\): \d+ calls, 0 failed .*: passed/);
+        assert.match(lines, /golden check: 2 cases of .*golden\.jsonl answered as expected on the canary in [\d.]+ s/, "the golden check ran before the first step");
+        assert.ok(lines.indexOf("golden check:") < lines.indexOf("step 1/2"), "and before any weight moved");
         goodImage = await servingImage();
         assert.notStrictEqual(goodImage, before);
         assert.strictEqual(((await project.pulumi.outputs()) as Record<string, string>).imageRef, goodImage);
@@ -156,12 +175,50 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         const pods = (await kubectlAsync("get", "pods", "-n", project.namespace, "-l", "app.kubernetes.io/component=model-server")).items as any[];
         assert.deepStrictEqual(pods.map((p) => p.spec.containers[0].image), [goodImage, goodImage], "only the serving pods, on the new image");
         await project.pulumi.preview({ expectNoChanges: true });
+
+        // The same file through the endpoint, as a user checks a live model: REST, then gRPC through the Gateway.
+        const wrong = path.join(project.projectDir, "golden-of-three.jsonl");
+        fs.writeFileSync(wrong, jsonLines(GOLDEN_OF_THREE));
+        for (const grpc of [[], ["--grpc"]]) {
+            const passed = await cli("node", [TFS, "smoke", "--stack", project.stackName, ...grpc, "--golden", goldenFile()]);
+            assert.strictEqual(passed.code, 0, `tfs smoke ${grpc.join(" ")} --golden: ${passed.stdout}${passed.stderr}`);
+            assert.match(passed.stdout, /case "three rows" \(.*golden\.jsonl:1\): ok/);
+            const failed = await cli("node", [TFS, "smoke", "--stack", project.stackName, ...grpc, "--golden", wrong]);
+            assert.strictEqual(failed.code, SMOKE_EXIT_CODES["golden-mismatch"], `tfs smoke ${grpc.join(" ")} --golden (wrong answers): ${failed.stdout}${failed.stderr}`);
+            assert.match(`${failed.stdout}${failed.stderr}`, /case "three rows" \(.*golden-of-three\.jsonl:1\).*output "y".*expected 3\.5.*received 2\.5/s);
+        }
     });
 
-    it("3. a bad version through tfs deploy: the error gate rolls it back at 10 %, failures only while it held, the old version serves", async () => {
+    it("3. a version that answers wrong: the golden check on the canary pod refuses it before any weight moves, 0 failed requests", async () => {
+        serveVersion(path.join(FIXTURES, "half_plus_three", "00000123"), 128);
+        // half_plus_three drops half_plus_two's other signatures: allowed here, so that only its answers decide.
+        config({ allowSignatureChange: true });
+        const run = await underCanary(() => pulumi(["up", "--yes"]));
+        assert.notStrictEqual(run.result.code, 0, "pulumi up fails");
+        const output = `${run.result.stdout}\n${run.result.stderr}`;
+        assert.match(output, /canary of half-plus-two failed: golden check: 2 of 2 cases of .*golden\.jsonl answered otherwise on the canary, before any traffic moved: /);
+        assert.match(output, /case "three rows" \(.*golden\.jsonl:1\): output "y" at \[0\]: expected 2\.5, received 3\.5/);
+        assert.match(output, /No traffic moved from .*half-plus-two@sha256:/);
+        assert.deepStrictEqual(run.steps, [], "no weight ever moved to the canary");
+        assert.deepStrictEqual([...run.rest.failures, ...run.grpc.failures], [], "no request failed");
+        assert.strictEqual(await servingImage(), goodImage, "the serving Deployment was not changed");
+        assert.strictEqual(await canaryExists(), false);
+        const route = await kubectlAsync("get", "httproute", MODEL, "-n", project.namespace);
+        assert.ok(route.spec.rules[0].backendRefs.every((b: any) => b.name !== CANARY || b.weight === 0), "the route sends the canary nothing");
+
+        // The serving version's files back: the Image returns to its tag (no push), and then nothing changes.
+        serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 124);
+        config();
+        assert.deepStrictEqual(await project.pulumi.preview(), [`update docker:index/image:Image::${MODEL}`]);
+        ok(await pulumi(["up", "--yes"]), "pulumi up, back to the serving version");
+        await project.pulumi.preview({ expectNoChanges: true });
+    });
+
+    it("4. a bad version through tfs deploy: the error gate rolls it back at 10 %, failures only while it held, the old version serves", async () => {
         serveVersion(path.join(FIXTURES, "counter", "00000123"), 125);
         // The new export renamed its signature; the config follows it and allows the change at preview, the clients do not change.
-        config({ signature: "incr_counter_by", allowSignatureChange: true });
+        // Without its golden file, which would refuse it before any traffic (step 3): here the error gate decides.
+        config({ signature: "incr_counter_by", allowSignatureChange: true, golden: undefined });
         const run = await underCanary(() => cli("node", [TFS, "deploy", "--stack", project.stackName]));
         assert.notStrictEqual(run.result.code, 0, "tfs deploy fails");
         const output = `${run.result.stdout}\n${run.result.stderr}`;
@@ -203,7 +260,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         await project.pulumi.preview({ expectNoChanges: true });
     });
 
-    it("4. a slow version: the latency gate rolls it back at 10 %", async () => {
+    it("5. a slow version: the latency gate rolls it back at 10 %", async () => {
         // A slow canary answers fewer calls in a hold (the gRPC client waits for each): a lower
         // minRequests lets the latency gate decide rather than the traffic gate.
         config({ canary: { steps: [10, 50], holdSeconds: HOLD_SECONDS, replicas: 1, gates: { ...GATES, minRequests: 10 } } });
@@ -216,7 +273,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         assert.strictEqual(await canaryExists(), false);
     });
 
-    it("5. an update killed mid-canary: traffic goes back by itself, nothing fails, and pulumi up again converges", async () => {
+    it("6. an update killed mid-canary: traffic goes back by itself, nothing fails, and pulumi up again converges", async () => {
         config();
         serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 127);
         let pid = 0;

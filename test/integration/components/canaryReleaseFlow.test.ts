@@ -8,7 +8,7 @@
  */
 import * as assert from "assert";
 import type { Clients, ReleaseInputs } from "../../../components/canary/release";
-import { finish, release } from "../../../components/canary/release";
+import { CanaryFailed, finish, release } from "../../../components/canary/release";
 import { TF_SERVING_METRICS } from "../../../observability/metrics";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -31,7 +31,10 @@ function inputs(extra: Partial<ReleaseInputs> = {}): ReleaseInputs {
 /** What the stand-in saw: each event with the time it happened. */
 interface Seen { at: number; what: string }
 
-function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?: number }) {
+/** How a pod answers `:predict`: y = x / 2 + offset for each instance, as half_plus_two (2) and half_plus_three (3) do. */
+const halfPlus = (offset: number) => (body: any) => ({ status: 200, text: JSON.stringify({ predictions: body.instances.map((x: number) => x / 2 + offset) }) });
+
+function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?: number; canaryAnswers?: (body: unknown) => { status: number; text: string } }) {
     const seen: Seen[] = [];
     const note = (what: string) => seen.push({ at: Date.now(), what });
     const versions: Record<string, number> = { httproutes: 1, grpcroutes: 1 };
@@ -51,7 +54,7 @@ function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?:
         apps: {
             readNamespacedDeployment: async ({ name }: any) => {
                 if (name === MODEL) {
-                    return { spec: { replicas: opts.servingReplicas, template: { spec: { containers: [{ image: "old" }] } } } };
+                    return { spec: { replicas: opts.servingReplicas, selector: { matchLabels: { app: MODEL } }, template: { spec: { containers: [{ image: "old" }] } } } };
                 }
                 if (!canary) {
                     throw Object.assign(new Error("not found"), { code: 404 });
@@ -64,8 +67,16 @@ function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?:
             deleteNamespacedDeployment: async () => { canary = undefined; note("delete canary"); return {}; },
         },
         core: {
-            listNamespacedPod: async () => ({ items: pods() }),
-            connectGetNamespacedPodProxyWithPath: async ({ name }: any) => {
+            listNamespacedPod: async ({ labelSelector }: any) => (labelSelector === `app=${MODEL}`
+                ? { items: Array.from({ length: opts.servingReplicas }, (_, i) => ({ metadata: { name: `${MODEL}-${i}` }, status: { conditions: [{ type: "Ready", status: "True" }] } })) }
+                : { items: pods() }),
+            connectGetNamespacedPodProxyWithPath: async ({ name, path }: any) => {
+                if (String(path).endsWith("/metadata")) {
+                    const tensor = (dtype: string) => ({ dtype, tensor_shape: { dim: [{ size: "-1" }, { size: "1" }] } });
+                    return JSON.stringify({ model_spec: { name: MODEL, version: "1" }, metadata: { signature_def: { signature_def: {
+                        serving_default: { method_name: "tensorflow/serving/predict", inputs: { x: tensor("DT_FLOAT") }, outputs: { y: tensor("DT_FLOAT") } },
+                    } } } });
+                }
                 const pod = String(name).split(":")[0];
                 if (weight() > 0) {
                     lag = opts.lagReads ?? 0;
@@ -84,6 +95,10 @@ function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?:
                 ].join("\n");
             },
             createNamespacedEvent: async () => ({}),
+        },
+        proxyPost: async (_ns: string, pod: string, path: string, body: unknown) => {
+            note(`predict on ${pod} ${path}`);
+            return pod.startsWith(CANARY) ? (opts.canaryAnswers ?? halfPlus(2))(body) : halfPlus(2)(body);
         },
         custom: {
             getNamespacedCustomObject: async ({ plural }: any) => structuredClone(routes[plural]),
@@ -136,6 +151,46 @@ describe("the canary release against a cluster (in-memory API stand-in)", functi
         assert.ok(zero && lastCall && deleted, JSON.stringify(c.seen.map((s) => s.what)));
         assert.ok(lastCall.at > zero.at, "the stand-in's pod still got calls after the weight went to 0");
         assert.ok(deleted.at - lastCall.at >= 1000, `deleted ${deleted.at - lastCall.at} ms after the last call; the quiet spell is 1 s`);
+    });
+
+    const GOLDEN = {
+        file: "golden.jsonl",
+        text: [
+            JSON.stringify({ name: "three rows", request: { instances: [1, 2, 5] }, expected: { y: [2.5, 3, 4.5] } }),
+            JSON.stringify({ name: "as served", request: { instances: [10] } }),
+        ].join("\n"),
+    };
+
+    it("a golden file: every case on a canary pod before any weight moves, the one without expected outputs against a serving pod", async () => {
+        const c = cluster({ servingReplicas: 2 });
+        const lines: string[] = [];
+        const report = await release(inputs({ golden: GOLDEN }), (l) => lines.push(l), c.clients);
+        assert.strictEqual(report.outcome, "passed");
+        const order = c.seen.map((s) => s.what).filter((w) => /^predict on|^weight httproutes/.test(w));
+        assert.deepStrictEqual(order.slice(0, 4), [
+            `predict on ${CANARY}-0 v1/models/${MODEL}:predict`, `predict on ${CANARY}-0 v1/models/${MODEL}:predict`, `predict on ${MODEL}-0 v1/models/${MODEL}:predict`, "weight httproutes 10",
+        ], "the canary answers both cases and a serving pod the one without expected outputs, all before the first weight");
+        assert.match(lines.join("\n"), /canary of m: golden check: 2 cases of golden\.jsonl answered as expected on the canary in [\d.]+ s \(worst \|difference\|: y 0\); moving traffic/);
+    });
+
+    it("a canary that answers otherwise fails the release at the golden check: no weight written, the canary deleted, the case named", async () => {
+        const c = cluster({ servingReplicas: 2, canaryAnswers: halfPlus(3) });
+        await assert.rejects(release(inputs({ golden: GOLDEN }), () => undefined, c.clients), (err: Error) => {
+            assert.ok(err instanceof CanaryFailed);
+            assert.match(err.message, /^canary of m failed: golden check: 2 of 2 cases of golden\.jsonl answered otherwise on the canary, before any traffic moved: /);
+            assert.match(err.message, /case "three rows" \(golden\.jsonl:1\): output "y" at \[0\]: expected 2\.5, received 3\.5 \(worst \|difference\| 1, atol 0\.000001, rtol 0\.00001\)/);
+            assert.match(err.message, /case "as served" \(golden\.jsonl:2\): output "y" at \[0\]: expected 7, received 8/);
+            assert.match(err.message, /No traffic moved from old, .*the golden file's expected outputs or tolerances/);
+            return true;
+        });
+        assert.deepStrictEqual(c.seen.filter((s) => s.what.startsWith("weight") && !s.what.endsWith(" 0")), [], "no weight ever moved to the canary");
+        assert.ok(c.seen.some((s) => s.what === "delete canary"));
+    });
+
+    it("a canary that refuses a case (an error status) fails the check with the pod's own words", async () => {
+        const c = cluster({ servingReplicas: 2, canaryAnswers: () => ({ status: 400, text: JSON.stringify({ error: "Serving signature name: \"serving_default\" not found in signature def" }) }) });
+        await assert.rejects(release(inputs({ golden: GOLDEN }), () => undefined, c.clients),
+            /case "three rows" \(golden\.jsonl:1\): the canary pod m-canary-0 answered 400: Serving signature name: "serving_default" not found/);
     });
 
     it("a route write that meets a conflict reads the route again and writes again", async () => {

@@ -130,7 +130,7 @@ describe("parsePredictRequestFile", () => {
         assert.throws(() => parsePredictRequestFile("[1]", "req.json"), /req\.json must hold a JSON object/);
         assert.throws(() => parsePredictRequestFile('{"x": 1}', "req.json"), /exactly one of "instances".*or "inputs"/);
         assert.throws(() => parsePredictRequestFile('{"instances": [1], "inputs": [1]}', "req.json"), /exactly one of/);
-        assert.throws(() => parsePredictRequestFile('{"instances": []}', "req.json"), /"instances" must be a non-empty list/);
-        assert.throws(() => parsePredictRequestFile('{"instances": [1], "signature_name": 3}', "req.json"), /"signature_name" must be a string/);
+        assert.throws(() => parsePredictRequestFile('{"instances": []}', "req.json"), /must have "instances" as a non-empty list/);
+        assert.throws(() => parsePredictRequestFile('{"instances": [1], "signature_name": 3}', "req.json"), /must have "signature_name" as a string/);
     });
 });
