@@ -3,6 +3,7 @@
  * signatures, and building a one-example `:predict` body from a signature.
  */
 import { SignatureSpec, TensorSpec } from "../contract/signature";
+import { PredictRequestBody, UnsupportedSignatureError } from "../model/tensorJson";
 
 /** What `GET /v1/models/NAME/metadata` says about the version it answered for. */
 export interface ModelMetadata {
@@ -11,20 +12,8 @@ export interface ModelMetadata {
     signatures: Record<string, SignatureSpec>;
 }
 
-/** A `:predict` body in row (`instances`) or columnar (`inputs`) format. */
-export interface PredictRequestBody {
-    signature_name?: string;
-    instances?: unknown[];
-    inputs?: unknown;
-}
-
-/** A signature whose inputs cannot be filled with a made-up example; the user must supply one. */
-export class UnsupportedSignatureError extends Error {
-    constructor(message: string) {
-        super(message);
-        this.name = "UnsupportedSignatureError";
-    }
-}
+export type { PredictRequestBody } from "../model/tensorJson";
+export { UnsupportedSignatureError } from "../model/tensorJson";
 
 const FLOAT_TYPES = new Set(["DT_FLOAT", "DT_DOUBLE", "DT_HALF", "DT_BFLOAT16"]);
 const INT_TYPES = new Set([

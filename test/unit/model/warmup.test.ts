@@ -1,0 +1,127 @@
+import * as assert from "assert";
+import * as protobuf from "protobufjs";
+import { SignatureSpec } from "../../../contract/signature";
+import { servingType } from "../../../model/tfProto";
+import { readTfRecords, RECORD_OVERHEAD_BYTES, writeTfRecords } from "../../../model/tfRecord";
+import { buildWarmupFile, readWarmupFile, WARMUP_MAX_RECORDS, WarmupError, warmupProblems, WarmupRequest } from "../../../model/warmup";
+
+/** half_plus_two's predict signature: x and y, DT_FLOAT, [-1, 1]. */
+const HALF_PLUS_TWO: SignatureSpec = {
+    method: "tensorflow/serving/predict",
+    inputs: { x: { dtype: "DT_FLOAT", shape: [-1, 1] } },
+    outputs: { y: { dtype: "DT_FLOAT", shape: [-1, 1] } },
+};
+const SIGNATURES = { serving_default: HALF_PLUS_TWO };
+const request = (instances: unknown[], extra: Partial<WarmupRequest> = {}): WarmupRequest =>
+    ({ body: { instances }, signatureName: "serving_default", signature: HALF_PLUS_TWO, ...extra });
+
+/** A PredictionLog with one field set by its official number (prediction_log.proto), written by hand. */
+function logWithField(field: number, body: Uint8Array = new Uint8Array(0)): Uint8Array {
+    return protobuf.Writer.create().uint32((field << 3) | 2).bytes(body).finish();
+}
+
+describe("warmup", () => {
+    describe("buildWarmupFile", () => {
+        it("writes one PredictLog per request, with the request's inputs as TensorProtos and the model_spec", () => {
+            const file = buildWarmupFile([request([[1.0], [2.0]], { modelName: "m" }), request([[3.0]])]);
+            const { records, problem } = readTfRecords(file);
+            assert.strictEqual(problem, undefined);
+            assert.strictEqual(records.length, 2);
+            const log = servingType("tensorflow.serving.PredictionLog");
+            const first = log.toObject(log.decode(records[0]), { longs: Number, enums: String }) as {
+                predict_log: { request: { model_spec: { name: string; signature_name: string }; inputs: Record<string, { dtype: string; tensor_shape: { dim: { size: number }[] }; float_val: number[] }> } };
+            };
+            assert.deepStrictEqual(first.predict_log.request.model_spec, { name: "m", signature_name: "serving_default" });
+            const x = first.predict_log.request.inputs.x;
+            assert.deepStrictEqual([x.dtype, x.tensor_shape.dim.map((d) => d.size), x.float_val], ["DT_FLOAT", [2, 1], [1, 2]]);
+        });
+
+        it("fills PredictLog.response where an answer is expected", () => {
+            const read = readWarmupFile(buildWarmupFile([request([[1.0]], { expected: { y: [[2.5]] } }), request([[1.0]])]));
+            assert.deepStrictEqual(read.records.map((r) => r.predict?.responseOutputs), [["y"], []]);
+        });
+
+        it("refuses an expected output the signature lacks, naming the request", () => {
+            assert.throws(() => buildWarmupFile([request([[1.0]]), request([[1.0]], { expected: { z: [[1]] } })]),
+                (err: Error) => err instanceof WarmupError && /^request 1: expected output "z" is not an output of signature "serving_default" \(its outputs: y\)/.test(err.message));
+        });
+
+        it("refuses a body that does not fit the signature, naming the request", () => {
+            assert.throws(() => buildWarmupFile([{ ...request([]), body: { instances: [["one"]] } }]), /^WarmupError: request 0: input "x" of signature "serving_default": "one" is not a DT_FLOAT value/);
+        });
+
+        it(`refuses more than ${WARMUP_MAX_RECORDS} requests`, () => {
+            const many = Array.from({ length: WARMUP_MAX_RECORDS + 1 }, () => request([[1.0]]));
+            assert.throws(() => buildWarmupFile(many), /1001 requests are more than the 1000 records TF Serving reads/);
+            assert.strictEqual(readWarmupFile(buildWarmupFile(many.slice(1))).records.length, WARMUP_MAX_RECORDS);
+        });
+    });
+
+    describe("warmupProblems", () => {
+        it("finds none in a file it built", () => {
+            assert.deepStrictEqual(warmupProblems(buildWarmupFile([request([[1.0]]), request([[1.0], [2.0]])]), SIGNATURES), []);
+        });
+
+        it("names the record of a flipped byte", () => {
+            const file = buildWarmupFile([request([[1.0]]), request([[2.0]]), request([[3.0]])]);
+            const second = readTfRecords(file).records[0].length + RECORD_OVERHEAD_BYTES;
+            file[second + 14] ^= 0xff;
+            const problems = warmupProblems(file, SIGNATURES);
+            assert.strictEqual(problems.length, 1);
+            assert.strictEqual(problems[0].index, 1);
+            assert.match(problems[0].message, new RegExp(`^record 1 \\(byte ${second}\\) has data whose CRC does not match \\(TensorFlow: "corrupted record at ${second}"\\)`));
+        });
+
+        it("names a record cut short", () => {
+            const file = buildWarmupFile([request([[1.0]]), request([[2.0]])]);
+            assert.deepStrictEqual(warmupProblems(file.subarray(0, file.length - 2), SIGNATURES).map((p) => p.index), [1]);
+        });
+
+        it("says TF Serving refuses streamed and session-run logs, and lets classify and regress logs pass", () => {
+            // prediction_log.proto: classify_log 2, regress_log 3, multi_inference_log 4, session_run_log 5, predict_streamed_log 7.
+            const file = writeTfRecords([2, 3, 4, 5, 7].map((field) => logWithField(field)));
+            assert.deepStrictEqual(readWarmupFile(file).records.map((r) => r.kind),
+                ["classify_log", "regress_log", "multi_inference_log", "session_run_log", "predict_streamed_log"]);
+            const problems = warmupProblems(file, SIGNATURES);
+            assert.deepStrictEqual(problems.map((p) => p.index), [3, 4]);
+            assert.match(problems[0].message, /record 3 \(byte \d+\) is a SessionRunLog, which TF Serving's warmup does not replay/);
+            assert.match(problems[1].message, /record 4 \(byte \d+\) is a PredictStreamedLog/);
+        });
+
+        it(`names record ${WARMUP_MAX_RECORDS} of a file with too many`, () => {
+            const file = writeTfRecords(Array.from({ length: WARMUP_MAX_RECORDS + 2 }, () => logWithField(2)));
+            const problems = warmupProblems(file, SIGNATURES);
+            assert.deepStrictEqual(problems.map((p) => p.index), [WARMUP_MAX_RECORDS]);
+            assert.match(problems[0].message, /holds 1002 records, more than the 1000 TF Serving reads/);
+        });
+
+        it("names a record that is not a PredictionLog", () => {
+            const file = writeTfRecords([logWithField(2), Buffer.from([0xff, 0xff, 0xff])]);
+            const problems = warmupProblems(file, SIGNATURES);
+            assert.deepStrictEqual(problems.map((p) => p.index), [1]);
+            assert.match(problems[0].message, /is not a PredictionLog .*Failed to parse warmup record/);
+        });
+
+        it("checks the signature name, the input keys, the dtypes and the shapes against the signature", () => {
+            const other: SignatureSpec = { method: "", inputs: { x: { dtype: "DT_STRING", shape: [-1] }, w: { dtype: "DT_FLOAT", shape: null } }, outputs: {} };
+            const file = buildWarmupFile([
+                { ...request([[1.0]]), signatureName: "classify" },
+                { body: { inputs: { x: ["a"], w: 1 } }, signatureName: "serving_default", signature: other },
+                request([[1.0, 2.0]]),
+                request([1.0]),
+                request([[1.0]]),
+            ]);
+            const problems = warmupProblems(file, SIGNATURES);
+            assert.deepStrictEqual(problems.map((p) => p.index), [0, 1, 1, 2, 3]);
+            assert.match(problems[0].message, /^record 0 \(byte 0\): signature "classify" is not in the model \(it has serving_default\)/);
+            assert.match(problems[1].message, /^record 1 \(byte \d+\): its inputs \{w, x\} are not signature "serving_default"'s \{x\}: extra w/);
+            assert.match(problems[2].message, /input "x" is DT_STRING, but the signature expects DT_FLOAT/);
+            assert.match(problems[3].message, /input "x" has shape \[1, 2\], but the signature fixes dimension 1 at 1 \(\[-1, 1\]\)/);
+            assert.match(problems[4].message, /input "x" has shape \[1\] \(rank 1\), but the signature expects rank 2/);
+        });
+
+        it("checks only framing, count and kinds when the signatures are unknown", () => {
+            assert.deepStrictEqual(warmupProblems(buildWarmupFile([{ ...request([[1.0]]), signatureName: "nope" }]), null), []);
+        });
+    });
+});
