@@ -76,19 +76,79 @@ const TO_OBJECT = { enums: String, longs: Number, arrays: true, objects: true, o
 /** The TFRecord file of `requests`, one PredictLog each, in order. Throws WarmupError naming the request that cannot be written. */
 export function buildWarmupFile(requests: readonly WarmupRequest[]): Buffer {
     if (requests.length > WARMUP_MAX_RECORDS) {
-        throw new WarmupError(`${requests.length} requests are more than the ${WARMUP_MAX_RECORDS} records TF Serving reads from a warmup file; keep at most ${WARMUP_MAX_RECORDS}`);
+        throw new WarmupError(tooMany(requests.length, "requests"));
     }
-    return writeTfRecords(requests.map((request, index) => predictionLogBytes(request, index)));
+    return writeTfRecords(requests.map((request, index) => {
+        const log = predictLog(request);
+        if (typeof log === "string") {
+            throw new WarmupError(`request ${index}: ${log}`);
+        }
+        return predictionLogType.encode(predictionLogType.fromObject({ predict_log: log.log })).finish();
+    }));
 }
 
-function predictionLogBytes(request: WarmupRequest, index: number): Uint8Array {
+/** A request from the user (an `--input` body, a golden case), and the name messages give it (the file, the file and line). */
+export interface WarmupSource {
+    name: string;
+    body: PredictRequestBody;
+    expected?: Record<string, unknown>;
+}
+
+/**
+ * The warmup requests for `sources` against a version's signatures, or every reason TF Serving would refuse
+ * one (one line each, starting with the source's name): an unknown signature, inputs that differ from the
+ * signature's, a value of the wrong dtype, a shape the signature does not take, too many requests.
+ */
+export function warmupRequests(sources: readonly WarmupSource[], signatures: Record<string, SignatureSpec>, modelName?: string): { requests: WarmupRequest[]; problems: string[] } {
+    const requests: WarmupRequest[] = [];
+    const problems: string[] = [];
+    if (sources.length > WARMUP_MAX_RECORDS) {
+        problems.push(tooMany(sources.length, "requests"));
+    }
+    for (const source of sources) {
+        const signatureName = source.body.signature_name ?? DEFAULT_SIGNATURE;
+        const signature = signatures[signatureName];
+        if (signature === undefined) {
+            problems.push(`${source.name}: ${unknownSignature(signatureName, signatures)}`);
+            continue;
+        }
+        const request: WarmupRequest = { body: source.body, signatureName, signature, modelName, expected: source.expected };
+        const log = predictLog(request);
+        if (typeof log === "string") {
+            problems.push(`${source.name}: ${log}`);
+            continue;
+        }
+        const found = predictProblems({ signatureName, inputs: recorded(log.inputs), outputFilter: [], responseOutputs: [] }, signatures);
+        problems.push(...found.map((why) => `${source.name}: ${why}`));
+        requests.push(request);
+    }
+    return { requests, problems };
+}
+
+function tooMany(count: number, what: string): string {
+    return `${count} ${what}, more than the ${WARMUP_MAX_RECORDS} records TF Serving reads from a warmup file (Number of warmup records exceeds the maximum); keep at most ${WARMUP_MAX_RECORDS}`;
+}
+
+function unknownSignature(name: string, signatures: Record<string, SignatureSpec>): string {
+    return `signature "${name}" is not in the model (it has ${Object.keys(signatures).join(", ") || "none"}); TF Serving: Serving signature key "${name}" not found.`;
+}
+
+function recorded(tensors: Record<string, TensorObject>): Record<string, RecordedTensor> {
+    const out: Record<string, RecordedTensor> = {};
+    for (const [name, tensor] of Object.entries(tensors)) {
+        out[name] = { dtype: tensor.dtype, shape: (tensor.tensor_shape?.dim ?? []).map((d) => Number(d.size ?? 0)) };
+    }
+    return out;
+}
+
+/** A request's PredictLog as a plain object, or why the request cannot be written as one. */
+function predictLog(request: WarmupRequest): { log: Record<string, unknown>; inputs: Record<string, TensorObject> } | string {
     const { signatureName, signature } = request;
-    const where = `request ${index}`;
     let inputs: Record<string, TensorObject>;
     try {
         inputs = predictInputs(request.body, signatureName, signature);
     } catch (err) {
-        throw new WarmupError(`${where}: ${(err as Error).message}`);
+        return (err as Error).message;
     }
     const modelSpec = { name: request.modelName ?? "", signature_name: signatureName };
     const log: Record<string, unknown> = { request: { model_spec: modelSpec, inputs } };
@@ -97,17 +157,17 @@ function predictionLogBytes(request: WarmupRequest, index: number): Uint8Array {
         for (const [name, value] of Object.entries(request.expected)) {
             const spec = signature.outputs[name];
             if (spec === undefined) {
-                throw new WarmupError(`${where}: expected output "${name}" is not an output of signature "${signatureName}" (its outputs: ${Object.keys(signature.outputs).join(", ")})`);
+                return `expected output "${name}" is not an output of signature "${signatureName}" (its outputs: ${Object.keys(signature.outputs).join(", ")})`;
             }
             try {
                 outputs[name] = tensorFromJson(value, spec.dtype, `expected output "${name}" of signature "${signatureName}"`);
             } catch (err) {
-                throw new WarmupError(`${where}: ${(err as Error).message}`);
+                return (err as Error).message;
             }
         }
         log.response = { model_spec: modelSpec, outputs };
     }
-    return predictionLogType.encode(predictionLogType.fromObject({ predict_log: log })).finish();
+    return { log, inputs };
 }
 
 /** Reads a warmup file (a path or its bytes) record by record; throws only when the file cannot be read at all. */
@@ -188,7 +248,7 @@ export function warmupProblems(source: Uint8Array | WarmupFile, signatures: Reco
         }
     }
     if (file.records.length > WARMUP_MAX_RECORDS) {
-        problems.push({ index: WARMUP_MAX_RECORDS, message: `record ${WARMUP_MAX_RECORDS}: the file holds ${file.records.length} records, more than the ${WARMUP_MAX_RECORDS} TF Serving reads (Number of warmup records exceeds the maximum); keep at most ${WARMUP_MAX_RECORDS}` });
+        problems.push({ index: WARMUP_MAX_RECORDS, message: `record ${WARMUP_MAX_RECORDS}: the file holds ${tooMany(file.records.length, "records")}` });
     }
     if (file.framing !== undefined) {
         const { index, offset, kind, message } = file.framing;
@@ -206,7 +266,7 @@ export function warmupProblems(source: Uint8Array | WarmupFile, signatures: Reco
 function predictProblems(request: NonNullable<WarmupRecord["predict"]>, signatures: Record<string, SignatureSpec>): string[] {
     const signature = signatures[request.signatureName];
     if (signature === undefined) {
-        return [`signature "${request.signatureName}" is not in the model (it has ${Object.keys(signatures).join(", ") || "none"}); TF Serving: "Serving signature key \\"${request.signatureName}\\" not found."`];
+        return [unknownSignature(request.signatureName, signatures)];
     }
     const problems: string[] = [];
     const sent = Object.keys(request.inputs).sort();

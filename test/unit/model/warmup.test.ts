@@ -3,7 +3,7 @@ import * as protobuf from "protobufjs";
 import { SignatureSpec } from "../../../contract/signature";
 import { servingType } from "../../../model/tfProto";
 import { readTfRecords, RECORD_OVERHEAD_BYTES, writeTfRecords } from "../../../model/tfRecord";
-import { buildWarmupFile, readWarmupFile, WARMUP_MAX_RECORDS, WarmupError, warmupProblems, WarmupRequest } from "../../../model/warmup";
+import { buildWarmupFile, readWarmupFile, WARMUP_MAX_RECORDS, WarmupError, warmupProblems, WarmupRequest, warmupRequests } from "../../../model/warmup";
 
 /** half_plus_two's predict signature: x and y, DT_FLOAT, [-1, 1]. */
 const HALF_PLUS_TWO: SignatureSpec = {
@@ -52,7 +52,7 @@ describe("warmup", () => {
 
         it(`refuses more than ${WARMUP_MAX_RECORDS} requests`, () => {
             const many = Array.from({ length: WARMUP_MAX_RECORDS + 1 }, () => request([[1.0]]));
-            assert.throws(() => buildWarmupFile(many), /1001 requests are more than the 1000 records TF Serving reads/);
+            assert.throws(() => buildWarmupFile(many), /1001 requests, more than the 1000 records TF Serving reads/);
             assert.strictEqual(readWarmupFile(buildWarmupFile(many.slice(1))).records.length, WARMUP_MAX_RECORDS);
         });
     });
@@ -92,7 +92,7 @@ describe("warmup", () => {
             const file = writeTfRecords(Array.from({ length: WARMUP_MAX_RECORDS + 2 }, () => logWithField(2)));
             const problems = warmupProblems(file, SIGNATURES);
             assert.deepStrictEqual(problems.map((p) => p.index), [WARMUP_MAX_RECORDS]);
-            assert.match(problems[0].message, /holds 1002 records, more than the 1000 TF Serving reads/);
+            assert.match(problems[0].message, /^record 1000: the file holds 1002 records, more than the 1000 records TF Serving reads/);
         });
 
         it("names a record that is not a PredictionLog", () => {
@@ -122,6 +122,38 @@ describe("warmup", () => {
 
         it("checks only framing, count and kinds when the signatures are unknown", () => {
             assert.deepStrictEqual(warmupProblems(buildWarmupFile([{ ...request([[1.0]]), signatureName: "nope" }]), null), []);
+        });
+    });
+
+    describe("warmupRequests", () => {
+        it("resolves each body's signature (serving_default when it names none) and keeps the expected answers", () => {
+            const { requests, problems } = warmupRequests([
+                { name: "a.json", body: { instances: [[1.0]] }, expected: { y: [[2.5]] } },
+                { name: "b.json", body: { signature_name: "serving_default", inputs: { x: [[1.0]] } } },
+            ], SIGNATURES, "half_plus_two");
+            assert.deepStrictEqual(problems, []);
+            assert.deepStrictEqual(requests.map((r) => [r.signatureName, r.modelName, r.expected]), [
+                ["serving_default", "half_plus_two", { y: [[2.5]] }], ["serving_default", "half_plus_two", undefined],
+            ]);
+        });
+
+        it("gives one line per problem, each naming its source", () => {
+            const { problems } = warmupRequests([
+                { name: "a.json", body: { signature_name: "predict", instances: [[1.0]] } },
+                { name: "b.json", body: { instances: [["one"]] } },
+                { name: "c.json", body: { instances: [[1.0, 2.0]] } },
+                { name: "golden.jsonl:4", body: { instances: [[1.0]] }, expected: { scores: [[1]] } },
+            ], SIGNATURES);
+            assert.strictEqual(problems.length, 4, problems.join("\n"));
+            assert.match(problems[0], /^a\.json: signature "predict" is not in the model \(it has serving_default\)/);
+            assert.match(problems[1], /^b\.json: input "x" of signature "serving_default": "one" is not a DT_FLOAT value/);
+            assert.match(problems[2], /^c\.json: input "x" has shape \[1, 2\], but the signature fixes dimension 1 at 1/);
+            assert.match(problems[3], /^golden\.jsonl:4: expected output "scores" is not an output of signature "serving_default"/);
+        });
+
+        it(`refuses more than ${WARMUP_MAX_RECORDS} sources`, () => {
+            const sources = Array.from({ length: WARMUP_MAX_RECORDS + 1 }, (_, i) => ({ name: `${i}`, body: { instances: [[1.0]] } }));
+            assert.match(warmupRequests(sources, SIGNATURES).problems[0], /^1001 requests, more than the 1000 records/);
         });
     });
 });
