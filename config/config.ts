@@ -67,8 +67,14 @@ export interface ModelSettings {
     extraServerArgs: string[];
     /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
     enableWarmup: boolean;
+    /**
+     * Release a version whose signatures break what the stack serves now (a removed or renamed input,
+     * a changed dtype or shape; `contract/signatureChange.ts`): true for the one update that makes the
+     * change. Default false: such a version stops the preview.
+     */
+    allowSignatureChange: boolean;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile"): string;
+    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange"): string;
 }
 
 export interface ServiceSettings {
@@ -132,7 +138,7 @@ export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
     "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling", "canary",
-    "extraServerArgs", "enableWarmup",
+    "extraServerArgs", "enableWarmup", "allowSignatureChange",
 ] as const;
 
 const TOP_KEYS = [
@@ -358,6 +364,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         canary,
         extraServerArgs,
         enableWarmup: src("enableWarmup").bool("enableWarmup", true),
+        allowSignatureChange: src("allowSignatureChange").bool("allowSignatureChange", false),
         configKey,
     };
 }

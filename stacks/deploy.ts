@@ -107,6 +107,8 @@ export interface StackOutputs {
     clusterName?: pulumi.Output<string>;
     /** GKE and EKS stacks: the settings a running stack must keep, read back at the next preview (`stacks/stateRecords.ts`). */
     deployedSettings?: pulumi.Output<unknown>;
+    /** Every model's serving signatures by served version, read back at the next preview (`stacks/signatureRecords.ts`). */
+    servedSignatures?: pulumi.Output<unknown>;
 }
 
 /** The models' namespace labels: Pod Security `restricted`, managed by Pulumi, and what the cluster's controllers read (`extra`). */

@@ -11,6 +11,7 @@ import { PreparedModel, StackOutputs } from "./deploy";
 import { LifecycleOptions, PreparationError, StackInput, prepareStack } from "./prepare";
 import { PreviousOutputs } from "./previousOutputs";
 import { checkRecordSchemas } from "./stateRecords";
+import { SERVED_SIGNATURES_OUTPUT, checkSignatureChanges, signatureRecord } from "./signatureRecords";
 
 /**
  * Registers the stack for the configured cloud. Async: a stack may ask its cloud something first
@@ -22,8 +23,12 @@ export async function composeStack(config: ServingConfig, models: PreparedModel[
     // Read before anything is registered: a backend that cannot answer stops the run here, cleanly.
     await previous.read();
     await checkRecordSchemas(previous);
+    await checkSignatureChanges(previous, models, pulumi.getProject());
     // The entry for config.cloud takes that cloud's config; TypeScript cannot relate the two through the union (hence the cast).
-    return (await COMPOSITIONS[config.cloud]())(config as never, models, { ...options, previous });
+    const outputs = await (await COMPOSITIONS[config.cloud]())(config as never, models, { ...options, previous });
+    // Written only by an update that succeeds: the next preview compares its versions with what then serves.
+    const signatures = Object.fromEntries(models.map((m) => [m.settings.name, signatureRecord(m.report)]));
+    return { ...outputs, [SERVED_SIGNATURES_OUTPUT]: pulumi.output(signatures) };
 }
 
 /** A cloud's thin composition (`stacks/<cloud>.ts`): its cluster, registry and the models on them. */

@@ -160,8 +160,8 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
 
     it("3. a bad version through tfs deploy: the error gate rolls it back at 10 %, failures only while it held, the old version serves", async () => {
         serveVersion(path.join(FIXTURES, "counter", "00000123"), 125);
-        // The new export renamed its signature; the config follows it, the clients do not.
-        config({ signature: "incr_counter_by" });
+        // The new export renamed its signature; the config follows it and allows the change at preview, the clients do not change.
+        config({ signature: "incr_counter_by", allowSignatureChange: true });
         const run = await underCanary(() => cli("node", [TFS, "deploy", "--stack", project.stackName]));
         assert.notStrictEqual(run.result.code, 0, "tfs deploy fails");
         const output = `${run.result.stdout}\n${run.result.stderr}`;
@@ -218,7 +218,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
 
     it("5. an update killed mid-canary: traffic goes back by itself, nothing fails, and pulumi up again converges", async () => {
         config();
-        serveVersion(path.join(FIXTURES, "half_plus_two_cpu", "00000123"), 127);
+        serveVersion(path.join(FIXTURES, "half_plus_two_2_versions", "00000124"), 127);
         let pid = 0;
         let killedAt = 0;
         const run = await underCanary(async () => {

@@ -13,6 +13,7 @@ import * as path from "path";
 import { E2eProject, FIXTURES, MODEL, createProject, env, kubectlAsync, tagsOf } from "../support/e2eProject";
 import { CliResult, TFS, runCli } from "../support/cli";
 import { TrafficReport, availableVersion, predict, underTraffic } from "../support/traffic";
+import { withRenamedInput } from "../support/savedModelBytes";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -151,14 +152,26 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
         assert.strictEqual(await availableVersion(restUrl, `${MODEL}/labels/canary`), "124");
     });
 
-    it("4. a version's files changed in place (same number, new bytes), through `tfs deploy`: stable keeps answering", async () => {
+    it("4. a version's files changed in place, its input renamed: refused at preview; allowed, through `tfs deploy`, stable keeps answering", async () => {
         copyVersion("half_plus_three", "00000123", "124");
+        // A re-export that renamed the signature's input (the graph is the same): every client that sends "x" would be refused.
+        const graph = path.join(modelDir, "124", "saved_model.pb");
+        fs.writeFileSync(graph, withRenamedInput(fs.readFileSync(graph), "serving_default", "x", "inputs"));
+        const refused = await pulumi("preview");
+        assert.notStrictEqual(refused.code, 0, "the preview refuses the renamed input");
+        const said = `${refused.stdout}\n${refused.stderr}`;
+        assert.match(said, /model "half-plus-two" version 124 \(re-exported\) breaks what its clients call: .*signature "serving_default": input "x" is renamed to "inputs"/);
+        assert.match(said, /set tf-serving:allowSignatureChange: true for this update/);
+        assert.doesNotMatch(said, /\n\s+at .+\(.+:\d+:\d+\)/, "no stack trace for a refused change");
+        project.setConfig({ versions: [123, 124], versionLabels: { stable: 123, canary: 124 }, allowSignatureChange: true });
         assert.deepStrictEqual(await preview(), UPDATE_MODEL);
         const { result } = await updateUnderTraffic(() => cli("node", [TFS, "deploy", "--stack", project.stackName]), `${MODEL}/labels/stable`, [TWO]);
         ok(result, "tfs deploy");
         const summary = JSON.parse(result.stdout);
         assert.strictEqual(summary.ok, true, result.stdout);
         await noChanges();
+        const recorded = (await outputs()).servedSignatures[MODEL].versions["124"].serving_default.inputs;
+        assert.deepStrictEqual(Object.keys(recorded), ["inputs"], "the update recorded the signatures it serves now");
         const restUrl = (await outputs()).restUrl;
         assert.deepStrictEqual(await predict(restUrl, `${MODEL}/labels/canary`, INSTANCES), THREE, "the canary answers with the new bytes");
         assert.deepStrictEqual(await predict(restUrl, `${MODEL}/labels/stable`, INSTANCES), TWO);
@@ -218,7 +231,8 @@ describe("day 2: one live stack changed through the pulumi CLI and tfs deploy", 
     it("8. back to the earlier model through `tfs deploy`: the registry's image is reused, not pushed again", async () => {
         const tagsBefore = (await tagsOf(repo)).sort();
         copyVersion("half_plus_two_2_versions", "00000124", "124");
-        project.setConfig();
+        // Going back changes the contract too (124's input is "inputs" now): allowed for this update.
+        project.setConfig({ allowSignatureChange: true });
         assert.deepStrictEqual(await preview(), UPDATE_MODEL);
         const { result } = await updateUnderTraffic(() => cli("node", [TFS, "deploy", "--stack", project.stackName]), MODEL, [TWO, THREE]);
         ok(result, "tfs deploy");

@@ -465,8 +465,8 @@ describe("transitions: each feature switched on, changed and off on one live sta
 
         it("24. a release it rolls back: failures only while the bad version held its 10 %", async () => {
             serveVersion("counter", "00000123", 125);
-            // The new export renamed its signature; the config follows it, the clients do not.
-            configure({ signature: "incr_counter_by" });
+            // The new export renamed its signature; the config follows it and allows the change at preview, the clients do not change.
+            configure({ signature: "incr_counter_by", allowSignatureChange: true });
             const run = await transition("a canary release rolled back", [...NEW_IMAGE, ...RELEASE.map((r) => `update ${r}`)], {
                 watch: true, upFails: true, allowFailures: true, note: releaseNote, settle: async () => undefined,
             });
@@ -484,7 +484,7 @@ describe("transitions: each feature switched on, changed and off on one live sta
 
         it("25. off after a rollback, the serving version's files back", async () => {
             serveVersion("half_plus_two_2_versions", "00000124", 124);
-            configure({ signature: undefined, canary: undefined });
+            configure({ signature: undefined, allowSignatureChange: undefined, canary: undefined });
             await transition("canary off after a rollback", [`update ${IMAGE}`, ...CANARY_PARTS.map((r) => `delete ${r}`), ...ROUTES.map((r) => `update ${r}`)]);
             assert.strictEqual(await canaryGone(), true);
         });

@@ -37,3 +37,22 @@ export function withTensorflowVersion(bytes: Uint8Array, version: string): Uint8
     return rewriteField(bytes, 2, (metaGraph) => rewriteField(metaGraph, 1, (metaInfo) =>
         Buffer.concat([...fieldsOf(metaInfo).filter((f) => f.field !== 5).map((f) => f.raw), delimited(5, Buffer.from(version, "utf8"))])));
 }
+
+/** A map entry's key (field 1 of the entry message), or undefined when it has none. */
+function entryKey(entry: Uint8Array): string | undefined {
+    const key = fieldsOf(entry).find((f) => f.field === 1)?.payload;
+    return key === undefined ? undefined : Buffer.from(key).toString("utf8");
+}
+
+/**
+ * The SavedModel `bytes` with input `from` of signature `signature` renamed `to` in every MetaGraph
+ * (MetaGraphDef.signature_def = 5, a map of SignatureDef; SignatureDef.inputs = 1, a map of TensorInfo):
+ * the graph is untouched, so the renamed input still feeds the same tensor, as a re-export that
+ * renamed the signature's key would.
+ */
+export function withRenamedInput(bytes: Uint8Array, signature: string, from: string, to: string): Uint8Array {
+    const renameEntry = (entry: Uint8Array) => (entryKey(entry) !== from ? entry
+        : Buffer.concat([delimited(1, Buffer.from(to, "utf8")), ...fieldsOf(entry).filter((f) => f.field !== 1).map((f) => f.raw)]));
+    return rewriteField(bytes, 2, (metaGraph) => rewriteField(metaGraph, 5, (sigEntry) => (entryKey(sigEntry) !== signature ? sigEntry
+        : rewriteField(sigEntry, 2, (def) => rewriteField(def, 1, renameEntry)))));
+}
