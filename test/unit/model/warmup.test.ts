@@ -1,4 +1,6 @@
 import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
 import * as protobuf from "protobufjs";
 import { SignatureSpec } from "../../../contract/signature";
 import { servingType } from "../../../model/tfProto";
@@ -12,6 +14,7 @@ const HALF_PLUS_TWO: SignatureSpec = {
     outputs: { y: { dtype: "DT_FLOAT", shape: [-1, 1] } },
 };
 const SIGNATURES = { serving_default: HALF_PLUS_TWO };
+const STANDIN_WARMUP = path.resolve(__dirname, "../../../tools/e2e-env/go/tfserving-standin/testdata/half_plus_two_warmup_requests");
 const request = (instances: unknown[], extra: Partial<WarmupRequest> = {}): WarmupRequest =>
     ({ body: { instances }, signatureName: "serving_default", signature: HALF_PLUS_TWO, ...extra });
 
@@ -55,6 +58,14 @@ describe("warmup", () => {
             assert.throws(() => buildWarmupFile(many), /1001 requests, more than the 1000 records TF Serving reads/);
             assert.strictEqual(readWarmupFile(buildWarmupFile(many.slice(1))).records.length, WARMUP_MAX_RECORDS);
         });
+    });
+
+    it("writes the bytes the Go stand-in's test replays (tools/e2e-env/go/tfserving-standin/testdata)", () => {
+        const file = buildWarmupFile([
+            { ...request([[1.0], [2.0]]), modelName: "half_plus_two", expected: { y: [[2.5], [3.0]] } },
+            { body: { inputs: { x: [[5.0]] } }, signatureName: "serving_default", signature: HALF_PLUS_TWO, modelName: "half_plus_two" },
+        ]);
+        assert.ok(file.equals(fs.readFileSync(STANDIN_WARMUP)), "regenerate the testdata file if the encoding changed on purpose");
     });
 
     describe("warmupProblems", () => {

@@ -158,3 +158,18 @@ func TestWithWarmupOffTheFileIsNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The file test/unit/model/warmup.test.ts pins as what the TypeScript writer produces.
+func TestTheWarmupFileTheTypeScriptWriterProducesLoads(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "half_plus_two_warmup_requests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, log := warmupServer(t, "--num_request_iterations_for_warmup=2")
+	if _, err := s.loadVersion(warmupVersion(t, data)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "Number of warmup records read: 2.") {
+		t.Fatalf("log:\n%s", log)
+	}
+}
