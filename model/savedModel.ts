@@ -404,7 +404,7 @@ function checkWarmup(dir: string, version: bigint, result: VersionReport, baseDi
     const fix = `regenerate it with \`tfs warmup ${baseDir} --version ${version} --input BODY.json\` (or --golden FILE), `
         + "or set enableWarmup: false to skip warmup (see docs/guides/model-contract.md#warmup-records).";
     for (const problem of problems) {
-        fail("WARMUP_INVALID", `${file}: ${problem.message}; TF Serving fails the load of version ${version} on it: ${fix}`, file);
+        fail("WARMUP_INVALID", `${file}: ${problem.message}. TF Serving fails the load of version ${version} on it: ${fix}`, file);
     }
     if (problems.length === 0) {
         note("WARMUP_REQUESTS", `${file} holds ${plural(read.records.length, "warmup record", "warmup records")}: TF Serving replays them at every load (--enable_model_warmup, on by default), `

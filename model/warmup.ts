@@ -253,7 +253,7 @@ export function warmupProblems(source: Uint8Array | WarmupFile, signatures: Reco
     if (file.framing !== undefined) {
         const { index, offset, kind, message } = file.framing;
         const what = kind === "truncated" ? "is cut short" : kind === "length-crc" ? "has a length whose CRC does not match" : "has data whose CRC does not match";
-        problems.push({ index, message: `record ${index} (byte ${offset}) ${what} (TensorFlow: "${message}"), so TF Serving stops reading there and fails the load` });
+        problems.push({ index, message: `record ${index} (byte ${offset}) ${what} (TensorFlow: "${message}"), and TF Serving reads no further` });
     }
     if (file.undecodable !== undefined) {
         const { index, offset, reason } = file.undecodable;
