@@ -401,7 +401,7 @@ function checkWarmup(dir: string, version: bigint, result: VersionReport, baseDi
     result.warmupRecords = read.records.length;
     // Without the loaded MetaGraph (reported already) the requests cannot be held against a signature.
     const problems = warmupProblems(read, result.tags.length > 0 ? result.signatures : null);
-    const fix = `regenerate it with \`tfs warmup ${baseDir} --version ${version} --input BODY.json\` (or --golden FILE), `
+    const fix = `regenerate it with \`tfs warmup ${baseDir} --version ${version} --input BODY.json\`, `
         + "or set enableWarmup: false to skip warmup (see docs/guides/model-contract.md#warmup-records).";
     for (const problem of problems) {
         fail("WARMUP_INVALID", `${file}: ${problem.message}. TF Serving fails the load of version ${version} on it: ${fix}`, file);

@@ -6,7 +6,7 @@
  * PredictLog's request against the version's SignatureDef.
  */
 import * as fs from "fs";
-import { DEFAULT_SIGNATURE, SignatureSpec, TensorSpec } from "../contract/signature";
+import { DEFAULT_SIGNATURE, isInternalSignature, SignatureSpec, TensorSpec } from "../contract/signature";
 import { servingType } from "./tfProto";
 import { PredictRequestBody, predictInputs, tensorFromJson, TensorObject } from "./tensorJson";
 import { readTfRecords, RECORD_OVERHEAD_BYTES, TfRecordProblem, writeTfRecords } from "./tfRecord";
@@ -130,7 +130,8 @@ function tooMany(count: number, what: string): string {
 }
 
 function unknownSignature(name: string, signatures: Record<string, SignatureSpec>): string {
-    return `signature "${name}" is not in the model (it has ${Object.keys(signatures).join(", ") || "none"}); TF Serving: Serving signature key "${name}" not found.`;
+    const callable = Object.keys(signatures).filter((n) => !isInternalSignature(n));
+    return `signature "${name}" is not in the model (it has ${callable.join(", ") || "none"}); TF Serving: Serving signature key "${name}" not found.`;
 }
 
 function recorded(tensors: Record<string, TensorObject>): Record<string, RecordedTensor> {
