@@ -407,8 +407,11 @@ function checkWarmup(dir: string, version: bigint, result: VersionReport, baseDi
         fail("WARMUP_INVALID", `${file}: ${problem.message}. TF Serving fails the load of version ${version} on it: ${fix}`, file);
     }
     if (problems.length === 0) {
+        // TensorFlow's reader takes a short tail for the end of the file: loadable, but likely a copy cut short.
+        const tail = read.trailingBytes === undefined ? ""
+            : ` It ends with ${plural(read.trailingBytes, "byte", "bytes")} too few for a record, which TF Serving ignores: if records are missing, the file was cut short (regenerate it with \`tfs warmup\`).`;
         note("WARMUP_REQUESTS", `${file} holds ${plural(read.records.length, "warmup record", "warmup records")}: TF Serving replays them at every load (--enable_model_warmup, on by default), `
-            + "so loading takes longer; the startup probe's budget counts them, or set enableWarmup: false (--enable_model_warmup=false) to skip them.", file);
+            + `so loading takes longer; the startup probe's budget counts them, or set enableWarmup: false (--enable_model_warmup=false) to skip them.${tail}`, file);
     }
 }
 

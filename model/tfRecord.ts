@@ -75,11 +75,18 @@ export interface TfRecordRead {
     /** The records read before the first problem (all of them when there is none); views into the input. */
     records: Buffer[];
     problem?: TfRecordProblem;
+    /**
+     * Bytes after the last record too few to hold a header (under 12). TensorFlow's reader takes them for the
+     * end of the file, without an error (its short read of a header is OUT_OF_RANGE, i.e. end of file).
+     */
+    trailingBytes?: number;
 }
 
 /**
  * Reads every record of a TFRecord file, checking both CRCs of each; stops at the first problem, as
- * TensorFlow's SequentialRecordReader does (a bad record fails the read, the rest is never reached).
+ * TensorFlow's SequentialRecordReader does (a bad record fails the read, the rest is never reached). The
+ * messages are TensorFlow's (tensorflow/core/lib/io/record_reader.cc), offsets included: a bad data CRC
+ * names the data's offset, everything else the record's.
  */
 export function readTfRecords(file: Uint8Array): TfRecordRead {
     const data = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
@@ -87,10 +94,10 @@ export function readTfRecords(file: Uint8Array): TfRecordRead {
     let at = 0;
     while (at < data.length) {
         const index = records.length;
-        const problem = (kind: TfRecordProblem["kind"], words: string): TfRecordRead =>
-            ({ records, problem: { kind, index, offset: at, message: `${words} at ${at}` } });
+        const problem = (kind: TfRecordProblem["kind"], words: string, reported = at): TfRecordRead =>
+            ({ records, problem: { kind, index, offset: at, message: `${words} at ${reported}` } });
         if (at + LENGTH_BYTES + CRC_BYTES > data.length) {
-            return problem("truncated", "truncated record");
+            return { records, trailingBytes: data.length - at };
         }
         const lengthBytes = data.subarray(at, at + LENGTH_BYTES);
         if (unmaskCrc(data.readUInt32LE(at + LENGTH_BYTES)) !== crc32c(lengthBytes)) {
@@ -104,7 +111,7 @@ export function readTfRecords(file: Uint8Array): TfRecordRead {
         const end = start + Number(length);
         const record = data.subarray(start, end);
         if (unmaskCrc(data.readUInt32LE(end)) !== crc32c(record)) {
-            return problem("data-crc", "corrupted record");
+            return problem("data-crc", "corrupted record", start);
         }
         records.push(record);
         at = end + CRC_BYTES;

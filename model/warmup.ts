@@ -65,6 +65,8 @@ export interface WarmupFile {
     framing?: TfRecordProblem;
     /** A record whose bytes are not a PredictionLog (TF Serving: "Failed to parse warmup record"), if any. */
     undecodable?: { index: number; offset: number; reason: string };
+    /** Bytes after the last record, too few for a header, which TensorFlow reads as the end of the file. */
+    trailingBytes?: number;
 }
 
 /** One reason TF Serving would fail the load on the file; `index` is the record's (null for the file as a whole). */
@@ -174,8 +176,8 @@ function predictLog(request: WarmupRequest): { log: Record<string, unknown>; inp
 /** Reads a warmup file (a path or its bytes) record by record; throws only when the file cannot be read at all. */
 export function readWarmupFile(source: string | Uint8Array): WarmupFile {
     const bytes = typeof source === "string" ? fs.readFileSync(source) : source;
-    const { records, problem } = readTfRecords(bytes);
-    const file: WarmupFile = { records: [], ...(problem === undefined ? {} : { framing: problem }) };
+    const { records, problem, trailingBytes } = readTfRecords(bytes);
+    const file: WarmupFile = { records: [], ...(problem === undefined ? {} : { framing: problem }), ...(trailingBytes === undefined ? {} : { trailingBytes }) };
     let offset = 0;
     for (const [index, data] of records.entries()) {
         const recordOffset = offset;
@@ -186,6 +188,7 @@ export function readWarmupFile(source: string | Uint8Array): WarmupFile {
         } catch (err) {
             // Later records are never reached: TF Serving stops at the first it cannot parse.
             delete file.framing;
+            delete file.trailingBytes;
             file.undecodable = { index, offset: recordOffset, reason: (err as Error).message };
             return file;
         }

@@ -50,7 +50,8 @@ describe("tfRecord", () => {
             const third = 2 * RECORD_OVERHEAD_BYTES + records[0].length + records[1].length;
             file[third + 12 + 3] ^= 0x01;
             const read = readTfRecords(file);
-            assert.deepStrictEqual(read.problem, { kind: "data-crc", index: 2, offset: third, message: `corrupted record at ${third}` });
+            // TensorFlow names the data's offset for a bad data CRC (record_reader.cc reads the data at offset + 12).
+            assert.deepStrictEqual(read.problem, { kind: "data-crc", index: 2, offset: third, message: `corrupted record at ${third + 12}` });
             assert.strictEqual(read.records.length, 2);
         });
 
@@ -62,13 +63,20 @@ describe("tfRecord", () => {
             assert.deepStrictEqual(readTfRecords(file).problem?.index, 1);
         });
 
-        it("names a record cut short, in its header or its data", () => {
+        it("names a record cut short in its data at the record's offset", () => {
             const file = writeTfRecords(records);
             const last = 2 * RECORD_OVERHEAD_BYTES + records[0].length + records[1].length;
-            for (const cut of [last + 5, file.length - 1]) {
+            for (const cut of [last + 12, file.length - 1]) {
                 const problem = readTfRecords(file.subarray(0, cut)).problem;
-                assert.deepStrictEqual([problem?.kind, problem?.index, problem?.offset], ["truncated", 2, last], `cut at ${cut}`);
+                assert.deepStrictEqual(problem, { kind: "truncated", index: 2, offset: last, message: `truncated record at ${last}` }, `cut at ${cut}`);
             }
+        });
+
+        it("takes fewer bytes than a header after the last record for the end, as TensorFlow does, and counts them", () => {
+            const file = writeTfRecords(records);
+            const last = 2 * RECORD_OVERHEAD_BYTES + records[0].length + records[1].length;
+            const read = readTfRecords(file.subarray(0, last + 11));
+            assert.deepStrictEqual([read.records.length, read.problem, read.trailingBytes], [2, undefined, 11]);
         });
 
         it("reads an empty file as no records", () => {

@@ -80,12 +80,18 @@ describe("warmup", () => {
             const problems = warmupProblems(file, SIGNATURES);
             assert.strictEqual(problems.length, 1);
             assert.strictEqual(problems[0].index, 1);
-            assert.match(problems[0].message, new RegExp(`^record 1 \\(byte ${second}\\) has data whose CRC does not match \\(TensorFlow: "corrupted record at ${second}"\\)`));
+            assert.match(problems[0].message, new RegExp(`^record 1 \\(byte ${second}\\) has data whose CRC does not match \\(TensorFlow: "corrupted record at ${second + 12}"\\)`));
         });
 
         it("names a record cut short", () => {
             const file = buildWarmupFile([request([[1.0]]), request([[2.0]])]);
             assert.deepStrictEqual(warmupProblems(file.subarray(0, file.length - 2), SIGNATURES).map((p) => p.index), [1]);
+        });
+
+        it("lets a few bytes after the last record pass, which TensorFlow reads as the end, and counts them", () => {
+            const file = Buffer.concat([buildWarmupFile([request([[1.0]])]), Buffer.alloc(5)]);
+            assert.deepStrictEqual(warmupProblems(file, SIGNATURES), []);
+            assert.strictEqual(readWarmupFile(file).trailingBytes, 5);
         });
 
         it("says TF Serving refuses streamed and session-run logs, and lets classify and regress logs pass", () => {

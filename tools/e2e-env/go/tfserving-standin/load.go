@@ -118,12 +118,14 @@ const (
 )
 
 // nextRecord reads the TFRecord at offset p of data: its payload and the
-// offset after it, or TensorFlow's record reader's DATA_LOSS error (the load
-// then adds its advice to check the format).
+// offset after it, or TensorFlow's record reader's DATA_LOSS error
+// (record_reader.cc: a bad data CRC names the data's offset, p+12). Fewer
+// bytes than a header are the end of the file there (a short read is
+// OUT_OF_RANGE), so they end the file here too: next is -1.
 func nextRecord(data []byte, p int) ([]byte, int, error) {
 	const header = 12
 	if p+header > len(data) {
-		return nil, 0, fmt.Errorf("DATA_LOSS: truncated record at %d. Please verify your warmup data is in TFRecord format.", p)
+		return nil, -1, nil
 	}
 	if unmaskCRC(binary.LittleEndian.Uint32(data[p+8:])) != crc32.Checksum(data[p:p+8], castagnoli) {
 		return nil, 0, fmt.Errorf("DATA_LOSS: corrupted record at %d. Please verify your warmup data is in TFRecord format.", p)
@@ -135,7 +137,7 @@ func nextRecord(data []byte, p int) ([]byte, int, error) {
 	start, end := p+header, p+header+int(n)
 	payload := data[start:end]
 	if unmaskCRC(binary.LittleEndian.Uint32(data[end:])) != crc32.Checksum(payload, castagnoli) {
-		return nil, 0, fmt.Errorf("DATA_LOSS: corrupted record at %d. Please verify your warmup data is in TFRecord format.", p)
+		return nil, 0, fmt.Errorf("DATA_LOSS: corrupted record at %d. Please verify your warmup data is in TFRecord format.", start)
 	}
 	return payload, end + 4, nil
 }
@@ -208,6 +210,9 @@ func (s *server) warmup(lv *loadedVersion) error {
 		payload, next, err := nextRecord(data, p)
 		if err != nil {
 			return err
+		}
+		if next < 0 {
+			break
 		}
 		p = next
 		kind, body, err := warmupRecord(payload)

@@ -123,16 +123,26 @@ func TestAWarmupFileWithABadCRCOrCutShortFailsTheLoad(t *testing.T) {
 		file []byte
 		want string
 	}{
-		"data CRC":   {flipped, "DATA_LOSS: corrupted record at " + strconv.Itoa(second) + ". Please verify your warmup data is in TFRecord format."},
+		"data CRC":   {flipped, "DATA_LOSS: corrupted record at " + strconv.Itoa(second+12) + ". Please verify your warmup data is in TFRecord format."},
 		"length CRC": {badLength, "DATA_LOSS: corrupted record at " + strconv.Itoa(second) + "."},
 		"cut short":  {file[:len(file)-1], "DATA_LOSS: truncated record at " + strconv.Itoa(second) + "."},
-		"header cut": {file[:second+5], "DATA_LOSS: truncated record at " + strconv.Itoa(second) + "."},
 	} {
 		s, _ := warmupServer(t)
 		_, err := s.loadVersion(warmupVersion(t, c.file))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
+	}
+}
+
+func TestFewerBytesThanAHeaderAfterTheLastRecordEndTheFile(t *testing.T) {
+	file := tfRecords(predictLog(goodRequest), predictLog(goodRequest))
+	s, log := warmupServer(t)
+	if _, err := s.loadVersion(warmupVersion(t, file[:len(file)/2+11])); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "Number of warmup records read: 1.") {
+		t.Fatalf("log:\n%s", log)
 	}
 }
 
