@@ -14,6 +14,7 @@ const HALF_PLUS_TWO: SignatureSpec = {
     outputs: { y: { dtype: "DT_FLOAT", shape: [-1, 1] } },
 };
 const SIGNATURES = { serving_default: HALF_PLUS_TWO };
+const TENSORFLOW_WRITTEN = path.resolve(__dirname, "../../fixtures/warmup/tensorflow_written_warmup_requests");
 const STANDIN_WARMUP = path.resolve(__dirname, "../../../tools/e2e-env/go/tfserving-standin/testdata/half_plus_two_warmup_requests");
 const request = (instances: unknown[], extra: Partial<WarmupRequest> = {}): WarmupRequest =>
     ({ body: { instances }, signatureName: "serving_default", signature: HALF_PLUS_TWO, ...extra });
@@ -66,6 +67,15 @@ describe("warmup", () => {
             { body: { inputs: { x: [[5.0]] } }, signatureName: "serving_default", signature: HALF_PLUS_TWO, modelName: "half_plus_two" },
         ]);
         assert.ok(file.equals(fs.readFileSync(STANDIN_WARMUP)), "regenerate the testdata file if the encoding changed on purpose");
+    });
+
+    it("reads a file TensorFlow wrote, with its kinds and its tensors' dtypes and shapes", () => {
+        const file = readWarmupFile(TENSORFLOW_WRITTEN);
+        assert.strictEqual(file.framing, undefined);
+        assert.deepStrictEqual(file.records.map((r) => r.kind), ["predict_log", "predict_log", "session_run_log", "predict_streamed_log", "classify_log"]);
+        assert.deepStrictEqual(file.records[0].predict, { signatureName: "serving_default", inputs: { x: { dtype: "DT_FLOAT", shape: [2, 1] } }, outputFilter: [], responseOutputs: [] });
+        assert.deepStrictEqual(warmupProblems(file, SIGNATURES).map((p) => [p.index, /DT_INT64, but the signature expects DT_FLOAT|SessionRunLog|PredictStreamedLog/.test(p.message)]),
+            [[1, true], [2, true], [3, true]]);
     });
 
     describe("warmupProblems", () => {

@@ -183,3 +183,16 @@ func TestTheWarmupFileTheTypeScriptWriterProducesLoads(t *testing.T) {
 		t.Fatalf("log:\n%s", log)
 	}
 }
+
+// test/fixtures/warmup: written by TensorFlow itself; its record 1 sends x as DT_INT64.
+func TestAWarmupFileTensorFlowWroteIsReadUpToItsRefusedRecord(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "test", "fixtures", "warmup", "tensorflow_written_warmup_requests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := warmupServer(t)
+	_, err = s.loadVersion(warmupVersion(t, data))
+	if err == nil || err.Error() != "INVALID_ARGUMENT: Expects arg[0] to be float but int64 is provided" {
+		t.Fatalf("%v", err)
+	}
+}
