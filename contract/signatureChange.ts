@@ -135,19 +135,33 @@ export function compareSignatures(before: Record<string, SignatureSpec>, after: 
 export interface VersionPair { before: number; after: number }
 
 /**
- * Pairs each newly served version with the one it replaces: itself when the old set served that
- * number (a re-export under the same number), else the highest old version below it, else the
- * lowest old version (a version numbered below every old one still takes their clients).
+ * Pairs each served version with the one whose clients it takes:
+ * - a version served before and after, with itself (a re-export under the same number);
+ * - the highest version, when it is new, with the highest served before: requests that name no
+ *   version (REST and gRPC alike) move from that one to it;
+ * - any other new version with a version no longer served (the highest below it, else the lowest):
+ *   clients that named the old one by a label move over. A new version beside those still served
+ *   (an older one added for a label) takes nobody's clients yet and is compared with nothing.
  */
 export function replacedVersions(before: number[], after: number[]): VersionPair[] {
-    const old = [...before].sort((a, b) => a - b);
-    if (old.length === 0) {
+    if (before.length === 0 || after.length === 0) {
         return [];
     }
-    return [...after].sort((a, b) => a - b).map((v) => {
-        const below = old.filter((o) => o <= v);
-        return { before: below.length > 0 ? below[below.length - 1] : old[0], after: v };
-    });
+    const old = new Set(before);
+    const pairs = new Map<number, number>(after.filter((v) => old.has(v)).map((v) => [v, v]));
+    const [highest, oldHighest] = [Math.max(...after), Math.max(...before)];
+    if (!pairs.has(highest)) {
+        pairs.set(highest, oldHighest);
+    }
+    const dropped = before.filter((v) => !after.includes(v)).sort((a, b) => a - b);
+    for (const v of after.filter((a) => !pairs.has(a))) {
+        const below = dropped.filter((d) => d <= v);
+        const replaced = below.length > 0 ? below[below.length - 1] : dropped[0];
+        if (replaced !== undefined) {
+            pairs.set(v, replaced);
+        }
+    }
+    return [...pairs].map(([a, b]) => ({ before: b, after: a })).sort((x, y) => x.after - y.after);
 }
 
 /** What one model's served versions change, pair by pair, against those a stack serves now. */

@@ -80,10 +80,11 @@ describe("the signature contract between two versions (contract/signatureChange.
         assert.deepStrictEqual(found.map((c) => c.breaking), [true, false, false]);
     });
 
-    it("each served version pairs with the one it replaces: itself, else the highest below it, else the lowest", () => {
-        assert.deepStrictEqual(replacedVersions([1], [2]), [{ before: 1, after: 2 }]);
-        assert.deepStrictEqual(replacedVersions([1, 2], [2, 3]), [{ before: 2, after: 2 }, { before: 2, after: 3 }]);
-        assert.deepStrictEqual(replacedVersions([5, 7], [3, 6]), [{ before: 5, after: 3 }, { before: 5, after: 6 }]);
+    it("each served version pairs with the one whose clients it takes", () => {
+        assert.deepStrictEqual(replacedVersions([1], [2]), [{ before: 1, after: 2 }], "a new highest takes the unversioned requests");
+        assert.deepStrictEqual(replacedVersions([1, 2], [2, 3]), [{ before: 2, after: 2 }, { before: 2, after: 3 }], "kept versions against themselves");
+        assert.deepStrictEqual(replacedVersions([124], [123, 124]), [{ before: 124, after: 124 }], "an older version added beside the served one takes nobody's clients");
+        assert.deepStrictEqual(replacedVersions([5, 7], [3, 8]), [{ before: 5, after: 3 }, { before: 7, after: 8 }], "others replace a version no longer served");
         assert.deepStrictEqual(replacedVersions([], [1]), []);
     });
 
