@@ -3,7 +3,20 @@
  * from the same requests, each checked against that version's own signatures.
  */
 import { PreflightReport } from "./savedModel";
+import { PredictRequestBody } from "./tensorJson";
 import { buildWarmupFile, WarmupSource, warmupRequests } from "./warmup";
+
+/** What a warmup record needs of a golden case (`contract/golden.ts`'s GoldenCase has it). */
+export interface RecordedCase {
+    line: number;
+    request: PredictRequestBody;
+    expected?: Record<string, unknown>;
+}
+
+/** A golden file's cases as warmup sources, each named `FILE:LINE` for messages, their expected outputs kept as the logged answers. */
+export function warmupSourcesOf(cases: readonly RecordedCase[], file: string): WarmupSource[] {
+    return cases.map((c) => ({ name: `${file}:${c.line}`, body: c.request, ...(c.expected === undefined ? {} : { expected: c.expected }) }));
+}
 
 /**
  * The warmup file of each served version of `report` for `sources`, or every problem (one line each, naming
