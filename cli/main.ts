@@ -16,6 +16,7 @@ const commands: Record<string, () => CommandFactory> = {
     "plan": () => require("./plan").planCommand,
     "preflight": () => require("./preflight").preflightCommand,
     "smoke": () => require("./smoke").smokeCommand,
+    "warmup": () => require("./warmup").warmupCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

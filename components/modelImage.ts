@@ -9,7 +9,10 @@
  */
 import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
-import { stageBuildContext } from "../serving/buildContext";
+import { preflight } from "../model/savedModel";
+import { warmupFilesFor } from "../model/stagedWarmup";
+import { WarmupSource } from "../model/warmup";
+import { stageBuildContext, StagingError } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
 import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
@@ -117,6 +120,35 @@ export interface ModelImageSettings {
      * unchanged model keeps the decision it had and previews no change. Default: none (a first deployment).
      */
     previousImage?: pulumi.Input<PreviousImage | undefined>;
+    /**
+     * Requests to generate each baked version's warmup file (`assets.extra/tf_serving_warmup_requests`) from,
+     * at staging: into the staged copy, replacing any file the model folder holds there, so the model folder is
+     * never written. Each request is first checked against each version's signatures; a `StagingError` lists
+     * every one TF Serving would refuse at load. At most 1,000. `ModelServer`'s `model.warmupRecords` counts
+     * them: `requests.length` for each served version. Default: none (the folder's own file, if it has one).
+     */
+    warmup?: ModelImageWarmup;
+}
+
+/** Where generated warmup records come from: `:predict` bodies, each named for messages (a file, a golden file's line). */
+export interface ModelImageWarmup {
+    requests: readonly WarmupSource[];
+}
+
+/**
+ * The warmup file of each of `versions` for `warmup`'s requests; a StagingError naming every request a version's
+ * signatures refuse (see docs/guides/model-contract.md#warmup-records).
+ */
+export function modelImageWarmupFiles(modelPath: string, model: string, versions: number[], warmup: ModelImageWarmup | undefined): Record<number, Buffer> | undefined {
+    if (warmup === undefined) {
+        return undefined;
+    }
+    const { files, problems } = warmupFilesFor(preflight(modelPath, { versions }), warmup.requests, model);
+    if (problems.length > 0) {
+        throw new StagingError(`cannot generate the warmup file of model ${model}: TF Serving would refuse ${problems.length === 1 ? "a request" : `${problems.length} requests`} at load `
+            + `(see docs/guides/model-contract.md#warmup-records): ${problems.join("; ")}`);
+    }
+    return files;
 }
 
 export class ModelImage extends pulumi.ComponentResource {
@@ -140,6 +172,7 @@ export class ModelImage extends pulumi.ComponentResource {
             baseImage: args.baseImage ?? defaultBaseImage(args.gpu ?? false),
             outDir: location.stagingDir,
             recordFile: `${location.stagingDir}.staging.json`,
+            warmupFiles: modelImageWarmupFiles(modelPath, model, args.versions, args.warmup),
         });
         this.tag = contentTag(staged.digest);
 

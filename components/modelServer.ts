@@ -20,7 +20,7 @@ import type { ModelGateway } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
-    defaultBatchingConfig, monitoringConfig, serverArgs,
+    defaultBatchingConfig, monitoringConfig, serverArgs, warmupReplays,
 } from "../serving/flags";
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelNameProblem } from "../serving/modelConfig";
@@ -50,6 +50,12 @@ export interface ServedModel {
      * budget, the rollout timeouts, and the `tf-serving.dev/model-bytes` pod annotation (their sum).
      */
     versionBytes: number[];
+    /**
+     * Warmup records the served versions hold together (the preflight's `PreflightReport.versions[].warmupRecords`).
+     * Each is replayed `--num_request_iterations_for_warmup` times at every load (once by default, none with
+     * `enableWarmup: false`), which lengthens the startup probe's budget. Default 0.
+     */
+    warmupRecords?: number;
 }
 
 /** What each pod asks for. Unset values are derived from the model (`serving/sizing.ts`). */
@@ -401,13 +407,14 @@ export function networkPolicySpec(labels: Record<string, string>): k8s.types.inp
     };
 }
 
-/** The pod's sizing: derived from the model's versions, its GPUs and batching, with `resources` as overrides. */
-export function modelServerSizing(args: Pick<ModelServerArgs, "model" | "resources" | "batching">): Sizing {
+/** The pod's sizing: derived from the model's versions and warmup records, its GPUs and batching, with `resources` as overrides. */
+export function modelServerSizing(args: Pick<ModelServerArgs, "model" | "resources" | "batching" | "enableWarmup" | "extraServerArgs">): Sizing {
     const { gpuCount, ...overrides } = args.resources ?? {};
     return sizeServer({
         servedVersionBytes: args.model.versionBytes,
         gpu: (gpuCount ?? 0) > 0,
         batching: args.batching?.enabled ?? false,
+        warmupRequests: warmupReplays(args.model.warmupRecords ?? 0, { enableWarmup: args.enableWarmup ?? true, extraServerArgs: args.extraServerArgs ?? [] }),
         overrides,
     });
 }

@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelServer";
 import { Pool, Rollout, ServiceType } from "./enums";
-import { loadableModel, oneOf, servedBytes } from "./values";
+import { loadableModel, oneOf, servedBytes, servedWarmupRecords } from "./values";
 
 const ROLLOUTS: readonly library.RolloutStrategy[] = ["surge", "oneAtATime"];
 const SERVICE_TYPES: readonly NonNullable<library.ModelServerArgs["serviceType"]>[] = ["LoadBalancer", "NodePort", "ClusterIP"];
@@ -78,7 +78,7 @@ export function toModelServerArgs(name: string, args: ModelServerArgs): library.
     const batching = args.batching === true || args.batchingParametersText !== undefined
         ? { enabled: true, parametersText: args.batchingParametersText } : undefined;
     return {
-        model: { name: args.modelName, versionBytes: servedBytes(report) },
+        model: { name: args.modelName, versionBytes: servedBytes(report), warmupRecords: servedWarmupRecords(report) },
         namespace: args.namespace,
         image: args.image,
         resources: { cpu: args.cpu, memoryRequest: args.memoryRequest, memoryLimit: args.memoryLimit, gpuCount: args.gpuCount },

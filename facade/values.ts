@@ -41,3 +41,8 @@ export function loadableModel(modelDir: string, versions: number[] | undefined, 
 export function servedBytes(report: PreflightReport): number[] {
     return report.versions.filter((v) => v.served).map((v) => v.sizeBytes);
 }
+
+/** The warmup records the versions a report serves hold together: `ModelServer`'s `model.warmupRecords`. */
+export function servedWarmupRecords(report: PreflightReport): number {
+    return report.versions.filter((v) => v.served).reduce((sum, v) => sum + (v.warmupRecords ?? 0), 0);
+}

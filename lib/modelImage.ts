@@ -3,5 +3,5 @@
  * pushed and pinned by digest. Needs `@pulumi/pulumi` and `@pulumi/docker`. Registers nothing when imported.
  */
 export { ModelImage } from "../components/modelImage";
-export type { ModelImageArgs, ModelImageSettings, ModelImageSource, RegistryCredentials, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
+export type { ModelImageArgs, ModelImageSettings, ModelImageSource, ModelImageWarmup, RegistryCredentials, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
 export type { ImageBuildRecord, PreviousImage } from "../serving/pushDecision";

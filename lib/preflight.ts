@@ -1,8 +1,14 @@
 /**
  * Entry point `tf-serving/preflight` (pure: no Pulumi): reads a SavedModel folder as TF Serving would
  * (version folders, graph, signatures, links out of the model) and reports what would stop it loading.
- * `PreflightReport.versions[].sizeBytes` of the served versions is `ModelServer`'s `model.versionBytes`.
+ * `PreflightReport.versions[].sizeBytes` of the served versions is `ModelServer`'s `model.versionBytes`, and their
+ * `warmupRecords` its `model.warmupRecords`. Warmup files (`assets.extra/tf_serving_warmup_requests`) are built
+ * and checked here too.
  */
 export { preflight } from "../model/savedModel";
 export type { Finding, PreflightOptions, PreflightReport, PreflightSettings, ServerReport, VersionReport } from "../model/savedModel";
 export type { SignatureSpec, TensorSpec } from "../contract/signature";
+export { buildWarmupFile, readWarmupFile, WARMUP_FILE, WARMUP_MAX_RECORDS, WarmupError, warmupProblems, warmupRequests } from "../model/warmup";
+export type { RecordedTensor, WarmupFile, WarmupKind, WarmupProblem, WarmupRecord, WarmupRequest, WarmupSource } from "../model/warmup";
+export type { TfRecordProblem } from "../model/tfRecord";
+export type { PredictRequestBody } from "../model/tensorJson";

@@ -6,6 +6,7 @@ import { isInside } from "../contract/paths";
 import { plural } from "../contract/quantity";
 import { DEFAULT_SIGNATURE, SignatureSpec, isInternalSignature } from "../contract/signature";
 import { decodeSavedModel, isRefDtype, MetaGraphSpec, parseSavedModelText } from "./tfProto";
+import { readWarmupFile, WARMUP_FILE, warmupProblems } from "./warmup";
 import { defaultBaseImage } from "../serving/images";
 import { baseImageServingVersion, formatLine, isNewerLine, parseTensorflowVersion, servingTensorflow } from "../serving/tensorflowVersion";
 
@@ -35,6 +36,11 @@ export interface VersionReport {
     tensorflowVersion: string | null;
     /** Its `meta_info_def.tensorflow_git_version` ("unknown" for pip builds, "v1.0.0-rc1-102-g1536a84" for others); null if unrecorded or unread. */
     tensorflowGitVersion: string | null;
+    /**
+     * Records in `assets.extra/tf_serving_warmup_requests` that TF Serving would read (up to the first it cannot);
+     * absent when the version has no warmup file. Each is replayed at every load.
+     */
+    warmupRecords?: number;
 }
 
 /** The server the model was checked against. */
@@ -98,7 +104,6 @@ const DEFAULT_TAGS = ["serve"];
 const GRAPH_FILES = ["saved_model.pb", "saved_model.pbtxt"] as const;
 /** What an export writes next to its graph file: what a flat layout must move into a version folder. */
 const SAVED_MODEL_PARTS = [...GRAPH_FILES, "variables", "assets", "assets.extra", "fingerprint.pb", "keras_metadata.pb"];
-const WARMUP_FILE = path.join("assets.extra", "tf_serving_warmup_requests");
 const INT64_MAX = 9223372036854775807n;
 /** A serialized protobuf message cannot exceed 2 GiB; TensorFlow refuses a larger saved_model.pb. */
 const PROTOBUF_MAX_BYTES = 2 ** 31 - 1;
@@ -373,11 +378,41 @@ function readVersion(dir: string, version: bigint, served: boolean, scan: TreeSc
     }
     result.hasVariables = isDirectory(path.join(dir, "variables"));
     checkVariables(dir, result.hasVariables, result.restoresVariables === true, sinks);
-    if (fs.existsSync(path.join(dir, WARMUP_FILE))) {
-        note("WARMUP_REQUESTS", `${path.join(dir, WARMUP_FILE)} is present: TF Serving replays it at every load (--enable_model_warmup, on by default), so loading takes longer `
-            + "and a bad record fails the load; give the startup probe room for it, or set enableWarmup: false (--enable_model_warmup=false) to skip it.", path.join(dir, WARMUP_FILE));
-    }
+    checkWarmup(dir, version, result, report.baseDir, sinks);
     return result;
+}
+
+/**
+ * The warmup file, as TF Serving's load reads it: a record it cannot read or run fails the load of the version
+ * (WARMUP_INVALID); a file it reads through is a note with its record count, since every load replays it.
+ */
+function checkWarmup(dir: string, version: bigint, result: VersionReport, baseDir: string, { fail, note }: VersionSinks): void {
+    const file = path.join(dir, WARMUP_FILE);
+    if (!fs.existsSync(file)) {
+        return;
+    }
+    let read: ReturnType<typeof readWarmupFile>;
+    try {
+        read = readWarmupFile(file);
+    } catch (err) {
+        fail("UNREADABLE", `Cannot read ${file} (${reasonOf(err)}): fix its permissions.`, file);
+        return;
+    }
+    result.warmupRecords = read.records.length;
+    // Without the loaded MetaGraph (reported already) the requests cannot be held against a signature.
+    const problems = warmupProblems(read, result.tags.length > 0 ? result.signatures : null);
+    const fix = `regenerate it with \`tfs warmup ${baseDir} --version ${version} --input BODY.json\`, `
+        + "or set enableWarmup: false to skip warmup (see docs/guides/model-contract.md#warmup-records).";
+    for (const problem of problems) {
+        fail("WARMUP_INVALID", `${file}: ${problem.message}. TF Serving fails the load of version ${version} on it: ${fix}`, file);
+    }
+    if (problems.length === 0) {
+        // TensorFlow's reader takes a short tail for the end of the file: loadable, but likely a copy cut short.
+        const tail = read.trailingBytes === undefined ? ""
+            : ` It ends with ${plural(read.trailingBytes, "byte", "bytes")} too few for a record, which TF Serving ignores: if records are missing, the file was cut short (regenerate it with \`tfs warmup\`).`;
+        note("WARMUP_REQUESTS", `${file} holds ${plural(read.records.length, "warmup record", "warmup records")}: TF Serving replays them at every load (--enable_model_warmup, on by default), `
+            + `so loading takes longer; the startup probe's budget counts them, or set enableWarmup: false (--enable_model_warmup=false) to skip them.${tail}`, file);
+    }
 }
 
 function graphFileHint(dir: string): string {

@@ -246,6 +246,46 @@ service ModelService {
 `;
 
 /**
+ * A warmup file's records (tensorflow_serving/apis/prediction_log.proto, logging.proto). Only PredictLog is
+ * read in full; the other kinds keep their numbers in the oneof, so a record of one is recognised by its kind,
+ * while their requests are skipped unread.
+ */
+const PREDICTION_LOG_SCHEMA = `
+syntax = "proto3";
+package tensorflow.serving;
+
+message LogMetadata {
+  ModelSpec model_spec = 1;
+  repeated string saved_model_tags = 3;
+  reserved 2, 4, 5, 6, 7, 8;
+  reserved "sampling_config", "timestamp_secs", "dc", "request_origin", "request_criticality", "safe_aggregation_privacy_key";
+}
+
+message PredictLog {
+  PredictRequest request = 1;
+  PredictResponse response = 2;
+}
+
+message ClassifyLog { reserved 1, 2; reserved "request", "response"; }
+message RegressLog { reserved 1, 2; reserved "request", "response"; }
+message PredictStreamedLog { reserved 1, 2; reserved "request", "response"; }
+message MultiInferenceLog { reserved 1, 2; reserved "request", "response"; }
+message SessionRunLog { reserved 1, 2; reserved "request", "response"; }
+
+message PredictionLog {
+  LogMetadata log_metadata = 1;
+  oneof log_type {
+    ClassifyLog classify_log = 2;
+    RegressLog regress_log = 3;
+    PredictLog predict_log = 6;
+    PredictStreamedLog predict_streamed_log = 7;
+    MultiInferenceLog multi_inference_log = 4;
+    SessionRunLog session_run_log = 5;
+  }
+}
+`;
+
+/**
  * One MetaGraph of a SavedModel: its tag set, its signatures (names sorted), and the TensorFlow that exported it
  * (`meta_info_def.tensorflow_version` and `tensorflow_git_version`, null when the exporter left them empty).
  */
@@ -266,6 +306,7 @@ const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
 protobuf.parse(WELL_KNOWN_SCHEMA, root, { keepCase: true });
 protobuf.parse(ERROR_CODES_SCHEMA, root, { keepCase: true });
 protobuf.parse(SERVING_SCHEMA, root, { keepCase: true });
+protobuf.parse(PREDICTION_LOG_SCHEMA, root, { keepCase: true });
 root.resolveAll();
 const savedModelType = root.lookupType("tensorflow.SavedModel");
 const dataTypeEnum = root.lookupEnum("tensorflow.DataType");

@@ -3,6 +3,7 @@
  * signatures, and building a one-example `:predict` body from a signature.
  */
 import { FLOAT_DTYPES, INT_DTYPES, PredictRequestBody, predictBodyProblem, SignatureSpec, TensorSpec } from "../contract/signature";
+import { UnsupportedSignatureError } from "../model/tensorJson";
 
 export type { PredictRequestBody } from "../contract/signature";
 
@@ -13,14 +14,7 @@ export interface ModelMetadata {
     signatures: Record<string, SignatureSpec>;
 }
 
-/** A signature whose inputs cannot be filled with a made-up example; the user must supply one. */
-export class UnsupportedSignatureError extends Error {
-    constructor(message: string) {
-        super(message);
-        this.name = "UnsupportedSignatureError";
-    }
-}
-
+export { UnsupportedSignatureError } from "../model/tensorJson";
 
 /** Reads the JSON of `GET /v1/models/NAME/metadata`; throws naming the first field that is not as TF Serving writes it. */
 export function parseModelMetadata(json: unknown): ModelMetadata {

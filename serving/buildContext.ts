@@ -37,7 +37,16 @@ export interface StageOptions {
      * none: every file is compared with its staged copy and the context is hashed.
      */
     recordFile?: string;
+    /**
+     * Warmup files by version (`model/stagedWarmup.ts`), staged as the version's
+     * `assets.extra/tf_serving_warmup_requests` in place of any the model folder holds; the model folder
+     * itself is never written. Each must name one of `versions`. Default none: the folder's own file, if any.
+     */
+    warmupFiles?: Readonly<Record<number, Uint8Array>>;
 }
+
+/** Where a version's warmup file sits in it (saved_model_warmup_util.h). */
+const WARMUP_PATH = ["assets.extra", "tf_serving_warmup_requests"] as const;
 
 /** One file of the staged context. */
 export interface StagedFile {
@@ -115,6 +124,24 @@ export function stageBuildContext(options: StageOptions): StagedContext {
                 : `${modelBase} has several folders for version ${version} (${names.join(", ")}); TF Serving would pick one at random: keep one`);
         }
         collect(path.join(modelBase, names[0]), `models/${spec.modelName}/${version}`, modelBase, new Set(), files, dirs);
+    }
+    for (const [key, content] of Object.entries(options.warmupFiles ?? {})) {
+        const version = Number(key);
+        if (!versions.includes(version)) {
+            throw new StagingError(`a warmup file was generated for version ${version}, which is not among the versions staged (${versions.join(", ")}): generate it for a staged version`);
+        }
+        const dir = `models/${spec.modelName}/${version}/${WARMUP_PATH[0]}`;
+        const rel = `${dir}/${WARMUP_PATH[1]}`;
+        // The generated file replaces the folder's own, and a folder's file or link at that path gives way too.
+        for (const planned of [...files.keys()].filter((p) => p === dir || p.startsWith(`${rel}/`))) {
+            files.delete(planned);
+        }
+        for (const planned of [...dirs].filter((d) => d === rel || d.startsWith(`${rel}/`))) {
+            dirs.delete(planned);
+        }
+        dirs.add(dir);
+        const buffer = Buffer.from(content);
+        files.set(rel, { kind: "write", content: buffer, bytes: buffer.length });
     }
 
     // Every source is opened before the output folder is touched: a file this user cannot read

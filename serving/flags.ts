@@ -45,6 +45,27 @@ function podServerFlags(input: Omit<ServerFlagInput, "extraServerArgs">): Server
     return flags;
 }
 
+/**
+ * Requests TF Serving replays at load for a warmup file of `records` records: none with warmup off, else each
+ * record `--num_request_iterations_for_warmup` times (the last occurrence in `extraServerArgs`, as TensorFlow's
+ * flag parser keeps it). The server passes the flag on only when it is above 0, and the replay's own default is
+ * 1 (model_servers/server.cc, saved_model_warmup_util.cc).
+ */
+export function warmupReplays(records: number, warmup: Pick<ServerFlagInput, "enableWarmup" | "extraServerArgs">): number {
+    if (!warmup.enableWarmup) {
+        return 0;
+    }
+    let iterations = 1;
+    for (const arg of warmup.extraServerArgs) {
+        const match = /^--num_request_iterations_for_warmup=(-?\d+)$/.exec(arg);
+        if (match) {
+            const value = Number(match[1]);
+            iterations = value > 0 ? value : 1;
+        }
+    }
+    return records * iterations;
+}
+
 export function serverArgs(input: ServerFlagInput): string[] {
     return [...flagArgs(podServerFlags(input)), ...input.extraServerArgs];
 }

@@ -10,7 +10,8 @@
  * - TF Serving sizes its thread pools from the node's CPU count, not the container's limit; on a
  *   big node a 2-CPU pod would run dozens of threads and be throttled. Threads follow the CPU limit.
  * - The server opens its ports only after the model is loaded, so the startup budget must cover the
- *   load time, which grows with the model's size.
+ *   load time, which grows with the model's size, and the warmup replay that is part of the load: every
+ *   record of each served version's warmup file, `--num_request_iterations_for_warmup` times.
  * - Local disk: the root file system is read-only and the model is in the image (image layers do not
  *   count as a pod's ephemeral storage), so the pod writes only its logs and `/tmp`. A pod without an
  *   ephemeral-storage limit that fills `/tmp` fills the node's disk and gets every pod on it evicted.
@@ -28,6 +29,15 @@ export const RUNTIME_OVERHEAD_BYTES = { cpu: 256 * MI, gpu: 1536 * MI };
 export const LIMIT_HEADROOM = 1.25;
 /** Extra memory for batching queues when server-side batching is on. */
 export const BATCHING_BYTES = 128 * MI;
+/**
+ * Startup seconds allowed per warmup request replayed at load. A replayed request runs the whole graph as a
+ * client's would; the first of each shape pays for lazy initialisation (seconds), the rest take what a
+ * predict takes (milliseconds for the models this sizes by disk alone). A quarter second each covers a file
+ * of similar requests with room to spare, and keeps a full file (1,000 records, once each) to about 4 minutes.
+ */
+export const WARMUP_SECONDS_PER_REQUEST = 0.25;
+/** The startup budget's ceiling: a pod that has not loaded in an hour is stuck, not slow. */
+export const MAX_STARTUP_SECONDS = 3600;
 
 /**
  * Local disk of a model-server pod. `/tmp` (an emptyDir) holds what TensorFlow writes at run time,
@@ -52,6 +62,11 @@ export interface SizingInput {
     servedVersionBytes: number[];
     gpu: boolean;
     batching: boolean;
+    /**
+     * Warmup requests replayed at load, over every served version: records times `--num_request_iterations_for_warmup`
+     * (`warmupReplays`); 0 when warmup is off. Default 0.
+     */
+    warmupRequests?: number;
     /** User overrides from config, as Kubernetes quantities. */
     overrides: { cpu?: string; memoryRequest?: string; memoryLimit?: string };
 }
@@ -147,9 +162,11 @@ export function sizeServer(input: SizingInput): Sizing {
     }
     const cpuCount = Math.max(1, Math.ceil(cores));
 
-    // Startup: at least 60 s, plus 10 s per 100 MiB on disk; CUDA initialisation adds a minute.
+    // Startup: at least 60 s, plus 10 s per 100 MiB on disk; CUDA initialisation adds a minute; each
+    // replayed warmup request its allowance.
     const diskBytes = input.servedVersionBytes.reduce((a, b) => a + b, 0);
-    const startupBudgetSeconds = Math.min(3600, 60 + Math.ceil(diskBytes / (100 * MI)) * 10 + (input.gpu ? 60 : 0));
+    const warmupSeconds = Math.ceil((input.warmupRequests ?? 0) * WARMUP_SECONDS_PER_REQUEST);
+    const startupBudgetSeconds = Math.min(MAX_STARTUP_SECONDS, 60 + Math.ceil(diskBytes / (100 * MI)) * 10 + (input.gpu ? 60 : 0) + warmupSeconds);
     const startupPeriod = 5;
 
     return {

@@ -32,12 +32,17 @@ export interface PreparedModel {
  * The model-derived inputs of a model's server, the ones its sizing is computed from: by
  * `prepareModels` at preview (for errors that name the config key) and by `ModelServer` itself.
  */
-export function serverModelInputs(settings: ModelSettings, report: PreflightReport, batchingParameters?: string): Pick<ModelServerArgs, "model" | "resources" | "batching"> {
+export function serverModelInputs(settings: ModelSettings, report: PreflightReport, batchingParameters?: string):
+    Pick<ModelServerArgs, "model" | "resources" | "batching" | "enableWarmup" | "extraServerArgs"> {
+    const served = report.versions.filter((v) => report.servedVersions.includes(v.version));
     return {
         model: {
             name: settings.name,
-            versionBytes: report.versions.filter((v) => report.servedVersions.includes(v.version)).map((v) => v.sizeBytes),
+            versionBytes: served.map((v) => v.sizeBytes),
+            warmupRecords: served.reduce((sum, v) => sum + (v.warmupRecords ?? 0), 0),
         },
+        enableWarmup: settings.enableWarmup,
+        extraServerArgs: settings.extraServerArgs,
         resources: { ...settings.resources, gpuCount: settings.gpu ? settings.gpuCount : 0 },
         batching: { enabled: settings.batching.enabled, parametersText: batchingParameters },
     };
@@ -177,8 +182,6 @@ export function deployModels(args: DeployArgs): StackOutputs {
             autoscaling: settings.autoscaling,
             requestRateMetric: settings.autoscaling?.targetRequestsPerSecond !== undefined ? args.requestRateMetric?.(settings.name) : undefined,
             placement: settings.gpu ? args.placement.gpu : args.placement.cpu,
-            enableWarmup: settings.enableWarmup,
-            extraServerArgs: settings.extraServerArgs,
             serviceType: config.service.type,
             loadBalancerSourceRanges: config.service.sourceRanges,
             publicEndpoint: config.service.publicEndpoint,

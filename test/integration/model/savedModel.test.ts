@@ -9,6 +9,7 @@ import { Finding, preflight, PreflightReport } from "../../../model/savedModel";
 import { SAVED_MODELS } from "../../support/fixtures";
 import { withTensorflowVersion } from "../../support/savedModelBytes";
 import { decodeSavedModel } from "../../../model/tfProto";
+import { buildWarmupFile, WARMUP_FILE } from "../../../model/warmup";
 
 const FIXTURES = SAVED_MODELS;
 const fixture = (name: string): string => path.join(FIXTURES, name);
@@ -673,6 +674,40 @@ describe("preflight", () => {
             const advice = only(report.warnings, "WARMUP_REQUESTS").message;
             assert.match(advice, /on by default/);
             assert.match(advice, /set enableWarmup: false/, "the fix is the config key: extraServerArgs refuses the managed flag");
+        });
+
+        it("WARMUP_REQUESTS counts the records of a warmup file TF Serving would replay", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            const signature = preflight(base).versions[0].signatures.serving_default;
+            fs.mkdirSync(path.join(base, V123, "assets.extra"));
+            const requests = [[[1.0]], [[2.0], [3.0]], [[4.0]]].map((instances) => ({ body: { instances }, signatureName: "serving_default", signature }));
+            fs.writeFileSync(path.join(base, V123, WARMUP_FILE), buildWarmupFile(requests));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true, JSON.stringify(report.errors));
+            assert.strictEqual(report.versions[0].warmupRecords, 3);
+            assert.match(only(report.warnings, "WARMUP_REQUESTS").message, /holds 3 warmup records/);
+        });
+
+        it("WARMUP_INVALID names the record with a bad CRC and the fix, and a request the signature refuses", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            const signatures = preflight(base).versions[0].signatures;
+            fs.mkdirSync(path.join(base, V123, "assets.extra"));
+            const file = buildWarmupFile([
+                { body: { instances: [[1.0]] }, signatureName: "serving_default", signature: signatures.serving_default },
+                // Written against another signature's inputs: serving_default has no input "inputs".
+                { body: { instances: [[1.0]] }, signatureName: "serving_default", signature: signatures.regress_x2_to_y3 },
+                { body: { instances: [[1.0]] }, signatureName: "serving_default", signature: signatures.serving_default },
+            ]);
+            file[file.length - 1] ^= 0x01;
+            fs.writeFileSync(path.join(base, V123, WARMUP_FILE), file);
+            const report = preflight(base);
+            assert.strictEqual(report.ok, false);
+            const errors = report.errors.filter((e) => e.code === "WARMUP_INVALID").map((e) => e.message);
+            assert.strictEqual(errors.length, 2, JSON.stringify(errors));
+            assert.match(errors[0], /record 1 \(byte \d+\): its inputs \{inputs\} are not signature "serving_default"'s \{x\}/);
+            assert.match(errors[1], /record 2 \(byte \d+\) has data whose CRC does not match/);
+            assert.match(errors[1], new RegExp(`TF Serving fails the load of version 123 on it: regenerate it with \`tfs warmup ${base} --version 123`));
+            assert.strictEqual(report.versions[0].warmupRecords, 2);
         });
 
         it("DUPLICATE_VERSION for two names of one number, keeping the one TF Serving keeps", () => {

@@ -13,7 +13,7 @@ import { writeConsumer } from "../../support/consumerProject";
 import { fixtureModelDir } from "../../support/fixtures";
 
 const ROOT = path.resolve(__dirname, "../../..");
-const COMMANDS = ["build-context", "deploy", "doctor", "plan", "preflight", "smoke"];
+const COMMANDS = ["build-context", "deploy", "doctor", "plan", "preflight", "smoke", "warmup"];
 
 describe("the tfs command installed from its package", function () {
     this.timeout(600_000);

@@ -3,7 +3,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { ModelImage, ModelImageArgs, ModelImageSettings, modelImageSource } from "../../../components/modelImage";
+import { ModelImage, ModelImageArgs, ModelImageSettings, modelImageSource, modelImageWarmupFiles } from "../../../components/modelImage";
+import { readWarmupFile } from "../../../model/warmup";
+import { StagingError } from "../../../serving/buildContext";
 import { fakeDigest } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 import { fixtureModelDir } from "../../support/fixtures";
@@ -62,6 +64,22 @@ describe("ModelImage", () => {
         const inputs = recorder.one("docker:index/image:Image").inputs as any;
         assert.deepStrictEqual(inputs.build, { context: ".tfs/build/test/m", dockerfile: ".tfs/build/test/m/Dockerfile", platform: "linux/amd64" });
         assert.ok(fs.existsSync(path.join(projectDir, ".tfs/build/test/m/models/m/123/saved_model.pb")));
+    });
+
+    it("generates each baked version's warmup file from requests at staging, into the staged copy only", async () => {
+        const requests = [{ name: "a.json", body: { instances: [[1.0]] } }, { name: "b.json", body: { instances: [[2.0], [3.0]] } }];
+        const { image } = await build({ warmup: { requests } });
+        const staged = path.join(projectDir, ".tfs/build/test/m/models/m/123/assets.extra/tf_serving_warmup_requests");
+        assert.strictEqual(readWarmupFile(staged).records.length, 2);
+        assert.strictEqual(fs.existsSync(path.join(fixtureModelDir("half_plus_two_cpu"), "00000123", "assets.extra")), false, "the model folder is not written");
+        const plain = await build();
+        assert.notStrictEqual(image.tag, plain.image.tag, "the warmup file is part of the image");
+    });
+
+    it("refuses warmup requests a version's signatures refuse, naming each", () => {
+        const requests = [{ name: "a.json", body: { instances: [["one"]] } }, { name: "b.json", body: { signature_name: "nope", instances: [[1.0]] } }];
+        assert.throws(() => modelImageWarmupFiles(fixtureModelDir("half_plus_two_cpu"), "m", [123], { requests }), (err: unknown) => err instanceof StagingError
+            && /TF Serving would refuse 2 requests at load .*version 123: a\.json: input "x" .*; version 123: b\.json: signature "nope" is not in the model/.test(err.message));
     });
 
     it("pins the pod to the digest the registry holds for the pushed tag, not the provider's repoDigest", async () => {

@@ -67,6 +67,19 @@ describe("ModelServer", () => {
             sizeServer({ servedVersionBytes: MODEL.versionBytes, gpu: true, batching: true, overrides: {} }));
     });
 
+    it("gives the startup probe room for the warmup records times --num_request_iterations_for_warmup", async () => {
+        const model = { ...MODEL, warmupRecords: 100 };
+        const plain = modelServerSizing({ model: MODEL });
+        const warm = modelServerSizing({ model, extraServerArgs: ["--num_request_iterations_for_warmup=4"] });
+        assert.strictEqual(warm.startupBudgetSeconds - plain.startupBudgetSeconds, 100);
+        assert.deepStrictEqual(modelServerSizing({ model, enableWarmup: false }), plain, "no replay without warmup");
+        const { rec, server } = await serve({ model, extraServerArgs: ["--num_request_iterations_for_warmup=4"] });
+        assert.strictEqual(server.sizing.startupBudgetSeconds, warm.startupBudgetSeconds);
+        const { startupProbe } = podSpec(rec).containers[0];
+        assert.ok(startupProbe.periodSeconds * startupProbe.failureThreshold >= warm.startupBudgetSeconds);
+        assert.ok(startupProbe.periodSeconds * (startupProbe.failureThreshold - 1) < warm.startupBudgetSeconds);
+    });
+
     it("refuses resources the model cannot run with, and a model name that is no DNS label", async () => {
         await startMockRuntime();
         const args: ModelServerArgs = { model: MODEL, namespace: "serving", image: "registry.test/m@sha256:0123", resources: { memoryLimit: "256Mi" } };

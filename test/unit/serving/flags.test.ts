@@ -1,7 +1,7 @@
 import * as assert from "assert";
 import { sizeServer } from "../../../serving/sizing";
 import { imageServerArgs } from "../../../serving/dockerfile";
-import { managedFlags, serverArgs } from "../../../serving/flags";
+import { managedFlags, serverArgs, warmupReplays } from "../../../serving/flags";
 
 const SIZING = sizeServer({ servedVersionBytes: [300 * 2 ** 20], gpu: false, batching: true, overrides: { cpu: "2" } });
 const flagsOf = (args: string[]) => args.map((a) => a.split("=")[0]);
@@ -40,5 +40,24 @@ describe("managedFlags", () => {
         assert.strictEqual(managedFlags().get("--port"), "the gRPC port is fixed at 8500 (the Service, probes and NetworkPolicy use it)");
         assert.match(managedFlags().get("--per_process_gpu_memory_fraction") ?? "", /TF_FORCE_GPU_ALLOW_GROWTH=true/);
         assert.strictEqual(managedFlags().get("--rest_api_timeout_in_ms"), undefined);
+    });
+});
+
+describe("warmupReplays", () => {
+    it("replays each record once by default, as TF Serving does without the flag", () => {
+        assert.strictEqual(warmupReplays(7, { enableWarmup: true, extraServerArgs: [] }), 7);
+    });
+
+    it("multiplies by --num_request_iterations_for_warmup, the last occurrence winning", () => {
+        const extraServerArgs = ["--num_request_iterations_for_warmup=2", "--rest_api_timeout_in_ms=5000", "--num_request_iterations_for_warmup=5"];
+        assert.strictEqual(warmupReplays(7, { enableWarmup: true, extraServerArgs }), 35);
+    });
+
+    it("takes a value of 0 or below as unset (the server passes it on only above 0)", () => {
+        assert.strictEqual(warmupReplays(7, { enableWarmup: true, extraServerArgs: ["--num_request_iterations_for_warmup=0"] }), 7);
+    });
+
+    it("replays nothing with warmup off", () => {
+        assert.strictEqual(warmupReplays(7, { enableWarmup: false, extraServerArgs: ["--num_request_iterations_for_warmup=3"] }), 0);
     });
 });

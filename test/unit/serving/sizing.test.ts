@@ -1,5 +1,7 @@
 import * as assert from "assert";
-import { LIMIT_HEADROOM, LOAD_FACTOR, RUNTIME_OVERHEAD_BYTES, SizingError, cpuCores, memoryBytes, sizeServer, toMi } from "../../../serving/sizing";
+import {
+    LIMIT_HEADROOM, LOAD_FACTOR, MAX_STARTUP_SECONDS, RUNTIME_OVERHEAD_BYTES, SizingError, WARMUP_SECONDS_PER_REQUEST, cpuCores, memoryBytes, sizeServer, toMi,
+} from "../../../serving/sizing";
 
 const MI = 2 ** 20;
 const GI = 2 ** 30;
@@ -71,6 +73,15 @@ describe("sizeServer", () => {
         assert.ok(big.startupBudgetSeconds > 500);
         const { startup } = big.probes;
         assert.ok(startup.periodSeconds * startup.failureThreshold >= big.startupBudgetSeconds);
+    });
+
+    it(`gives each replayed warmup request ${WARMUP_SECONDS_PER_REQUEST} s of startup, within the ceiling`, () => {
+        const none = sizeServer({ servedVersionBytes: [MI], gpu: false, batching: false, overrides: {} });
+        const some = sizeServer({ servedVersionBytes: [MI], gpu: false, batching: false, warmupRequests: 1000, overrides: {} });
+        assert.strictEqual(some.startupBudgetSeconds - none.startupBudgetSeconds, 250);
+        assert.strictEqual(some.probes.startup.failureThreshold, Math.ceil(some.startupBudgetSeconds / some.probes.startup.periodSeconds));
+        assert.strictEqual(sizeServer({ servedVersionBytes: [MI], gpu: false, batching: false, warmupRequests: 3, overrides: {} }).startupBudgetSeconds, 71, "rounded up");
+        assert.strictEqual(sizeServer({ servedVersionBytes: [MI], gpu: false, batching: false, warmupRequests: 10 ** 6, overrides: {} }).startupBudgetSeconds, MAX_STARTUP_SECONDS);
     });
 });
 

@@ -217,80 +217,117 @@ func readRequest(req []byte, rest func(wireField) error) (modelSpec, error) {
 	return spec, nil
 }
 
-// grpcPredict answers a PredictRequest (model_spec 1, inputs 2, output_filter 3).
-func (s *server) grpcPredict(req []byte) (modelSpec, []byte, error) {
-	inputs := map[string][]byte{}
-	var filter []string
-	spec, err := readRequest(req, func(f wireField) error {
+// predictCall is a PredictRequest read from the wire (model_spec 1,
+// inputs 2, output_filter 3).
+type predictCall struct {
+	spec    modelSpec
+	hasSpec bool
+	inputs  map[string][]byte
+	filter  []string
+}
+
+func parsePredictRequest(req []byte) (predictCall, error) {
+	r := predictCall{inputs: map[string][]byte{}}
+	err := walkMessage(req, func(f wireField) error {
 		switch f.num {
+		case 1:
+			var err error
+			r.spec, err = parseModelSpec(f.bytes)
+			r.hasSpec = true
+			return err
 		case 2:
 			k, v, err := mapEntry(f.bytes)
-			inputs[k] = v
+			r.inputs[k] = v
 			return err
 		case 3:
-			filter = append(filter, string(f.bytes))
+			r.filter = append(r.filter, string(f.bytes))
 		}
 		return nil
 	})
 	if err != nil {
-		return spec, nil, err
+		return r, badRequest(err)
 	}
-	v, err := s.servingVersion(spec.name, spec.versionString(), spec.label)
+	return r, nil
+}
+
+// grpcPredict answers a PredictRequest on the version its model_spec names.
+func (s *server) grpcPredict(req []byte) (modelSpec, []byte, error) {
+	r, err := parsePredictRequest(req)
 	if err != nil {
-		return spec, nil, err
+		return r.spec, nil, err
+	}
+	if !r.hasSpec {
+		return r.spec, nil, invalidArgument("Missing ModelSpec")
+	}
+	v, err := s.servingVersion(r.spec.name, r.spec.versionString(), r.spec.label)
+	if err != nil {
+		return r.spec, nil, err
 	}
 	time.Sleep(v.loaded.delay)
-	sigName := spec.signature
+	sigName, outputs, err := v.loaded.runPredict(r)
+	if err != nil {
+		return r.spec, nil, err
+	}
+	return r.spec, appendBytesField(outputs, 2, encodeModelSpec(r.spec.name, v.version, sigName)), nil
+}
+
+// runPredict evaluates a request on one loaded version, as predict_util.cc's
+// RunPredict does for both a client's call and a warmup record: the
+// signature (serving_default when the request names none), exactly its
+// inputs with its dtypes, then each output asked for. It returns the
+// signature used and the PredictResponse's outputs (field 1 entries).
+func (lv *loadedVersion) runPredict(r predictCall) (string, []byte, error) {
+	sigName := r.spec.signature
 	if sigName == "" {
 		sigName = "serving_default"
 	}
-	sig, ok := v.loaded.graph.signatures[sigName]
+	sig, ok := lv.graph.signatures[sigName]
 	if !ok {
-		return spec, nil, &statusError{"FAILED_PRECONDITION", fmt.Sprintf("Serving signature key \"%s\" not found.", sigName)}
+		return sigName, nil, &statusError{"FAILED_PRECONDITION", fmt.Sprintf("Serving signature key \"%s\" not found.", sigName)}
 	}
 	if sig.methodName != predictMethod && sig.methodName != "tensorflow/serving/classify" && sig.methodName != "tensorflow/serving/regress" {
-		return spec, nil, &statusError{"INTERNAL", "Expected prediction signature method_name to be one of {tensorflow/serving/predict, tensorflow/serving/classify, tensorflow/serving/regress}. Was: " + sig.methodName}
+		return sigName, nil, &statusError{"INTERNAL", "Expected prediction signature method_name to be one of {tensorflow/serving/predict, tensorflow/serving/classify, tensorflow/serving/regress}. Was: " + sig.methodName}
 	}
-	sent, wanted := sortedKeys(inputs), sortedKeys(sig.inputs)
+	sent, wanted := sortedKeys(r.inputs), sortedKeys(sig.inputs)
 	if len(sent) != len(wanted) {
-		return spec, nil, invalidArgument("input size does not match signature: %d!=%d len({%s}) != len({%s}). Sent extra: {%s}. Missing but required: {%s}.",
+		return sigName, nil, invalidArgument("input size does not match signature: %d!=%d len({%s}) != len({%s}). Sent extra: {%s}. Missing but required: {%s}.",
 			len(sent), len(wanted), strings.Join(sent, ","), strings.Join(wanted, ","),
-			strings.Join(missingFrom(sent, sig.inputs), ","), strings.Join(missingFrom(wanted, inputs), ","))
+			strings.Join(missingFrom(sent, sig.inputs), ","), strings.Join(missingFrom(wanted, r.inputs), ","))
 	}
 	feeds := map[string]any{}
 	for _, alias := range sent {
 		info, ok := sig.inputs[alias]
 		if !ok {
-			return spec, nil, invalidArgument("input tensor alias not found in signature: %s. Inputs expected to be in the set {%s}.", alias, strings.Join(wanted, ","))
+			return sigName, nil, invalidArgument("input tensor alias not found in signature: %s. Inputs expected to be in the set {%s}.", alias, strings.Join(wanted, ","))
 		}
-		t, dtype, err := readTensor(inputs[alias])
+		t, dtype, err := readTensor(r.inputs[alias])
 		switch {
 		case err == errUnsupportedDtype:
-			return spec, nil, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in computes on numeric tensors only, not %s (input %s)", dataTypeName(dtype), alias)}
+			return sigName, nil, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in computes on numeric tensors only, not %s (input %s)", dataTypeName(dtype), alias)}
 		case err != nil:
-			return spec, nil, invalidArgument("tensor parsing error: %s", alias)
+			return sigName, nil, invalidArgument("tensor parsing error: %s", alias)
 		case dtype != info.dtype:
-			return spec, nil, invalidArgument("Expects arg[%d] to be %s but %s is provided", indexOf(wanted, alias), dtypeString(info.dtype), dtypeString(dtype))
+			return sigName, nil, invalidArgument("Expects arg[%d] to be %s but %s is provided", indexOf(wanted, alias), dtypeString(info.dtype), dtypeString(dtype))
 		}
 		feeds[feedName(info.name)] = toNested(t)
 	}
-	outputs, err := outputAliases(sig, filter)
+	outputs, err := outputAliases(sig, r.filter)
 	if err != nil {
-		return spec, nil, err
+		return sigName, nil, err
 	}
 	var resp []byte
 	for _, alias := range outputs {
-		value, err := v.loaded.evaluate(sig.outputs[alias].name, feeds)
+		value, err := lv.evaluate(sig.outputs[alias].name, feeds)
 		if err != nil {
-			return spec, nil, err
+			return sigName, nil, err
 		}
 		t, err := encodeTensor(sig.outputs[alias].dtype, value)
 		if err != nil {
-			return spec, nil, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in writes numeric tensors only, not %s (output %s)", dataTypeName(sig.outputs[alias].dtype), alias)}
+			return sigName, nil, &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in writes numeric tensors only, not %s (output %s)", dataTypeName(sig.outputs[alias].dtype), alias)}
 		}
 		resp = appendMapEntry(resp, 1, alias, t)
 	}
-	return spec, appendBytesField(resp, 2, encodeModelSpec(spec.name, v.version, sigName)), nil
+	return sigName, resp, nil
 }
 
 // outputAliases are the outputs a request fetches: its filter, or every

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,12 +77,13 @@ func (s *server) loadVersion(dir string) (*loadedVersion, error) {
 	}
 	s.logf('I', "tensorflow/cc/saved_model/loader.cc", "SavedModel load for tags %s; Status: success: OK. Took %d microseconds.", tags, time.Since(started).Microseconds())
 	s.metrics.loadAttempt(dir, "success", time.Since(started).Microseconds())
+	lv := &loadedVersion{dir: dir, graph: graph, variables: vars, delay: predictDelay(dir)}
 	if s.opts.enableModelWarmup {
-		if err := s.warmup(dir); err != nil {
+		if err := s.warmup(lv); err != nil {
 			return nil, err
 		}
 	}
-	return &loadedVersion{dir: dir, graph: graph, variables: vars, delay: predictDelay(dir)}, nil
+	return lv, nil
 }
 
 func joinTags(tags []string) string {
@@ -95,11 +97,99 @@ func joinTags(tags []string) string {
 	return out
 }
 
-// warmup reads assets.extra/tf_serving_warmup_requests, a TFRecord file of
-// PredictionLogs, when it exists. The stand-in counts the records (checking
-// their framing) rather than replaying them.
-func (s *server) warmup(dir string) error {
-	path := filepath.Join(dir, "assets.extra", "tf_serving_warmup_requests")
+// Warmup, as saved_model_warmup_util.cc and saved_model_warmup.cc run it:
+// assets.extra/tf_serving_warmup_requests is a TFRecord file of
+// tensorflow.serving.PredictionLog; each record is read (both masked CRC32Cs
+// checked), parsed, and replayed --num_request_iterations_for_warmup times
+// (1 when the flag is 0 or less) before the version is AVAILABLE. The first
+// record that fails fails the load, with the real server's wording.
+
+// maxWarmupRecords is WarmupConsts::kMaxNumRecords.
+const maxWarmupRecords = 1000
+
+// PredictionLog's log_type fields (prediction_log.proto).
+const (
+	logClassify       = 2
+	logRegress        = 3
+	logMultiInference = 4
+	logSessionRun     = 5
+	logPredict        = 6
+	logPredictStream  = 7
+)
+
+// nextRecord reads the TFRecord at offset p of data: its payload and the
+// offset after it, or TensorFlow's record reader's DATA_LOSS error
+// (record_reader.cc: a bad data CRC names the data's offset, p+12). Fewer
+// bytes than a header are the end of the file there (a short read is
+// OUT_OF_RANGE), so they end the file here too: next is -1.
+func nextRecord(data []byte, p int) ([]byte, int, error) {
+	const header = 12
+	if p+header > len(data) {
+		return nil, -1, nil
+	}
+	if unmaskCRC(binary.LittleEndian.Uint32(data[p+8:])) != crc32.Checksum(data[p:p+8], castagnoli) {
+		return nil, 0, fmt.Errorf("DATA_LOSS: corrupted record at %d. Please verify your warmup data is in TFRecord format.", p)
+	}
+	n := binary.LittleEndian.Uint64(data[p:])
+	if len(data)-p < header+4 || n > uint64(len(data)-p-header-4) {
+		return nil, 0, fmt.Errorf("DATA_LOSS: truncated record at %d. Please verify your warmup data is in TFRecord format.", p)
+	}
+	start, end := p+header, p+header+int(n)
+	payload := data[start:end]
+	if unmaskCRC(binary.LittleEndian.Uint32(data[end:])) != crc32.Checksum(payload, castagnoli) {
+		return nil, 0, fmt.Errorf("DATA_LOSS: corrupted record at %d. Please verify your warmup data is in TFRecord format.", start)
+	}
+	return payload, end + 4, nil
+}
+
+// warmupRecord parses one PredictionLog: its log_type field and that
+// field's bytes (0 when it sets none, which the real server skips).
+func warmupRecord(b []byte) (int, []byte, error) {
+	kind, body := 0, []byte(nil)
+	err := walkMessage(b, func(f wireField) error {
+		if f.num >= logClassify && f.num <= logPredictStream {
+			if f.typ != wireBytes {
+				return fmt.Errorf("field %d is not a message", f.num)
+			}
+			kind, body = f.num, f.bytes
+		}
+		return nil
+	})
+	return kind, body, err
+}
+
+// replay runs one record on lv as saved_model_warmup.cc's RunWarmupRequest
+// does: a PredictLog's request through the predict path clients use.
+func (lv *loadedVersion) replay(kind int, body []byte) error {
+	switch kind {
+	case logPredict:
+		var request []byte
+		if err := walkMessage(body, func(f wireField) error {
+			if f.num == 1 {
+				request = f.bytes
+			}
+			return nil
+		}); err != nil {
+			return badRequest(err)
+		}
+		r, err := parsePredictRequest(request)
+		if err != nil {
+			return err
+		}
+		// A slow version is slow to warm up too: the knob holds each replay as it holds a client's call.
+		time.Sleep(lv.delay)
+		_, _, err = lv.runPredict(r)
+		return err
+	case logSessionRun, logPredictStream:
+		return &statusError{"UNIMPLEMENTED", fmt.Sprintf("Unsupported log_type for warmup: %d", kind)}
+	case logClassify, logRegress, logMultiInference:
+		return &statusError{"UNIMPLEMENTED", fmt.Sprintf("the tensorflow_model_server stand-in replays PredictLog warmup records only, not log_type %d", kind)}
+	}
+	return nil
+}
+
+func (s *server) warmup(lv *loadedVersion) error {
+	path := filepath.Join(lv.dir, "assets.extra", "tf_serving_warmup_requests")
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		s.logf('I', "tensorflow_serving/servables/tensorflow/saved_model_warmup_util.cc", "No warmup data file found at %s", path)
@@ -108,17 +198,34 @@ func (s *server) warmup(dir string) error {
 	if err != nil {
 		return fsError(err)
 	}
+	// The server sets num_request_iterations only from a flag above 0; the replay's default is 1.
+	iterations, options := int64(1), ""
+	if s.opts.warmupIterations > 0 {
+		iterations, options = s.opts.warmupIterations, fmt.Sprintf("num_request_iterations { value: %d }", s.opts.warmupIterations)
+	}
 	started := time.Now()
-	s.logf('I', "tensorflow_serving/servables/tensorflow/saved_model_warmup_util.cc", "Starting to read warmup data for model at %s with model-warmup-options ", path)
+	s.logf('I', "tensorflow_serving/servables/tensorflow/saved_model_warmup_util.cc", "Starting to read warmup data for model at %s with model-warmup-options %s", path, options)
 	records := 0
-	for p := 0; p < len(data); records++ {
-		if p+12 > len(data) {
-			return fmt.Errorf("DATA_LOSS: truncated record at %d in %s", p, path)
+	for p := 0; p < len(data); {
+		payload, next, err := nextRecord(data, p)
+		if err != nil {
+			return err
 		}
-		n := binary.LittleEndian.Uint64(data[p:])
-		p += 12 + int(n) + 4
-		if n > uint64(len(data)) || p > len(data) {
-			return fmt.Errorf("DATA_LOSS: truncated record in %s", path)
+		if next < 0 {
+			break
+		}
+		p = next
+		kind, body, err := warmupRecord(payload)
+		if err != nil {
+			return fmt.Errorf("INVALID_ARGUMENT: Failed to parse warmup record: %q from %s", truncate(string(payload), 64), path)
+		}
+		for i := int64(0); i < iterations; i++ {
+			if err := lv.replay(kind, body); err != nil {
+				return err
+			}
+		}
+		if records++; records > maxWarmupRecords {
+			return fmt.Errorf("INVALID_ARGUMENT: Number of warmup records exceeds the maximum (%d) at %s", maxWarmupRecords, path)
 		}
 	}
 	s.logf('I', "tensorflow_serving/servables/tensorflow/saved_model_warmup_util.cc", "Finished reading warmup data for model at %s. Number of warmup records read: %d. Elapsed time (microseconds): %d.", path, records, time.Since(started).Microseconds())
