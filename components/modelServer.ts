@@ -15,6 +15,9 @@ import {
     MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, modelServerLabels,
 } from "../contract/labels";
 import { CanarySettings } from "../serving/canary";
+import { GoldenSource, goldenIssues } from "../contract/golden";
+import { SignatureSpec } from "../contract/signature";
+import { argsError } from "./argsIssues";
 import { CanaryRelease } from "./canary/canaryRelease";
 import type { ModelGateway } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
@@ -56,6 +59,12 @@ export interface ServedModel {
      * `enableWarmup: false`), which lengthens the startup probe's budget. Default 0.
      */
     warmupRecords?: number;
+    /**
+     * The signatures of each served version (the preflight's `PreflightReport.versions[].signatures`).
+     * With `golden`, each case is checked against every one of them at construction. Default: not
+     * checked (a case a version refuses then fails the canary's golden check).
+     */
+    signatures?: Record<string, SignatureSpec>[];
 }
 
 /** What each pod asks for. Unset values are derived from the model (`serving/sizing.ts`). */
@@ -167,6 +176,14 @@ export interface ModelServerArgs {
     /** Extra Service annotations (cloud load balancer settings), merged over the managed ones. Default none. */
     serviceAnnotations?: Record<string, string>;
     /**
+     * The model's golden cases (`contract/golden.ts`: JSON lines of `:predict` bodies and expected
+     * outputs), as text with the file name messages use. A canary sends each one to a canary pod
+     * before any weight moves and stops the release on a different answer
+     * (docs/guides/model-contract.md#golden-files). Checked at construction: a file that does not
+     * parse, or a case `model.signatures` refuses, throws naming the line.
+     */
+    golden?: GoldenSource;
+    /**
      * A canary for every change of `image` (needs the model's `ModelGateway`, made with `canary: true`,
      * whose routes it shifts): the new image first runs in a Deployment of its
      * own beside the serving one, the routes' weights move to it step by step, and each step's gate
@@ -214,6 +231,10 @@ export class ModelServer extends pulumi.ComponentResource {
         const problem = modelNameProblem(args.model.name) ?? (args.canary && canaryGatewayProblem(args.model.name, args.canary.gateway));
         if (problem) {
             throw new Error(`ModelServer ${name}: ${problem}`);
+        }
+        const golden = args.golden === undefined ? [] : goldenIssues(args.golden, args.model.signatures ?? []);
+        if (golden.length > 0) {
+            throw argsError("ModelServer", name, golden.map((message) => ({ field: "golden", value: args.golden?.file, message: `(${message})` })));
         }
         const sizing = modelServerSizing(args);
         super("tf-serving:index:ModelServer", name, {}, opts);
@@ -381,6 +402,7 @@ function canaryRelease(
         gates: settings.gates,
         readySeconds: modelServerTiming(args, sizing).progressDeadlineSeconds,
         settleSeconds: CANARY_SETTLE_SECONDS,
+        golden: args.golden,
     };
     const release = new CanaryRelease(`${name}-canary-release`, { ...inputs, phase: "release" }, {
         parent, dependsOn: [service, ...canary.gateway.routeResources],

@@ -73,8 +73,14 @@ export interface ModelSettings {
      * change. Default false: such a version stops the preview.
      */
     allowSignatureChange: boolean;
+    /**
+     * A golden file (`contract/golden.ts`): JSON lines of `:predict` bodies and the outputs expected from
+     * them. `path` is absolute; `asWritten` as the config names it (relative to the project), for
+     * messages and the canary's inputs (the same in every checkout). The canary checks them first.
+     */
+    golden?: { path: string; asWritten: string };
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange"): string;
+    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange" | "golden"): string;
 }
 
 export interface ServiceSettings {
@@ -138,7 +144,7 @@ export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
     "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling", "canary",
-    "extraServerArgs", "enableWarmup", "allowSignatureChange",
+    "extraServerArgs", "enableWarmup", "allowSignatureChange", "golden",
 ] as const;
 
 const TOP_KEYS = [
@@ -249,7 +255,7 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
         if (!top.has("modelName") && modelNameProblem(name)) {
             top.fail("modelName", `not set, and the folder name "${path.basename(modelPath)}" does not make a DNS label; set modelName (e.g. "my-model")`, undefined);
         }
-        return [readModel(top, top, name, path.resolve(projectDir, modelPath), (k) => (k === "path" ? "modelPath" : k))];
+        return [readModel(top, top, name, path.resolve(projectDir, modelPath), (k) => (k === "path" ? "modelPath" : k), projectDir)];
     }
     if (top.has("modelPath") || top.has("modelName")) {
         top.fail(top.has("modelPath") ? "modelPath" : "modelName", "use either modelPath/modelName (one model) or models (several), not both");
@@ -258,7 +264,7 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
         m.rejectUnknown(["name", "path", ...MODEL_KEYS]);
         const name = m.dnsLabel("name") ?? (m.fail("name", "required: a DNS label naming this model", undefined), "model");
         const modelPath = m.required("path", "the model base folder");
-        return readModel(m, top, name, path.resolve(projectDir, modelPath), (k) => (m.has(k) || k === "path" ? `models[${i}].${k}` : k));
+        return readModel(m, top, name, path.resolve(projectDir, modelPath), (k) => (m.has(k) || k === "path" ? `models[${i}].${k}` : k), projectDir);
     });
     const seen = new Set<string>();
     models.forEach((m, i) => {
@@ -279,7 +285,7 @@ function readModels(top: ConfigReader, projectDir: string): ModelSettings[] {
 }
 
 /** Reads one model's settings from `r`, falling back to the top-level keys in `defaults`. */
-function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string, configKey: ModelSettings["configKey"]): ModelSettings {
+function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelPath: string, configKey: ModelSettings["configKey"], projectDir: string): ModelSettings {
     const src = (key: string) => (r.has(key) ? r : defaults);
     const gpu = src("gpu").bool("gpu", false);
     // 1 is Pulumi.yaml's default, so only another value shows that gpuCount was set without gpu.
@@ -338,6 +344,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         src("baseImage").fail("baseImage", imageProblem);
     }
     const batchingFile = src("batchingParametersFile").string("batchingParametersFile");
+    const golden = src("golden").string("golden");
     return {
         name,
         path: modelPath,
@@ -365,6 +372,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         extraServerArgs,
         enableWarmup: src("enableWarmup").bool("enableWarmup", true),
         allowSignatureChange: src("allowSignatureChange").bool("allowSignatureChange", false),
+        golden: golden === undefined ? undefined : { path: path.resolve(projectDir, golden), asWritten: golden },
         configKey,
     };
 }

@@ -49,16 +49,22 @@ export class GoldenError extends Error {
 
 /** Reads a golden file, refusing one over GOLDEN_MAX_BYTES before reading it; throws GoldenError. */
 export function readGoldenFile(file: string): GoldenCase[] {
+    const source = readGoldenSource(file);
+    return parseGolden(source.text, source.file);
+}
+
+/** A golden file's text, bounded before it is read whole; `name` is how messages name it (default `file`). Throws GoldenError. */
+export function readGoldenSource(file: string, name = file): GoldenSource {
     let size: number;
     try {
         size = fs.statSync(file).size;
     } catch (err) {
-        throw new GoldenError(`${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); point it at a JSON lines file of golden cases ${SEE}`);
+        throw new GoldenError(`${name}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); point it at a JSON lines file of golden cases ${SEE}`);
     }
     if (size > GOLDEN_MAX_BYTES) {
-        throw new GoldenError(tooLarge(file, size));
+        throw new GoldenError(tooLarge(name, size));
     }
-    return parseGolden(fs.readFileSync(file, "utf8"), file);
+    return { file: name, text: fs.readFileSync(file, "utf8") };
 }
 
 function tooLarge(file: string, bytes: number): string {
@@ -223,6 +229,30 @@ function toleranceOf(fields: Record<string, unknown>, inherited: Tolerance, wher
         atol: (fields.atol as number | undefined) ?? base.atol,
         rtol: (fields.rtol as number | undefined) ?? base.rtol,
     };
+}
+
+/** A golden file's text, with the name messages give it (the path as the user wrote it). */
+export interface GoldenSource {
+    file: string;
+    text: string;
+}
+
+/**
+ * Every reason `source` cannot serve as a model's golden cases: the first thing that stops it
+ * parsing, or each case that a served version (`served`: each one's signatures) would refuse. One
+ * line each, "<file>:<line>: ...". The one check the stack's preparation and `ModelServer` run.
+ */
+export function goldenIssues(source: GoldenSource, served: Record<string, SignatureSpec>[]): string[] {
+    let cases: GoldenCase[];
+    try {
+        cases = parseGolden(source.text, source.file);
+    } catch (err) {
+        if (err instanceof GoldenError) {
+            return [err.message];
+        }
+        throw err;
+    }
+    return [...new Set(served.flatMap((signatures) => goldenProblems(cases, signatures, source.file)))];
 }
 
 // --- Against a version's signatures ---------------------------------------------------------

@@ -8,6 +8,7 @@ import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../component
 import { ModelMonitoring } from "../components/modelMonitoring";
 import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { ModelGateway } from "../components/modelGateway";
+import { GoldenSource } from "../contract/golden";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
@@ -26,6 +27,8 @@ export interface PreparedModel {
     sizing: Sizing;
     /** Batching parameters text read from `batchingParametersFile`, if set. */
     batchingParameters?: string;
+    /** The golden file's text read from `golden`, named as the config writes it, if set. */
+    golden?: GoldenSource;
 }
 
 /**
@@ -40,6 +43,7 @@ export function serverModelInputs(settings: ModelSettings, report: PreflightRepo
             name: settings.name,
             versionBytes: served.map((v) => v.sizeBytes),
             warmupRecords: served.reduce((sum, v) => sum + (v.warmupRecords ?? 0), 0),
+            signatures: served.map((v) => v.signatures),
         },
         enableWarmup: settings.enableWarmup,
         extraServerArgs: settings.extraServerArgs,
@@ -147,7 +151,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
     const previous = args.previous ?? new PreviousOutputs(false);
     const previousBuilds = pulumi.all([previous.output(IMAGE_BUILDS_OUTPUT), previous.output("models"), previous.resources()]);
     const images: ModelImage[] = [];
-    const servers = args.models.map(({ settings, report, batchingParameters }) => {
+    const servers = args.models.map(({ settings, report, batchingParameters, golden }) => {
         const image = new ModelImage(settings.name, {
             model: settings.name,
             modelPath: settings.path,
@@ -174,6 +178,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
         const server = new ModelServer(settings.name, {
             // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
             ...serverModelInputs(settings, report, batchingParameters),
+            golden,
             namespace,
             image: image.imageRef,
             imagePullCredentials: pullCredentials(args.registry),

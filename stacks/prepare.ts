@@ -11,6 +11,7 @@ import { credentialProblems } from "../config/credentials";
 import { ConfigError } from "../config/configReader";
 import { ignoredStackFileKeys } from "../config/stackFile";
 import { preflight } from "../model/savedModel";
+import { GoldenError, GoldenSource, goldenIssues, readGoldenSource } from "../contract/golden";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
@@ -106,6 +107,19 @@ export function prepareModels(config: ServingConfig, project: string, today?: st
                 problems.push(`${key("batchingParametersFile")} = ${settings.batching.parametersFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err}); point it at a batching_parameters text proto file`);
             }
         }
+        let golden: GoldenSource | undefined;
+        if (settings.golden !== undefined) {
+            try {
+                golden = readGoldenSource(settings.golden.path, settings.golden.asWritten);
+                const served = report.versions.filter((v) => report.servedVersions.includes(v.version)).map((v) => v.signatures);
+                problems.push(...goldenIssues(golden, served).map((p) => `${key("golden")}: ${p}`));
+            } catch (err) {
+                if (!(err instanceof GoldenError)) {
+                    throw err;
+                }
+                problems.push(`${key("golden")}: ${err.message}`);
+            }
+        }
         try {
             const sizing = modelServerSizing(serverModelInputs(settings, report, batchingParameters));
             const node = poolNodeOf(config, settings.gpu);
@@ -134,7 +148,7 @@ export function prepareModels(config: ServingConfig, project: string, today?: st
                     + `before its replacement loads: every model update is an outage of up to ${sizing.startupBudgetSeconds} s (the startup budget) `
                     + `plus the pod's start. Give the pool ${settings.gpuCount} more GPU(s) for a surge pod, or run 2 replicas so one keeps serving while the other is replaced (docs/concepts/model-server.md#gpu-capacity).`);
             }
-            return [{ settings, report, sizing, batchingParameters }];
+            return [{ settings, report, sizing, batchingParameters, golden }];
         } catch (err) {
             if (err instanceof SizingError) {
                 problems.push(`${key(err.key)}: ${err.message}`);

@@ -87,6 +87,17 @@ describe("ModelServer", () => {
         assert.throws(() => new ModelServer("bad", { ...args, model: { ...MODEL, name: "Half_Plus_Two" }, resources: {} }), /must be a DNS label/);
     });
 
+    it("checks its golden cases against the served versions' signatures before it registers anything", async () => {
+        await startMockRuntime();
+        const signatures = [{ serving_default: { method: "tensorflow/serving/predict", inputs: { x: { dtype: "DT_FLOAT", shape: [-1, 1] } }, outputs: { y: { dtype: "DT_FLOAT", shape: [-1, 1] } } } }];
+        const args: ModelServerArgs = { model: { ...MODEL, signatures }, namespace: "serving", image: "registry.test/m@sha256:0123" };
+        const golden = (line: unknown) => ({ file: "golden.jsonl", text: JSON.stringify(line) });
+        assert.throws(() => new ModelServer("g1", { ...args, golden: golden({ request: { instances: ["a"] } }) }),
+            /^Error: ModelServer g1: golden \(golden\.jsonl:1: instance 0, input "x" is "a", but the tensor is DT_FLOAT: write a number/);
+        assert.throws(() => new ModelServer("g2", { ...args, golden: { file: "golden.jsonl", text: "{" } }), /ModelServer g2: golden \(golden\.jsonl:1: not JSON/);
+        assert.doesNotThrow(() => new ModelServer("g3", { ...args, golden: golden({ request: { instances: [1] }, expected: { y: [2.5] } }) }));
+    });
+
     it("runs the digest-pinned image with ports grpc 8500 and http 8501", async () => {
         const { rec } = await serve();
         const [c] = podSpec(rec).containers;

@@ -82,3 +82,31 @@ describe("prepareModels", () => {
         assert.deepStrictEqual(versionWarnings("1.35", "2026-12-04"), []);
     });
 });
+
+describe("prepareModels: the golden file", () => {
+    let dir: string;
+    const write = (name: string, lines: unknown[]) => {
+        fs.writeFileSync(path.join(dir, name), lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n"));
+        return path.join(dir, name);
+    };
+    before(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-golden-")); });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it("a good file reaches the model's server as the text and the name the config gives it", () => {
+        const file = write("good.jsonl", [{ request: { instances: [1, 2] }, expected: { y: [2.5, 3] } }]);
+        const [model] = prepared({ golden: file }).models;
+        assert.deepStrictEqual(model.golden, { file, text: fs.readFileSync(file, "utf8") });
+    });
+
+    it("each case a served version refuses, and a line that does not parse, is a problem under the golden key naming the line", () => {
+        const refused = write("refused.jsonl", [{ request: { instances: [{ inputs: 1 }] } }, { request: { signature_name: "serving_defualt", instances: [1] } }]);
+        assert.throws(() => prepared({ golden: refused }), (err: Error) => {
+            assert.match(err.message, /tf-serving:golden: .*refused\.jsonl:1: instance 0 has input "inputs", which signature "serving_default" does not have/);
+            assert.match(err.message, /tf-serving:golden: .*refused\.jsonl:2: signature "serving_defualt" is not the model's \(did you mean "serving_default"\?\)/);
+            return true;
+        });
+        const broken = write("broken.jsonl", ["{\"request\": {\"instances\": [1]}, \"tolerance\": {\"atol\": -1}}"]);
+        assert.throws(() => prepared({ golden: broken }), /tf-serving:golden: .*broken\.jsonl:1: "tolerance\.atol" is -1, negative/);
+        assert.throws(() => prepared({ golden: path.join(dir, "none.jsonl") }), /tf-serving:golden: .*none\.jsonl: cannot read it \(ENOENT\)/);
+    });
+});
