@@ -1,5 +1,7 @@
 import * as assert from "assert";
+import * as fs from "fs";
 import * as path from "path";
+import * as YAML from "yaml";
 import { readConfig } from "../../../config/config";
 import { cidrProblem } from "../../../contract/cidr";
 import { parseQuantity } from "../../../contract/quantity";
@@ -51,6 +53,15 @@ describe("readConfig", () => {
         assert.strictEqual(c.models[0].versions, undefined);
         assert.ok(c.cloud === "local");
         assert.strictEqual(c.local.kubeconfig, undefined);
+    });
+
+    it("declares a default for every key in Pulumi.yaml: Pulumi refuses a stack that lacks a declared key without one", () => {
+        const declared = YAML.parse(fs.readFileSync(path.join(__dirname, "../../../Pulumi.yaml"), "utf8")).config as Record<string, { default?: unknown }>;
+        assert.deepStrictEqual(Object.entries(declared).filter(([, d]) => !("default" in d)).map(([k]) => k), [],
+            "each of these keys would be required of every stack (\"Stack is missing configuration value\")");
+        const c = readConfig(cfg({ ...BASE, golden: "", allowSignatureChange: "false" }), PROJECT, DIR);
+        assert.strictEqual(c.models[0].golden, undefined, "the empty default is no golden file");
+        assert.strictEqual(c.models[0].allowSignatureChange, false);
     });
 
     it("rejects an unknown cloud, naming the key, the value and what is valid", () => {
