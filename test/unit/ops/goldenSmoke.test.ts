@@ -71,6 +71,18 @@ describe("tfs smoke --golden's judging and wording (ops/goldenSmoke.ts)", () => 
             assert.strictEqual(goldenOutcome(report, "m").outcome, "predict-error");
         });
 
+        it("sends no case once the deadline has passed, reporting each unsent one as failed", async () => {
+            const sent: string[] = [];
+            const report = await runGoldenCases({ file: FILE, cases }, async (c) => {
+                sent.push(c.name);
+                return good[c.name as keyof typeof good];
+            }, () => undefined, Date.now() - 1);
+            assert.deepStrictEqual(sent, []);
+            assert.strictEqual(report.failed, 3);
+            assert.strictEqual(report.cases[0].text, `case "a" (${FILE}:1): not sent: the run's --timeout had passed (raise --timeout for a file of many cases)`);
+            assert.strictEqual(goldenOutcome(report, "m").outcome, "predict-error");
+        });
+
         it("says case, not cases, for one", async () => {
             const report = await runGoldenCases({ file: FILE, cases: cases.slice(0, 1) }, async () => good.a, () => undefined);
             assert.strictEqual(goldenOutcome(report, "m").message, `1 case of ${FILE} answered as expected by model "m"`);
