@@ -46,18 +46,22 @@ export interface GoldenReport {
 /**
  * Sends every case with `send` in file order (sequential: smoke measures the model, not how much
  * concurrency the endpoint takes) and compares each answer. Never throws for an answer; `send`
- * reports a failed request as `{ error }`.
+ * reports a failed request as `{ error }`. A case due after `deadline` (epoch ms: the end of
+ * smoke's `--timeout`) is not sent, so a thousand cases cannot outlast the run's bound.
  */
 export async function runGoldenCases(
     golden: GoldenInput,
     send: (c: GoldenCase) => Promise<CaseAnswer>,
     progress: (line: string) => void,
+    deadline = Infinity,
 ): Promise<GoldenReport> {
     const report: GoldenReport = { file: golden.file, passed: 0, differed: 0, failed: 0, cases: [] };
     progress(`golden: ${golden.cases.length} ${golden.cases.length === 1 ? "case" : "cases"} of ${golden.file}, one at a time`);
     for (const c of golden.cases) {
         const started = performance.now();
-        const answer = await send(c);
+        const answer: CaseAnswer = Date.now() >= deadline
+            ? { error: "not sent: the run's --timeout had passed (raise --timeout for a file of many cases)" }
+            : await send(c);
         const latencyMs = Math.round((performance.now() - started) * 10) / 10;
         let result: CaseResult;
         if ("error" in answer) {

@@ -133,7 +133,7 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
                 } catch (err) {
                     return { error: `Predict answered, but ${(err as Error).message}` };
                 }
-            }, progress);
+            }, progress, deadline);
             const { outcome, message } = goldenOutcome(report.golden, options.model);
             return end(outcome, message);
         }

@@ -125,7 +125,7 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     }
 
     if (options.golden !== undefined) {
-        return end(...await goldenOverRest(modelUrl, options, options.golden, requestLimit, progress, report));
+        return end(...await goldenOverRest(modelUrl, options, options.golden, { deadline, requestLimit }, progress, report));
     }
 
     let request = options.request;
@@ -262,7 +262,7 @@ async function goldenOverRest(
     modelUrl: string,
     options: SmokeOptions,
     golden: GoldenInput,
-    requestLimit: () => number,
+    { deadline, requestLimit }: { deadline: number; requestLimit: () => number },
     progress: (line: string) => void,
     report: SmokeReport,
 ): Promise<[SmokeOutcome, string]> {
@@ -290,7 +290,7 @@ async function goldenOverRest(
         } catch (err) {
             return { error: (err as Error).message };
         }
-    }, progress);
+    }, progress, deadline);
     const { outcome, message } = goldenOutcome(report.golden, options.model);
     return [outcome, message];
 }

@@ -124,6 +124,17 @@ describe("tfs smoke --golden", function () {
         assert.match(report.golden?.cases[1].text ?? "", new RegExp(`^case "not an Example" \\(${g.file}:2\\): predict failed with HTTP \\d+: .*ParseExample`));
     });
 
+    it("sends no case after the run's --timeout, over REST and gRPC", async () => {
+        const g = golden("late.jsonl", GOLDEN);
+        for (const report of [
+            await smoke({ restUrl: server.url, model: "half_plus_two", timeoutMs: 0, golden: g }),
+            await grpcSmoke({ grpcEndpoint: server.grpcEndpoint, tls: false, model: "half_plus_two", timeoutMs: 0, golden: g }),
+        ]) {
+            assert.strictEqual(report.outcome, "predict-error", report.message);
+            assert.deepStrictEqual(report.golden?.cases.map((c) => c.error), Array(3).fill("not sent: the run's --timeout had passed (raise --timeout for a file of many cases)"));
+        }
+    });
+
     it("gRPC: a case whose Predict fails is a predict error, its line giving the gRPC status", async () => {
         const fake = new FakeTfServing();
         try {
