@@ -21,7 +21,7 @@ import { apiConfiguration, loadKubeConfig } from "../../contract/kubeAccess";
 import { CANARY_ROLLED_BACK } from "../../contract/labels";
 import { CaseResult, compareOutputs, parseGolden, restOutputs } from "../../contract/golden";
 import { goldenFailure, goldenSummary } from "../../serving/goldenCheck";
-import { ModelMetadata, parseModelMetadata } from "../../ops/predictRequest";
+import { ModelMetadata, parseModelMetadata } from "../../contract/modelMetadata";
 import { METRICS_PATH } from "../../serving/flags";
 import { REST_PORT } from "../../serving/images";
 import {
