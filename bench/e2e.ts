@@ -23,9 +23,11 @@
  *   second per pod, 1 to 3 pods) under 10 REST and about 30 gRPC calls a second: seconds from the
  *   load's start to the HPA asking for 3 and to 3 pods Ready (serving: the Gateway routes to Ready
  *   endpoints only), seconds from the load's end back to 1, the counts over time, requests failed.
+ * - the model's contract (`contract`): the seconds a release's golden check of 20 cases adds, and
+ *   the seconds `tfs warmup` takes for 1,000 records.
  *
  * `--noop-only` stops after the no-op figures and their floors (a few minutes); `--canary-only`
- * runs the canary release alone, `--autoscaling-only` the autoscaling run alone.
+ * runs the canary release alone, `--autoscaling-only` the autoscaling run alone, `--contract-only` the contract part alone.
  *
  * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
  * (the program's and the floors' alternate), every other timing one run. `--noop-only` adds each
@@ -378,6 +380,62 @@ async function canaryBench(log: (line: string) => void): Promise<Record<string, 
     }
 }
 
+/** How many golden cases the contract part checks, and how many warmup records it writes (TF Serving's most). */
+const GOLDEN_CASES = 20;
+const WARMUP_RECORDS = 1000;
+
+/** `count` half_plus_two cases (y = x / 2 + 2), each a row of its own. */
+function halfPlusTwoCases(count: number): string {
+    return Array.from({ length: count }, (_, i) => JSON.stringify({ name: `case ${i}`, request: { instances: [i] }, expected: { y: [i / 2 + 2] } })).join("\n") + "\n";
+}
+
+/**
+ * What the model's contract costs: the seconds the canary's golden check of GOLDEN_CASES cases adds
+ * to a release (as the release measures and prints it: from the canary pods Ready to the first
+ * weight), and the seconds `tfs warmup` takes to write WARMUP_RECORDS records (the CLI as a user
+ * runs it, process start included).
+ */
+async function contractBench(log: (line: string) => void): Promise<Record<string, unknown>> {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bench-contract-"));
+    const project = await createProject();
+    try {
+        const golden = path.join(work, "golden.jsonl");
+        fs.writeFileSync(golden, halfPlusTwoCases(GOLDEN_CASES));
+        const className = process.env.TFS_E2E_GATEWAY_CLASS as string;
+        project.setConfig({
+            replicas: 1, cpu: "250m", endpoint: "gateway", gateway: { className }, loadBalancerSourceRanges: undefined, publicEndpoint: true,
+            canary: { steps: [50], holdSeconds: 5, gates: { minRequests: 0 } }, golden,
+        });
+        log("[bench] contract: first up, a canary and a golden file set");
+        await project.stack.up({ onOutput: quiet });
+        fs.cpSync(path.join(project.modelDir, "123"), path.join(project.modelDir, "124"), { recursive: true });
+        log(`[bench] contract: a new version's release, its golden check of ${GOLDEN_CASES} cases timed by the release`);
+        let printed = "";
+        await project.stack.up({ onOutput: (text) => { printed += text; } });
+        const checked = new RegExp(`golden check: ${GOLDEN_CASES} cases of .* answered as expected on the canary in ([\\d.]+) s`).exec(printed);
+        if (checked === null) {
+            throw new Error(`the release printed no golden check of ${GOLDEN_CASES} cases:\n${printed.slice(-3000)}`);
+        }
+
+        log(`[bench] contract: tfs warmup of ${WARMUP_RECORDS} records`);
+        const model = path.join(work, "model");
+        fs.cpSync(path.join(project.modelDir, "123"), path.join(model, "1"), { recursive: true });
+        const cases = path.join(work, "warmup-golden.jsonl");
+        fs.writeFileSync(cases, halfPlusTwoCases(WARMUP_RECORDS));
+        const started = Date.now();
+        execFileSync(process.execPath, [path.join(ROOT, "bin", "tfs.js"), "warmup", model, "--golden", cases], { stdio: "pipe", timeout: 120_000 });
+        const warmupSeconds = (Date.now() - started) / 1000;
+        const file = path.join(model, "1", "assets.extra", "tf_serving_warmup_requests");
+        return {
+            goldenCheck: { cases: GOLDEN_CASES, seconds: Number(checked[1]), goalSeconds: 5 },
+            warmup: { records: WARMUP_RECORDS, seconds: round(warmupSeconds), bytes: fs.statSync(file).size },
+        };
+    } finally {
+        await project.dispose();
+        fs.rmSync(work, { recursive: true, force: true });
+    }
+}
+
 /**
  * The request-rate HPA from 1 to 3 pods and back, as test/e2e/autoscaling.test.ts runs it: seconds
  * from the load's start to the HPA's ask and to the pods serving, from the load's end back to 1.
@@ -424,6 +482,10 @@ async function bench(): Promise<void> {
     const log = (line: string) => { if (!json) { console.error(line); } };
     if (process.argv.includes("--canary-only")) {
         console.log(JSON.stringify({ canary: await canaryBench(log) }, null, json ? 0 : 2));
+        return;
+    }
+    if (process.argv.includes("--contract-only")) {
+        console.log(JSON.stringify({ contract: await contractBench(log) }, null, json ? 0 : 2));
         return;
     }
     if (process.argv.includes("--autoscaling-only")) {
@@ -478,6 +540,7 @@ async function bench(): Promise<void> {
         }
         const canary = update === null ? null : await canaryBench(log);
         const autoscaling = update === null ? null : await autoscalingBench(log);
+        const contract = update === null ? null : await contractBench(log);
         result = {
             noopUp: round(noopUp), noopPreview: round(noopPreview),
             engineFloor: { noopUp: round(floor.noopUp), noopPreview: round(floor.noopPreview) },
@@ -491,6 +554,7 @@ async function bench(): Promise<void> {
             scrape,
             canary,
             autoscaling,
+            contract,
         };
     } finally {
         await small.dispose();

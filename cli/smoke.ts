@@ -1,10 +1,12 @@
 import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
+import { GoldenError, readGoldenFile } from "../contract/golden";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
+import { GoldenInput } from "../ops/goldenSmoke";
 import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
 import { CaFileError, readCaFile, withoutIpServerNameWarning } from "../ops/grpcTransport";
 import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
-import { endpointFromStackOutputs, smoke, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
+import { endpointFromStackOutputs, smoke, SMOKE_EXIT_CODES, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
 import { readStack } from "./stack";
 
@@ -15,6 +17,7 @@ interface SmokeFlags {
     timeout: number;
     signature?: string;
     input?: string;
+    golden?: string;
     json?: boolean;
     grpc?: boolean;
     tls?: boolean;
@@ -26,22 +29,26 @@ const USAGE_EXIT = 2;
 const DEFAULT_TIMEOUT_SECONDS = 120;
 
 /**
- * `tfs smoke [--stack NAME | --url REST_URL] [--model NAME] [--timeout S] [--signature NAME] [--input FILE] [--json]`:
+ * `tfs smoke [--stack NAME | --url REST_URL] [--model NAME] [--timeout S] [--signature NAME] [--input FILE | --golden FILE] [--json]`:
  * waits until the model is AVAILABLE, calls `:predict` once and reports. Progress goes to stderr,
- * the answer to stdout. Exit codes: 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error.
+ * the answer to stdout. Exit codes: 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict
+ * error, 6 a golden case answered otherwise. `--golden FILE` sends every case of a golden file
+ * instead of one request, and prints one line per case.
  * With `--grpc` the same over the gRPC port (`--url HOST:PORT` or the stack's `grpcEndpoint`):
  * GetModelStatus, GetModelMetadata, Predict; `--tls` verifies the server against `--ca FILE` or the system roots.
  */
 export function smokeCommand(exit: (code: number) => void): Command {
     return new Command("smoke")
-        .description("Wait until a deployed model is AVAILABLE, send one predict request and report status, latency and answer "
-            + "(exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error)")
+        .description("Wait until a deployed model is AVAILABLE, send one predict request (or every case of a golden file) and report "
+            + `status, latency and answer (exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error, ${SMOKE_EXIT_CODES["golden-mismatch"]} golden mismatch)`)
         .option("--stack <name>", "read restUrl and its model from this stack's outputs (needs the Pulumi CLI)")
         .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501 (with --grpc: its gRPC HOST:PORT, e.g. 127.0.0.1:8500)")
         .option("--model <name>", "model name as served (default with --stack: the model the stack serves at restUrl)")
         .option("--timeout <seconds>", "how long to wait for AVAILABLE", parseSeconds, DEFAULT_TIMEOUT_SECONDS)
         .option("--signature <name>", `signature to build the request from (default ${DEFAULT_SIGNATURE})`)
         .option("--input <file>", "send this JSON predict body ({\"instances\": ...} or {\"inputs\": ...}) instead of a made-up example")
+        .option("--golden <file>", "send every case of this golden file (JSON lines of requests and expected outputs) and compare the answers "
+            + "(docs/guides/model-contract.md#golden-files)")
         .option("--json", "print one JSON object instead of text")
         .option("--grpc", "use TF Serving's gRPC API (GetModelStatus, GetModelMetadata, Predict) instead of REST")
         .option("--tls", "with --grpc: connect with TLS, verifying the server against --ca FILE or the system roots")
@@ -51,9 +58,10 @@ export function smokeCommand(exit: (code: number) => void): Command {
         .action(async (flags: SmokeFlags) => {
             checkTransportFlags(flags);
             const request = flags.input === undefined ? undefined : readRequest(flags.input);
+            const golden = flags.golden === undefined ? undefined : readGolden(flags);
             let report: SmokeReport | GrpcSmokeReport;
             try {
-                report = flags.grpc ? await runGrpc(flags, request) : await runRest(flags, request);
+                report = flags.grpc ? await runGrpc(flags, request, golden) : await runRest(flags, request, golden);
             } catch (err) {
                 if (err instanceof SmokeUsageError || err instanceof CaFileError) {
                     throw new UserError(err.message, USAGE_EXIT);
@@ -62,6 +70,13 @@ export function smokeCommand(exit: (code: number) => void): Command {
             }
             if (flags.json) {
                 console.log(JSON.stringify(report, null, 2));
+            } else if (report.golden !== undefined) {
+                report.golden.cases.forEach((c) => console.log(c.text));
+                if (report.outcome === "ok") {
+                    console.log(`ok: ${report.message}`);
+                } else {
+                    console.error(formatFailure(report));
+                }
             } else if (report.outcome === "ok") {
                 console.log("grpcEndpoint" in report ? formatGrpcAnswer(report) : formatAnswer(report));
             } else {
@@ -87,7 +102,7 @@ function checkTransportFlags(flags: SmokeFlags): void {
     }
 }
 
-async function runRest(flags: SmokeFlags, request: PredictRequestBody | undefined): Promise<SmokeReport> {
+async function runRest(flags: SmokeFlags, request: PredictRequestBody | undefined, golden: GoldenInput | undefined): Promise<SmokeReport> {
     const endpoint = await resolveEndpoint(flags);
     return smoke({
         restUrl: endpoint.restUrl,
@@ -95,11 +110,12 @@ async function runRest(flags: SmokeFlags, request: PredictRequestBody | undefine
         timeoutMs: flags.timeout * 1000,
         signature: flags.signature,
         request,
+        golden,
         onProgress: (line) => console.error(line),
     });
 }
 
-async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefined): Promise<GrpcSmokeReport> {
+async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefined, golden: GoldenInput | undefined): Promise<GrpcSmokeReport> {
     if ((flags.stack === undefined) === (flags.url === undefined)) {
         throw new UserError("give exactly one of --stack NAME (read the stack's grpcEndpoint) or --url HOST:PORT", USAGE_EXIT);
     }
@@ -137,6 +153,7 @@ async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefine
         timeoutMs: flags.timeout * 1000,
         signature: flags.signature,
         request,
+        golden,
         onProgress: (line) => console.error(line),
     });
 }
@@ -218,6 +235,26 @@ function readRequest(file: string): PredictRequestBody {
         return parsePredictRequestFile(text, file);
     } catch (err) {
         throw new UserError(`--input ${(err as Error).message}`, USAGE_EXIT);
+    }
+}
+
+/**
+ * The golden file, read before any request: a file that cannot be used stops the run in its own
+ * line rather than after a wait for the model. Each case names its signature, so `--signature`
+ * and `--input` have no part in it.
+ */
+function readGolden(flags: SmokeFlags): GoldenInput {
+    const file = flags.golden as string;
+    if (flags.input !== undefined || flags.signature !== undefined) {
+        throw new UserError(`--golden ${file} sends each case's own request (its "signature_name" chooses the signature); drop ${flags.input !== undefined ? "--input" : "--signature"}`, USAGE_EXIT);
+    }
+    try {
+        return { file, cases: readGoldenFile(file) };
+    } catch (err) {
+        if (err instanceof GoldenError) {
+            throw new UserError(err.message, USAGE_EXIT);
+        }
+        throw err;
     }
 }
 

@@ -561,10 +561,10 @@ export function denseShape(value: unknown): number[] | string {
     }
     const check = (v: unknown, depth: number, at: number[]): string | undefined => {
         if (depth === shape.length) {
-            return Array.isArray(v) ? `is not a dense list: ${indexText(at)} is a list where its siblings are values` : undefined;
+            return Array.isArray(v) ? `is not a dense list:${indexText(at)} is a list where its siblings are values` : undefined;
         }
         if (!Array.isArray(v) || v.length !== shape[depth]) {
-            return `is not a dense list: ${indexText(at)} should be a list of ${shape[depth]} like the first at its depth`;
+            return `is not a dense list:${indexText(at)} should be a list of ${shape[depth]} like the first at its depth`;
         }
         for (let i = 0; i < v.length; i++) {
             const problem = check(v[i], depth + 1, [...at, i]);

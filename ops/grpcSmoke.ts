@@ -6,7 +6,9 @@
 import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
 import { decodeSignatureDefMap, SIGNATURE_DEF_MAP_URL } from "../model/tfProto";
 import { UnsupportedSignatureError } from "./predictRequest";
+import { goldenOutcome, runGoldenCases } from "./goldenSmoke";
 import {
+    checkGolden,
     chooseSignature,
     endpointFromStackOutputs,
     exampleRequest,
@@ -109,6 +111,32 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
             const { code, details } = describeGrpcError(err);
             return end("predict-error", `GetModelMetadata failed with ${code}: ${details}`);
         }
+        if (options.golden !== undefined) {
+            checkGolden(options.golden, signatures, options.model);
+            progress(`predict: Predict ${where} (each case's own body, as tensors)`);
+            report.golden = await runGoldenCases(options.golden, async (c) => {
+                let inputs: Record<string, TensorObject>;
+                try {
+                    inputs = predictInputs(c.request, c.signatureName, signatures[c.signatureName]);
+                } catch (err) {
+                    return { error: `the request cannot be sent over gRPC: ${(err as Error).message}` };
+                }
+                let answer: { outputs?: Record<string, TensorObject> };
+                try {
+                    answer = await client.call("Predict", { model_spec: { ...spec, signature_name: c.signatureName }, inputs }, callTimeout());
+                } catch (err) {
+                    const { code, details } = describeGrpcError(err);
+                    return { error: `Predict failed with ${code}: ${details}` };
+                }
+                try {
+                    return { outputs: outputsAsJson(answer.outputs) };
+                } catch (err) {
+                    return { error: `Predict answered, but ${(err as Error).message}` };
+                }
+            }, progress);
+            const { outcome, message } = goldenOutcome(report.golden, options.model);
+            return end(outcome, message);
+        }
         const signature = chooseSignature(signatures, signatureName, options.model);
         report.request = options.request ?? exampleRequest(signatureName, signature);
         let inputs: Record<string, TensorObject>;
@@ -133,11 +161,9 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
         }
         report.latencyMs = elapsed(started);
         report.grpcStatus = "OK";
-        const outputs: Record<string, unknown> = {};
+        let outputs: Record<string, unknown>;
         try {
-            for (const name of Object.keys(response.outputs ?? {}).sort()) {
-                outputs[name] = tensorToJson((response.outputs ?? {})[name]);
-            }
+            outputs = outputsAsJson(response.outputs);
         } catch (err) {
             return end("predict-error", `Predict answered, but ${(err as Error).message}`);
         }
@@ -150,6 +176,15 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
     } finally {
         client.close();
     }
+}
+
+/** A PredictResponse's tensors as TF Serving's REST JSON, by output name; throws for a tensor it cannot read. */
+function outputsAsJson(tensors: Record<string, TensorObject> | undefined): Record<string, unknown> {
+    const outputs: Record<string, unknown> = {};
+    for (const name of Object.keys(tensors ?? {}).sort()) {
+        outputs[name] = tensorToJson((tensors ?? {})[name]);
+    }
+    return outputs;
 }
 
 function elapsed(started: number): number {

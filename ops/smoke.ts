@@ -1,5 +1,7 @@
 import { assessReadiness, parseModelStatus, Readiness, VersionStatus } from "./modelStatus";
+import { goldenProblems, restOutputs } from "../contract/golden";
 import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
+import { goldenOutcome, GoldenInput, GoldenReport, runGoldenCases } from "./goldenSmoke";
 import {
     buildPredictRequest,
     parseModelMetadata,
@@ -8,14 +10,18 @@ import {
 } from "./predictRequest";
 
 /** How a smoke test ended; each has its own process exit code. */
-export type SmokeOutcome = "ok" | "unreachable" | "not-available" | "predict-error";
+export type SmokeOutcome = "ok" | "unreachable" | "not-available" | "predict-error" | "golden-mismatch";
 
-/** ok 0; nothing answered 3; answers but the model never became AVAILABLE (or is unknown) 4; predict failed 5. */
+/**
+ * ok 0; nothing answered 3; answers but the model never became AVAILABLE (or is unknown) 4;
+ * predict failed 5; a golden case answered otherwise than expected 6 (2, bad usage, is the CLI's).
+ */
 export const SMOKE_EXIT_CODES: Readonly<Record<SmokeOutcome, number>> = {
     "ok": 0,
     "unreachable": 3,
     "not-available": 4,
     "predict-error": 5,
+    "golden-mismatch": 6,
 };
 
 export interface SmokeOptions {
@@ -33,6 +39,12 @@ export interface SmokeOptions {
     signature?: string;
     /** A ready-made `:predict` body (`--input FILE`); skips reading the metadata. */
     request?: PredictRequestBody;
+    /**
+     * Golden cases (`--golden FILE`, read with readGoldenFile) to send instead of one request:
+     * checked against the metadata's signatures first (SmokeUsageError listing every problem), then
+     * sent one by one, each within the predict request's limit. `request` and `signature` do not apply.
+     */
+    golden?: GoldenInput;
     /** Receives one line per wait attempt and step. */
     onProgress?: (line: string) => void;
     /** Limit for each single HTTP request while waiting, in milliseconds; default 5000. */
@@ -64,6 +76,8 @@ export interface SmokeReportBase<Answer> {
     /** Round trip of the predict call (REST: request sent to body read), in milliseconds. */
     latencyMs?: number;
     answer?: Answer;
+    /** With `golden`: each case's result; `request` and `answer` are then unset. */
+    golden?: GoldenReport;
 }
 
 export interface SmokeReport extends SmokeReportBase<unknown> {
@@ -108,6 +122,10 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
     if (wait.outcome !== "ok") {
         return end(wait.outcome, wait.message);
+    }
+
+    if (options.golden !== undefined) {
+        return end(...await goldenOverRest(modelUrl, options, options.golden, requestLimit, progress, report));
     }
 
     let request = options.request;
@@ -239,6 +257,52 @@ export async function waitUntilAvailable(
     }
 }
 
+/** `--golden` over REST: the metadata's signatures, the cases checked against them, then each case's `:predict`. */
+async function goldenOverRest(
+    modelUrl: string,
+    options: SmokeOptions,
+    golden: GoldenInput,
+    requestLimit: () => number,
+    progress: (line: string) => void,
+    report: SmokeReport,
+): Promise<[SmokeOutcome, string]> {
+    const metadata = await readSignatures(modelUrl, requestLimit(), progress);
+    if ("failure" in metadata) {
+        return ["predict-error", metadata.failure];
+    }
+    const { signatures } = metadata;
+    checkGolden(golden, signatures, options.model);
+    progress(`predict: POST ${modelUrl}:predict (each case's own body)`);
+    report.golden = await runGoldenCases(golden, async (c) => {
+        let answer: HttpAnswer;
+        try {
+            answer = await httpJson(`${modelUrl}:predict`, requestLimit(), PREDICT_ANSWER_BYTES, c.request);
+        } catch (err) {
+            return { error: `predict request failed: ${describeFetchError(err)}` };
+        }
+        const error = errorOf(answer);
+        if (error !== undefined) {
+            return { error: `predict failed with HTTP ${answer.status}: ${error}` };
+        }
+        try {
+            // TF Serving leaves a single output unnamed in its answer: the signature names it.
+            return { outputs: restOutputs(c, answer.body, Object.keys(signatures[c.signatureName].outputs)) };
+        } catch (err) {
+            return { error: (err as Error).message };
+        }
+    }, progress);
+    const { outcome, message } = goldenOutcome(report.golden, options.model);
+    return [outcome, message];
+}
+
+/** SmokeUsageError listing every case TF Serving would refuse or that could never match, one per line. */
+export function checkGolden(golden: GoldenInput, signatures: Record<string, SignatureSpec>, model: string): void {
+    const problems = goldenProblems(golden.cases, signatures, golden.file);
+    if (problems.length > 0) {
+        throw new SmokeUsageError(`${golden.file} does not fit model "${model}"'s signatures; nothing was sent:\n${problems.join("\n")}`);
+    }
+}
+
 /** Reads the metadata and builds the request from the chosen signature. */
 async function requestFromMetadata(
     modelUrl: string,
@@ -246,6 +310,20 @@ async function requestFromMetadata(
     timeoutMs: number,
     progress: (line: string) => void,
 ): Promise<{ request: PredictRequestBody } | { failure: string }> {
+    const metadata = await readSignatures(modelUrl, timeoutMs, progress);
+    if ("failure" in metadata) {
+        return metadata;
+    }
+    const name = options.signature ?? DEFAULT_SIGNATURE;
+    return { request: exampleRequest(name, chooseSignature(metadata.signatures, name, options.model)) };
+}
+
+/** The model's signatures from its REST metadata. */
+async function readSignatures(
+    modelUrl: string,
+    timeoutMs: number,
+    progress: (line: string) => void,
+): Promise<{ signatures: Record<string, SignatureSpec> } | { failure: string }> {
     progress(`metadata: GET ${modelUrl}/metadata`);
     let answer: HttpAnswer;
     try {
@@ -257,14 +335,11 @@ async function requestFromMetadata(
     if (error !== undefined) {
         return { failure: `metadata request failed with HTTP ${answer.status}: ${error}` };
     }
-    let signatures;
     try {
-        signatures = parseModelMetadata(answer.body).signatures;
+        return { signatures: parseModelMetadata(answer.body).signatures };
     } catch (err) {
         return { failure: `metadata answer is not TF Serving's: ${(err as Error).message}` };
     }
-    const name = options.signature ?? DEFAULT_SIGNATURE;
-    return { request: exampleRequest(name, chooseSignature(signatures, name, options.model)) };
 }
 
 /** The signature `name` of a model's signatures; SmokeUsageError listing them when it has none of that name. */
