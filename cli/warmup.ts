@@ -1,21 +1,24 @@
 import { Command, InvalidArgumentError } from "commander";
 import * as fs from "fs";
 import * as path from "path";
+import { GoldenError, readGoldenFile } from "../contract/golden";
 import { preflight } from "../model/savedModel";
+import { warmupSourcesOf } from "../model/stagedWarmup";
 import { buildWarmupFile, WARMUP_FILE, WarmupSource, warmupRequests } from "../model/warmup";
 import { parsePredictRequestFile } from "../ops/predictRequest";
 import { parseVersion } from "../serving/modelConfig";
 import { UserError } from "./errors";
 
-interface WarmupFlags { version?: number; input?: string[]; force?: boolean }
+interface WarmupFlags { version?: number; input?: string[]; golden?: string; force?: boolean }
 
 const USAGE_EXIT = 2;
 const DOCS = "see docs/guides/model-contract.md#warmup-records";
 
 /**
- * `tfs warmup MODEL_BASE_DIR [--version N] --input BODY.json ... [--force]`: writes the version's
- * `assets.extra/tf_serving_warmup_requests` from `:predict` bodies, after checking each against the version's
- * signatures. Exit 0 when written, 1 for a request TF Serving would refuse or a model it cannot load, 2 for bad flags.
+ * `tfs warmup MODEL_BASE_DIR [--version N] (--golden FILE | --input BODY.json ...) [--force]`: writes the version's
+ * `assets.extra/tf_serving_warmup_requests` from a golden file's cases (their expected outputs as the logged
+ * answers) or from `:predict` bodies, after checking each against the version's signatures. Exit 0 when written,
+ * 1 for a request TF Serving would refuse or a model it cannot load, 2 for bad flags or an unreadable file.
  */
 export function warmupCommand(exit: (code: number) => void): Command {
     return new Command("warmup")
@@ -28,19 +31,32 @@ export function warmupCommand(exit: (code: number) => void): Command {
             }
             return parsed.version;
         })
+        .option("--golden <file>", "a golden file (JSON lines): one record per case, with its expected outputs as the logged answer")
         .option("--input <file...>", "a JSON predict body ({\"instances\": ...} or {\"inputs\": ...}); one record per file, in order")
         .option("--force", "replace a warmup file the version already has")
         .exitOverride()
         .showHelpAfterError("(tfs warmup --help shows the usage)")
         .action((baseDir: string, flags: WarmupFlags) => {
-            if (flags.input === undefined || flags.input.length === 0) {
-                throw new UserError(`give the requests to record with --input BODY.json (one or more) (${DOCS})`, USAGE_EXIT);
+            const inputs = flags.input ?? [];
+            if ((flags.golden === undefined) === (inputs.length === 0)) {
+                throw new UserError(`give the requests to record with either --golden FILE or --input BODY.json (one or more) (${DOCS})`, USAGE_EXIT);
             }
-            const sources = flags.input.map(readSource);
+            const sources = flags.golden !== undefined ? readGolden(flags.golden) : inputs.map(readSource);
             const written = writeWarmup(baseDir, flags.version, sources, flags.force === true);
             console.log(`wrote ${written.records} warmup record${written.records === 1 ? "" : "s"} to ${written.file}`);
             exit(0);
         });
+}
+
+function readGolden(file: string): WarmupSource[] {
+    try {
+        return warmupSourcesOf(readGoldenFile(file), file);
+    } catch (err) {
+        if (err instanceof GoldenError) {
+            throw new UserError(`--golden ${err.message}`, USAGE_EXIT);
+        }
+        throw err;
+    }
 }
 
 function readSource(file: string): WarmupSource {
@@ -73,7 +89,10 @@ export function writeWarmup(baseDir: string, version: number | undefined, source
     if (fs.existsSync(file) && !force) {
         throw new UserError(`${file} exists already (${chosen.warmupRecords ?? 0} records): pass --force to replace it (${DOCS})`);
     }
-    const { requests, problems } = warmupRequests(sources, chosen.signatures);
+    const { requests, problems, warnings } = warmupRequests(sources, chosen.signatures);
+    for (const warning of warnings) {
+        console.error(`tfs: warning: ${warning} (${DOCS})`);
+    }
     if (problems.length > 0) {
         throw new UserError(`nothing written: ${problems.length === 1 ? "a request" : `${problems.length} requests`} TF Serving would refuse at load `
             + `(version ${chosen.version}, ${DOCS}):\n${problems.map((p) => `  ${p}`).join("\n")}`);

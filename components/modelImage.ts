@@ -10,7 +10,8 @@
 import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
 import { preflight } from "../model/savedModel";
-import { warmupFilesFor } from "../model/stagedWarmup";
+import { GoldenError, readGoldenFile } from "../contract/golden";
+import { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
 import { WarmupSource } from "../model/warmup";
 import { stageBuildContext, StagingError } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
@@ -121,19 +122,21 @@ export interface ModelImageSettings {
      */
     previousImage?: pulumi.Input<PreviousImage | undefined>;
     /**
-     * Requests to generate each baked version's warmup file (`assets.extra/tf_serving_warmup_requests`) from,
-     * at staging: into the staged copy, replacing any file the model folder holds there, so the model folder is
-     * never written. Each request is first checked against each version's signatures; a `StagingError` lists
-     * every one TF Serving would refuse at load. At most 1,000. `ModelServer`'s `model.warmupRecords` counts
-     * them: `requests.length` for each served version. Default: none (the folder's own file, if it has one).
+     * Requests (or a golden file's cases) to generate each baked version's warmup file
+     * (`assets.extra/tf_serving_warmup_requests`) from, at staging: into the staged copy, replacing any file the
+     * model folder holds there, so the model folder is never written. Each request is first checked against each
+     * version's signatures; a `StagingError` lists every one TF Serving would refuse at load. At most 1,000.
+     * `ModelServer`'s `model.warmupRecords` counts them: the requests (cases) times the served versions.
+     * Default: none (the folder's own file, if it has one).
      */
     warmup?: ModelImageWarmup;
 }
 
-/** Where generated warmup records come from: `:predict` bodies, each named for messages (a file, a golden file's line). */
-export interface ModelImageWarmup {
-    requests: readonly WarmupSource[];
-}
+/**
+ * Where generated warmup records come from: `:predict` bodies, each named for messages (a file, a golden file's
+ * line), or a golden file (`contract/golden.ts`), one record per case with its expected outputs as the logged answer.
+ */
+export type ModelImageWarmup = { requests: readonly WarmupSource[]; golden?: never } | { golden: string; requests?: never };
 
 /**
  * The warmup file of each of `versions` for `warmup`'s requests; a StagingError naming every request a version's
@@ -143,7 +146,13 @@ export function modelImageWarmupFiles(modelPath: string, model: string, versions
     if (warmup === undefined) {
         return undefined;
     }
-    const { files, problems } = warmupFilesFor(preflight(modelPath, { versions }), warmup.requests, model);
+    let sources: readonly WarmupSource[];
+    try {
+        sources = warmup.golden !== undefined ? warmupSourcesOf(readGoldenFile(warmup.golden), warmup.golden) : warmup.requests;
+    } catch (err) {
+        throw err instanceof GoldenError ? new StagingError(`cannot generate the warmup file of model ${model}: ${err.message}`) : err;
+    }
+    const { files, problems } = warmupFilesFor(preflight(modelPath, { versions }), sources, model);
     if (problems.length > 0) {
         throw new StagingError(`cannot generate the warmup file of model ${model}: TF Serving would refuse ${problems.length === 1 ? "a request" : `${problems.length} requests`} at load `
             + `(see docs/guides/model-contract.md#warmup-records): ${problems.join("; ")}`);

@@ -79,8 +79,14 @@ export interface ModelSettings {
      * messages and the canary's inputs (the same in every checkout). The canary checks them first.
      */
     golden?: { path: string; asWritten: string };
+    /**
+     * `golden`: the image build writes each baked version's `assets.extra/tf_serving_warmup_requests` from the
+     * golden cases (in the staged copy; the model folder is not written), replacing any file the folder holds.
+     * Needs `golden`. Undefined: the folder's own warmup file, if it has one.
+     */
+    warmup?: "golden";
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange" | "golden"): string;
+    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange" | "golden" | "warmup"): string;
 }
 
 export interface ServiceSettings {
@@ -144,7 +150,7 @@ export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
     "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling", "canary",
-    "extraServerArgs", "enableWarmup", "allowSignatureChange", "golden",
+    "extraServerArgs", "enableWarmup", "allowSignatureChange", "golden", "warmup",
 ] as const;
 
 const TOP_KEYS = [
@@ -345,6 +351,12 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     }
     const batchingFile = src("batchingParametersFile").string("batchingParametersFile");
     const golden = src("golden").string("golden");
+    const warmup = src("warmup").string("warmup");
+    if (warmup !== undefined && warmup !== "golden") {
+        src("warmup").fail("warmup", `must be "golden" (generate the warmup file from the golden cases at the image build), or be left out to use the model folder's own (see docs/guides/model-contract.md#warmup-records)`);
+    } else if (warmup === "golden" && golden === undefined) {
+        src("warmup").fail("warmup", `is "golden", but the model has no golden file: set ${configKey("golden")} to a golden file, or leave warmup out (see docs/guides/model-contract.md#warmup-records)`);
+    }
     return {
         name,
         path: modelPath,
@@ -373,6 +385,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         enableWarmup: src("enableWarmup").bool("enableWarmup", true),
         allowSignatureChange: src("allowSignatureChange").bool("allowSignatureChange", false),
         golden: golden === undefined ? undefined : { path: path.resolve(projectDir, golden), asWritten: golden },
+        warmup: warmup === "golden" && golden !== undefined ? "golden" : undefined,
         configKey,
     };
 }

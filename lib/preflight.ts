@@ -21,3 +21,5 @@ export {
     compareOutputs, goldenIssues, goldenProblems, parseGolden, readGoldenFile, readGoldenSource, restOutputs,
 } from "../contract/golden";
 export type { CaseResult, GoldenCase, GoldenSource, OutputDiff, Tolerance } from "../contract/golden";
+export { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
+export type { RecordedCase } from "../model/stagedWarmup";

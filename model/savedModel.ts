@@ -400,11 +400,15 @@ function checkWarmup(dir: string, version: bigint, result: VersionReport, baseDi
     }
     result.warmupRecords = read.records.length;
     // Without the loaded MetaGraph (reported already) the requests cannot be held against a signature.
-    const problems = warmupProblems(read, result.tags.length > 0 ? result.signatures : null);
-    const fix = `regenerate it with \`tfs warmup ${baseDir} --version ${version} --input BODY.json\`, `
+    const found = warmupProblems(read, result.tags.length > 0 ? result.signatures : null);
+    const problems = found.filter((p) => p.severity === "error");
+    const fix = `regenerate it with \`tfs warmup ${baseDir} --version ${version} --golden FILE\` (or --input BODY.json ...), `
         + "or set enableWarmup: false to skip warmup (see docs/guides/model-contract.md#warmup-records).";
     for (const problem of problems) {
         fail("WARMUP_INVALID", `${file}: ${problem.message}. TF Serving fails the load of version ${version} on it: ${fix}`, file);
+    }
+    for (const shape of found.filter((p) => p.severity === "warning")) {
+        note("WARMUP_SHAPE", `${file}: ${shape.message}: check that the model answers such a request (tfs smoke --input), or ${fix}`, file);
     }
     if (problems.length === 0) {
         // TensorFlow's reader takes a short tail for the end of the file: loadable, but likely a copy cut short.

@@ -20,18 +20,21 @@ export function warmupSourcesOf(cases: readonly RecordedCase[], file: string): W
 
 /**
  * The warmup file of each served version of `report` for `sources`, or every problem (one line each, naming
- * the version and the source) when a version's signatures would refuse a request.
+ * the version and the source) when a version's signatures would refuse a request; `warnings`: shapes that
+ * differ from a version's signature (`warmupRequests`).
  */
-export function warmupFilesFor(report: PreflightReport, sources: readonly WarmupSource[], modelName?: string): { files: Record<number, Buffer>; problems: string[] } {
+export function warmupFilesFor(report: PreflightReport, sources: readonly WarmupSource[], modelName?: string): { files: Record<number, Buffer>; problems: string[]; warnings: string[] } {
     const files: Record<number, Buffer> = {};
     const problems: string[] = [];
+    const warnings: string[] = [];
     for (const version of report.versions.filter((v) => report.servedVersions.includes(v.version))) {
         const built = warmupRequests(sources, version.signatures, modelName);
+        warnings.push(...built.warnings.map((w) => `version ${version.version}: ${w}`));
         if (built.problems.length > 0) {
             problems.push(...built.problems.map((p) => `version ${version.version}: ${p}`));
         } else {
             files[version.version] = buildWarmupFile(built.requests);
         }
     }
-    return { files, problems };
+    return { files, problems, warnings };
 }

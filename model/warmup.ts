@@ -69,8 +69,15 @@ export interface WarmupFile {
     trailingBytes?: number;
 }
 
-/** One reason TF Serving would fail the load on the file; `index` is the record's (null for the file as a whole). */
-export interface WarmupProblem { index: number | null; message: string }
+/**
+ * One finding about a record; `index` is the record's (null for the file as a whole). An "error" is what TF
+ * Serving refuses, and fails the load on. A "warning" is a tensor whose shape is not the signature's: TF Serving
+ * does not check shapes against the signature (its own half_plus_two example sends rank 1 to an input of shape
+ * [-1, 1]) and hands the tensor to the graph, which may or may not take it.
+ */
+export interface WarmupProblem { index: number | null; message: string; severity: "error" | "warning" }
+
+interface Finding { message: string; severity: WarmupProblem["severity"] }
 
 const predictionLogType = servingType("tensorflow.serving.PredictionLog");
 const TO_OBJECT = { enums: String, longs: Number, arrays: true, objects: true, oneofs: true } as const;
@@ -99,11 +106,13 @@ export interface WarmupSource {
 /**
  * The warmup requests for `sources` against a version's signatures, or every reason TF Serving would refuse
  * one (one line each, starting with the source's name): an unknown signature, inputs that differ from the
- * signature's, a value of the wrong dtype, a shape the signature does not take, too many requests.
+ * signature's, a value of the wrong dtype, too many requests. `warnings`: tensors whose shape is not the
+ * signature's (see WarmupProblem), which do not stop the requests.
  */
-export function warmupRequests(sources: readonly WarmupSource[], signatures: Record<string, SignatureSpec>, modelName?: string): { requests: WarmupRequest[]; problems: string[] } {
+export function warmupRequests(sources: readonly WarmupSource[], signatures: Record<string, SignatureSpec>, modelName?: string): { requests: WarmupRequest[]; problems: string[]; warnings: string[] } {
     const requests: WarmupRequest[] = [];
     const problems: string[] = [];
+    const warnings: string[] = [];
     if (sources.length > WARMUP_MAX_RECORDS) {
         problems.push(tooMany(sources.length, "requests"));
     }
@@ -120,11 +129,12 @@ export function warmupRequests(sources: readonly WarmupSource[], signatures: Rec
             problems.push(`${source.name}: ${log}`);
             continue;
         }
-        const found = predictProblems({ signatureName, inputs: recorded(log.inputs), outputFilter: [], responseOutputs: [] }, signatures);
-        problems.push(...found.map((why) => `${source.name}: ${why}`));
+        for (const found of predictProblems({ signatureName, inputs: recorded(log.inputs), outputFilter: [], responseOutputs: [] }, signatures)) {
+            (found.severity === "error" ? problems : warnings).push(`${source.name}: ${found.message}`);
+        }
         requests.push(request);
     }
-    return { requests, problems };
+    return { requests, problems, warnings };
 }
 
 function tooMany(count: number, what: string): string {
@@ -235,9 +245,9 @@ const REFUSED_KINDS: Partial<Record<WarmupKind, string>> = {
 };
 
 /**
- * Every reason TF Serving would fail the load on this warmup file, each naming its record (0-based).
- * `signatures` are the loaded MetaGraph's; null when they are unknown (the graph could not be read), and then
- * only the framing, the count and the kinds are checked.
+ * Every reason TF Serving would fail the load on this warmup file ("error"), and every tensor whose shape is not
+ * the signature's ("warning"), each naming its record (0-based). `signatures` are the loaded MetaGraph's; null
+ * when they are unknown (the graph could not be read), and then only the framing, the count and the kinds are checked.
  */
 export function warmupProblems(source: Uint8Array | WarmupFile, signatures: Record<string, SignatureSpec> | null): WarmupProblem[] {
     const file = source instanceof Uint8Array ? readWarmupFile(source) : source;
@@ -246,66 +256,68 @@ export function warmupProblems(source: Uint8Array | WarmupFile, signatures: Reco
         const at = `record ${record.index} (byte ${record.offset})`;
         const refused = REFUSED_KINDS[record.kind];
         if (refused !== undefined) {
-            problems.push({ index: record.index, message: `${at} ${refused}` });
+            problems.push({ index: record.index, message: `${at} ${refused}`, severity: "error" });
         } else if (record.predict !== undefined && signatures !== null) {
-            problems.push(...predictProblems(record.predict, signatures).map((why) => ({ index: record.index, message: `${at}: ${why}` })));
+            problems.push(...predictProblems(record.predict, signatures).map((f) => ({ index: record.index, message: `${at}: ${f.message}`, severity: f.severity })));
         }
     }
     if (file.records.length > WARMUP_MAX_RECORDS) {
-        problems.push({ index: WARMUP_MAX_RECORDS, message: `record ${WARMUP_MAX_RECORDS}: the file holds ${tooMany(file.records.length, "records")}` });
+        problems.push({ index: WARMUP_MAX_RECORDS, message: `record ${WARMUP_MAX_RECORDS}: the file holds ${tooMany(file.records.length, "records")}`, severity: "error" });
     }
     if (file.framing !== undefined) {
         const { index, offset, kind, message } = file.framing;
         const what = kind === "truncated" ? "is cut short" : kind === "length-crc" ? "has a length whose CRC does not match" : "has data whose CRC does not match";
-        problems.push({ index, message: `record ${index} (byte ${offset}) ${what} (TensorFlow: "${message}"), and TF Serving reads no further` });
+        problems.push({ index, message: `record ${index} (byte ${offset}) ${what} (TensorFlow: "${message}"), and TF Serving reads no further`, severity: "error" });
     }
     if (file.undecodable !== undefined) {
         const { index, offset, reason } = file.undecodable;
-        problems.push({ index, message: `record ${index} (byte ${offset}) is not a PredictionLog (${reason}); TF Serving: "Failed to parse warmup record"` });
+        problems.push({ index, message: `record ${index} (byte ${offset}) is not a PredictionLog (${reason}); TF Serving: "Failed to parse warmup record"`, severity: "error" });
     }
     return problems;
 }
 
-/** What TF Serving's predict would refuse in a recorded request (predict_util.cc's checks, and the graph's shapes). */
-function predictProblems(request: NonNullable<WarmupRecord["predict"]>, signatures: Record<string, SignatureSpec>): string[] {
+/** What TF Serving's predict would refuse in a recorded request (predict_util.cc's checks), and shapes that differ from the signature's. */
+function predictProblems(request: NonNullable<WarmupRecord["predict"]>, signatures: Record<string, SignatureSpec>): Finding[] {
     const signature = signatures[request.signatureName];
     if (signature === undefined) {
-        return [unknownSignature(request.signatureName, signatures)];
+        return [{ message: unknownSignature(request.signatureName, signatures), severity: "error" }];
     }
-    const problems: string[] = [];
+    const problems: Finding[] = [];
+    const error = (message: string) => problems.push({ message, severity: "error" });
     const sent = Object.keys(request.inputs).sort();
     const wanted = Object.keys(signature.inputs).sort();
     const extra = sent.filter((name) => !(name in signature.inputs));
     const missing = wanted.filter((name) => !(name in request.inputs));
     if (extra.length > 0 || missing.length > 0) {
-        problems.push(`its inputs {${sent.join(", ")}} are not signature "${request.signatureName}"'s {${wanted.join(", ")}}`
+        error(`its inputs {${sent.join(", ")}} are not signature "${request.signatureName}"'s {${wanted.join(", ")}}`
             + `${extra.length > 0 ? `: extra ${extra.join(", ")}` : ""}${missing.length > 0 ? `${extra.length > 0 ? "," : ":"} missing ${missing.join(", ")}` : ""}`);
     }
     for (const name of sent.filter((n) => n in signature.inputs)) {
         const problem = tensorProblem(request.inputs[name], signature.inputs[name]);
         if (problem !== undefined) {
-            problems.push(`input "${name}" ${problem}`);
+            problems.push({ ...problem, message: `input "${name}" ${problem.message}` });
         }
     }
     const unknownOutputs = request.outputFilter.filter((name) => !(name in signature.outputs));
     if (unknownOutputs.length > 0) {
-        problems.push(`its output_filter names ${unknownOutputs.join(", ")}, not among signature "${request.signatureName}"'s outputs (${Object.keys(signature.outputs).join(", ")})`);
+        error(`its output_filter names ${unknownOutputs.join(", ")}, not among signature "${request.signatureName}"'s outputs (${Object.keys(signature.outputs).join(", ")})`);
     }
     return problems;
 }
 
-/** A recorded tensor against the signature's: the same dtype, and the same rank and known dimensions. */
-function tensorProblem(tensor: RecordedTensor, spec: TensorSpec): string | undefined {
+/** A recorded tensor against the signature's: the same dtype (TF Serving refuses another), and the same rank and known dimensions (it does not check them). */
+function tensorProblem(tensor: RecordedTensor, spec: TensorSpec): Finding | undefined {
     if (tensor.dtype !== spec.dtype) {
-        return `is ${tensor.dtype}, but the signature expects ${spec.dtype}`;
+        return { message: `is ${tensor.dtype}, but the signature expects ${spec.dtype}`, severity: "error" };
     }
     if (spec.shape === null || tensor.shape === null) {
         return undefined;
     }
     const shown = (dims: number[]): string => `[${dims.join(", ")}]`;
+    const graph = "TF Serving does not check shapes, but the graph may fail on it, and then the load fails";
     if (tensor.shape.length !== spec.shape.length) {
-        return `has shape ${shown(tensor.shape)} (rank ${tensor.shape.length}), but the signature expects rank ${spec.shape.length} (${shown(spec.shape)}, -1 any size)`;
+        return { message: `has shape ${shown(tensor.shape)} (rank ${tensor.shape.length}), but the signature says rank ${spec.shape.length} (${shown(spec.shape)}, -1 any size): ${graph}`, severity: "warning" };
     }
     const bad = spec.shape.findIndex((size, i) => size >= 0 && tensor.shape![i] !== size);
-    return bad < 0 ? undefined : `has shape ${shown(tensor.shape)}, but the signature fixes dimension ${bad} at ${spec.shape[bad]} (${shown(spec.shape)})`;
+    return bad < 0 ? undefined : { message: `has shape ${shown(tensor.shape)}, but the signature fixes dimension ${bad} at ${spec.shape[bad]} (${shown(spec.shape)}): ${graph}`, severity: "warning" };
 }

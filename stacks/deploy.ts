@@ -9,6 +9,7 @@ import { ModelMonitoring } from "../components/modelMonitoring";
 import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { ModelGateway } from "../components/modelGateway";
 import { GoldenSource } from "../contract/golden";
+import { WarmupSource } from "../model/warmup";
 import { MANAGED_BY_LABEL } from "../contract/labels";
 import { PreflightReport } from "../model/savedModel";
 import { Sizing } from "../serving/sizing";
@@ -29,20 +30,23 @@ export interface PreparedModel {
     batchingParameters?: string;
     /** The golden file's text read from `golden`, named as the config writes it, if set. */
     golden?: GoldenSource;
+    /** With `warmup: golden`: the golden cases the image build writes as each baked version's warmup records. */
+    warmup?: WarmupSource[];
 }
 
 /**
  * The model-derived inputs of a model's server, the ones its sizing is computed from: by
  * `prepareModels` at preview (for errors that name the config key) and by `ModelServer` itself.
  */
-export function serverModelInputs(settings: ModelSettings, report: PreflightReport, batchingParameters?: string):
+export function serverModelInputs(settings: ModelSettings, report: PreflightReport, batchingParameters?: string, warmup?: readonly WarmupSource[]):
     Pick<ModelServerArgs, "model" | "resources" | "batching" | "enableWarmup" | "extraServerArgs"> {
     const served = report.versions.filter((v) => report.servedVersions.includes(v.version));
     return {
         model: {
             name: settings.name,
             versionBytes: served.map((v) => v.sizeBytes),
-            warmupRecords: served.reduce((sum, v) => sum + (v.warmupRecords ?? 0), 0),
+            // Generated records replace each served version's own file in the image.
+            warmupRecords: warmup !== undefined ? warmup.length * served.length : served.reduce((sum, v) => sum + (v.warmupRecords ?? 0), 0),
             signatures: served.map((v) => v.signatures),
         },
         enableWarmup: settings.enableWarmup,
@@ -151,7 +155,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
     const previous = args.previous ?? new PreviousOutputs(false);
     const previousBuilds = pulumi.all([previous.output(IMAGE_BUILDS_OUTPUT), previous.output("models"), previous.resources()]);
     const images: ModelImage[] = [];
-    const servers = args.models.map(({ settings, report, batchingParameters, golden }) => {
+    const servers = args.models.map(({ settings, report, batchingParameters, golden, warmup }) => {
         const image = new ModelImage(settings.name, {
             model: settings.name,
             modelPath: settings.path,
@@ -166,6 +170,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             registryDigest: args.registry.registryDigest?.(settings.name),
             registryProbe: args.registry.registryProbe?.(settings.name),
             previousImage: previousBuilds.apply(([builds, models, checkpoint]) => previousImage(builds, models, checkpoint, settings.name)),
+            warmup: warmup === undefined ? undefined : { requests: warmup },
         });
         images.push(image);
         const gatewaySettings = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
@@ -177,7 +182,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
         }, { provider, dependsOn: args.dependsOn });
         const server = new ModelServer(settings.name, {
             // The inputs `prepareModels` sized the model from, so the server derives the same sizing.
-            ...serverModelInputs(settings, report, batchingParameters),
+            ...serverModelInputs(settings, report, batchingParameters, warmup),
             golden,
             namespace,
             image: image.imageRef,

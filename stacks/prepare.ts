@@ -11,7 +11,9 @@ import { credentialProblems } from "../config/credentials";
 import { ConfigError } from "../config/configReader";
 import { ignoredStackFileKeys } from "../config/stackFile";
 import { preflight } from "../model/savedModel";
-import { GoldenError, GoldenSource, goldenIssues, readGoldenSource } from "../contract/golden";
+import { GoldenError, GoldenSource, goldenIssues, parseGolden, readGoldenSource } from "../contract/golden";
+import { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
+import { WarmupSource } from "../model/warmup";
 import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
@@ -108,11 +110,18 @@ export function prepareModels(config: ServingConfig, project: string, today?: st
             }
         }
         let golden: GoldenSource | undefined;
+        let warmup: WarmupSource[] | undefined;
         if (settings.golden !== undefined) {
             try {
                 golden = readGoldenSource(settings.golden.path, settings.golden.asWritten);
                 const served = report.versions.filter((v) => report.servedVersions.includes(v.version)).map((v) => v.signatures);
-                problems.push(...goldenIssues(golden, served).map((p) => `${key("golden")}: ${p}`));
+                const issues = goldenIssues(golden, served);
+                problems.push(...issues.map((p) => `${key("golden")}: ${p}`));
+                if (settings.warmup === "golden" && issues.length === 0) {
+                    // The staging's own check, here so that the message names the key at preview.
+                    warmup = warmupSourcesOf(parseGolden(golden.text, golden.file), golden.file);
+                    problems.push(...warmupFilesFor(report, warmup, settings.name).problems.map((p) => `${key("warmup")}: ${p} (see docs/guides/model-contract.md#warmup-records)`));
+                }
             } catch (err) {
                 if (!(err instanceof GoldenError)) {
                     throw err;
@@ -121,7 +130,7 @@ export function prepareModels(config: ServingConfig, project: string, today?: st
             }
         }
         try {
-            const sizing = modelServerSizing(serverModelInputs(settings, report, batchingParameters));
+            const sizing = modelServerSizing(serverModelInputs(settings, report, batchingParameters, warmup));
             const node = poolNodeOf(config, settings.gpu);
             const requests = {
                 model: settings.name,
@@ -148,7 +157,7 @@ export function prepareModels(config: ServingConfig, project: string, today?: st
                     + `before its replacement loads: every model update is an outage of up to ${sizing.startupBudgetSeconds} s (the startup budget) `
                     + `plus the pod's start. Give the pool ${settings.gpuCount} more GPU(s) for a surge pod, or run 2 replicas so one keeps serving while the other is replaced (docs/concepts/model-server.md#gpu-capacity).`);
             }
-            return [{ settings, report, sizing, batchingParameters, golden }];
+            return [{ settings, report, sizing, batchingParameters, golden, warmup }];
         } catch (err) {
             if (err instanceof SizingError) {
                 problems.push(`${key(err.key)}: ${err.message}`);

@@ -688,6 +688,17 @@ describe("preflight", () => {
             assert.match(only(report.warnings, "WARMUP_REQUESTS").message, /holds 3 warmup records/);
         });
 
+        it("WARMUP_SHAPE for a request of another rank, which TF Serving passes to the graph as it is", () => {
+            const base = copyFixture("half_plus_two_cpu");
+            const signature = preflight(base).versions[0].signatures.serving_default;
+            fs.mkdirSync(path.join(base, V123, "assets.extra"));
+            // TF Serving's own REST example sends half_plus_two rank 1 ({"instances": [1.0, 2.0, 5.0]}), and it answers.
+            fs.writeFileSync(path.join(base, V123, WARMUP_FILE), buildWarmupFile([{ body: { instances: [1.0, 2.0] }, signatureName: "serving_default", signature }]));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true, JSON.stringify(report.errors));
+            assert.match(only(report.warnings, "WARMUP_SHAPE").message, /record 0 \(byte 0\): input "x" has shape \[2\] \(rank 1\), but the signature says rank 2/);
+        });
+
         it("WARMUP_INVALID names the record with a bad CRC and the fix, and a request the signature refuses", () => {
             const base = copyFixture("half_plus_two_cpu");
             const signatures = preflight(base).versions[0].signatures;

@@ -77,11 +77,39 @@ describe("tfs warmup", () => {
     });
 
     it("needs --input, and a readable JSON body (exit 2)", async () => {
-        assert.match((await tfsWarmup(model)).stderr, /give the requests to record with --input BODY\.json/);
+        assert.match((await tfsWarmup(model)).stderr, /give the requests to record with either --golden FILE or --input BODY\.json/);
         const bad = await tfsWarmup(model, "--input", body("bad.json", "[1]"));
         assert.strictEqual(bad.code, 2);
         assert.match(bad.stderr, /bad\.json must hold a JSON object with "instances" or "inputs"/);
         assert.strictEqual((await tfsWarmup(model, "--version", "0", "--input", "x.json")).code, 2);
+    });
+
+    it("writes a golden file's cases with their expected outputs as the logged answers", async () => {
+        const golden = path.join(work, "golden.jsonl");
+        fs.writeFileSync(golden, [{ request: { instances: [[1.0]] }, expected: { y: [[2.5]] } }, { request: { instances: [[2.0]] } }].map((c) => JSON.stringify(c)).join("\n"));
+        const run = await tfsWarmup(model, "--golden", golden);
+        assert.strictEqual(run.code, 0, run.stderr);
+        assert.deepStrictEqual(readWarmupFile(warmupFile()).records.map((r) => r.predict?.responseOutputs), [["y"], []]);
+        assert.strictEqual((await tfsWarmup(model, "--golden", golden, "--input", golden)).code, 2, "one source or the other");
+    });
+
+    it("names a golden case the signature refuses by its file and line, and a golden file that does not parse", async () => {
+        const golden = path.join(work, "golden.jsonl");
+        fs.writeFileSync(golden, `${JSON.stringify({ request: { instances: [[1.0]] } })}\n${JSON.stringify({ request: { instances: [["one"]] } })}\n`);
+        const refused = await tfsWarmup(model, "--golden", golden);
+        assert.strictEqual(refused.code, 1);
+        assert.match(refused.stderr, /golden\.jsonl:2: /);
+        fs.writeFileSync(golden, "not json\n");
+        const broken = await tfsWarmup(model, "--golden", golden);
+        assert.strictEqual(broken.code, 2);
+        assert.match(broken.stderr, /^tfs: --golden .*golden\.jsonl:1: /);
+    });
+
+    it("warns of a shape the signature does not say, and writes the record", async () => {
+        const run = await tfsWarmup(model, "--input", body("rank1.json", { instances: [1.0, 2.0] }));
+        assert.strictEqual(run.code, 0, run.stderr);
+        assert.match(run.stderr, /^tfs: warning: .*rank1\.json: input "x" has shape \[2\] \(rank 1\), but the signature says rank 2/m);
+        assert.strictEqual(readWarmupFile(warmupFile()).records.length, 1);
     });
 
     it("names a version the model lacks", async () => {

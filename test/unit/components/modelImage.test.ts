@@ -76,6 +76,16 @@ describe("ModelImage", () => {
         assert.notStrictEqual(image.tag, plain.image.tag, "the warmup file is part of the image");
     });
 
+    it("generates the warmup file from a golden file's cases, and names a golden file that does not parse", async () => {
+        const golden = path.join(projectDir, "golden.jsonl");
+        fs.writeFileSync(golden, `${JSON.stringify({ request: { instances: [[1.0]] }, expected: { y: [[2.5]] } })}\n`);
+        const files = modelImageWarmupFiles(fixtureModelDir("half_plus_two_cpu"), "m", [123], { golden });
+        assert.deepStrictEqual(readWarmupFile(files![123]).records.map((r) => r.predict?.responseOutputs), [["y"]]);
+        fs.writeFileSync(golden, "{\n");
+        assert.throws(() => modelImageWarmupFiles(fixtureModelDir("half_plus_two_cpu"), "m", [123], { golden }),
+            (err: unknown) => err instanceof StagingError && /cannot generate the warmup file of model m: .*golden\.jsonl:1: /.test(err.message));
+    });
+
     it("refuses warmup requests a version's signatures refuse, naming each", () => {
         const requests = [{ name: "a.json", body: { instances: [["one"]] } }, { name: "b.json", body: { signature_name: "nope", instances: [[1.0]] } }];
         assert.throws(() => modelImageWarmupFiles(fixtureModelDir("half_plus_two_cpu"), "m", [123], { requests }), (err: unknown) => err instanceof StagingError

@@ -112,6 +112,17 @@ describe("readConfig", () => {
         assert.match(issues[3].expected, /is too large: this tool handles versions up to 9007199254740991/);
     });
 
+    it("warmup: golden generates the warmup file from the golden file, which it needs; no other value", () => {
+        assert.strictEqual(readConfig(cfg({ ...BASE, golden: "golden.jsonl", warmup: "golden" }), PROJECT, DIR).models[0].warmup, "golden");
+        assert.strictEqual(readConfig(cfg(BASE), PROJECT, DIR).models[0].warmup, undefined);
+        const [missing] = issuesOf({ ...BASE, warmup: "golden" });
+        assert.deepStrictEqual([missing.key, missing.value], ["warmup", "golden"]);
+        assert.match(missing.expected, /the model has no golden file: set golden to a golden file, or leave warmup out/);
+        const [other] = issuesOf({ ...BASE, golden: "golden.jsonl", warmup: "inputs" });
+        assert.deepStrictEqual([other.key, other.value], ["warmup", "inputs"]);
+        assert.match(other.expected, /must be "golden"/);
+    });
+
     it("refuses an extraServerArgs flag TF Serving does not have, or a value it cannot read", () => {
         const issues = issuesOf({ ...BASE, extraServerArgs: ["--rest_api_timeout_in_ms=5000", "--enable_batchin=true", "--max_num_load_retries=many"] });
         assert.deepStrictEqual(issues.map((i) => i.key), ["extraServerArgs[1]", "extraServerArgs[2]"]);

@@ -129,7 +129,7 @@ describe("warmup", () => {
             assert.match(problems[0].message, /is not a PredictionLog .*Failed to parse warmup record/);
         });
 
-        it("checks the signature name, the input keys, the dtypes and the shapes against the signature", () => {
+        it("refuses an unknown signature, other input keys and another dtype, and warns of another shape", () => {
             const other: SignatureSpec = { method: "", inputs: { x: { dtype: "DT_STRING", shape: [-1] }, w: { dtype: "DT_FLOAT", shape: null } }, outputs: {} };
             const file = buildWarmupFile([
                 { ...request([[1.0]]), signatureName: "classify" },
@@ -139,12 +139,12 @@ describe("warmup", () => {
                 request([[1.0]]),
             ]);
             const problems = warmupProblems(file, SIGNATURES);
-            assert.deepStrictEqual(problems.map((p) => p.index), [0, 1, 1, 2, 3]);
+            assert.deepStrictEqual(problems.map((p) => [p.index, p.severity]), [[0, "error"], [1, "error"], [1, "error"], [2, "warning"], [3, "warning"]]);
             assert.match(problems[0].message, /^record 0 \(byte 0\): signature "classify" is not in the model \(it has serving_default\)/);
             assert.match(problems[1].message, /^record 1 \(byte \d+\): its inputs \{w, x\} are not signature "serving_default"'s \{x\}: extra w/);
             assert.match(problems[2].message, /input "x" is DT_STRING, but the signature expects DT_FLOAT/);
-            assert.match(problems[3].message, /input "x" has shape \[1, 2\], but the signature fixes dimension 1 at 1 \(\[-1, 1\]\)/);
-            assert.match(problems[4].message, /input "x" has shape \[1\] \(rank 1\), but the signature expects rank 2/);
+            assert.match(problems[3].message, /input "x" has shape \[1, 2\], but the signature fixes dimension 1 at 1 \(\[-1, 1\]\): TF Serving does not check shapes, but the graph may fail on it/);
+            assert.match(problems[4].message, /input "x" has shape \[1\] \(rank 1\), but the signature says rank 2/);
         });
 
         it("checks only framing, count and kinds when the signatures are unknown", () => {
@@ -165,17 +165,18 @@ describe("warmup", () => {
         });
 
         it("gives one line per problem, each naming its source", () => {
-            const { problems } = warmupRequests([
+            const { requests, problems, warnings } = warmupRequests([
                 { name: "a.json", body: { signature_name: "predict", instances: [[1.0]] } },
                 { name: "b.json", body: { instances: [["one"]] } },
                 { name: "c.json", body: { instances: [[1.0, 2.0]] } },
                 { name: "golden.jsonl:4", body: { instances: [[1.0]] }, expected: { scores: [[1]] } },
             ], SIGNATURES);
-            assert.strictEqual(problems.length, 4, problems.join("\n"));
+            assert.strictEqual(problems.length, 3, problems.join("\n"));
             assert.match(problems[0], /^a\.json: signature "predict" is not in the model \(it has serving_default\)/);
             assert.match(problems[1], /^b\.json: input "x" of signature "serving_default": "one" is not a DT_FLOAT value/);
-            assert.match(problems[2], /^c\.json: input "x" has shape \[1, 2\], but the signature fixes dimension 1 at 1/);
-            assert.match(problems[3], /^golden\.jsonl:4: expected output "scores" is not an output of signature "serving_default"/);
+            assert.match(problems[2], /^golden\.jsonl:4: expected output "scores" is not an output of signature "serving_default"/);
+            assert.deepStrictEqual(warnings.map((w) => w.split(":")[0]), ["c.json"], "a shape is a warning: the request is still written");
+            assert.deepStrictEqual(requests.map((r) => r.body), [{ instances: [[1.0, 2.0]] }]);
         });
 
         it(`refuses more than ${WARMUP_MAX_RECORDS} sources`, () => {

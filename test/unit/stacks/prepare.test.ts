@@ -110,3 +110,34 @@ describe("prepareModels: the golden file", () => {
         assert.throws(() => prepared({ golden: path.join(dir, "none.jsonl") }), /tf-serving:golden: .*none\.jsonl: cannot read it \(ENOENT\)/);
     });
 });
+
+describe("prepareModels: warmup from the golden file", () => {
+    let dir: string;
+    before(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-golden-warmup-")); });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const golden = (cases: unknown[]) => {
+        const file = path.join(dir, "golden.jsonl");
+        fs.writeFileSync(file, cases.map((c) => JSON.stringify(c)).join("\n"));
+        return file;
+    };
+
+    it("hands the image its golden cases as warmup requests, and the startup budget a replay for each", () => {
+        const file = golden(Array.from({ length: 8 }, (_, i) => ({ request: { instances: [[i]] }, expected: { y: [[i / 2 + 2]] } })));
+        const [plain] = prepared({ golden: file }).models;
+        const [warm] = prepared({ golden: file, warmup: "golden" }).models;
+        assert.strictEqual(plain.warmup, undefined);
+        assert.deepStrictEqual(warm.warmup?.map((s) => s.name), Array.from({ length: 8 }, (_, i) => `${file}:${i + 1}`));
+        assert.deepStrictEqual(warm.warmup?.[0].expected, { y: [[2]] });
+        assert.strictEqual(warm.sizing.startupBudgetSeconds - plain.sizing.startupBudgetSeconds, 2, "8 records, once each, at 0.25 s");
+        const [none] = prepared({ golden: file, warmup: "golden", enableWarmup: "false" }).models;
+        assert.strictEqual(none.sizing.startupBudgetSeconds, plain.sizing.startupBudgetSeconds, "no replay with warmup off");
+    });
+
+    it("refuses a golden case that cannot be written as a warmup record, under the warmup key", () => {
+        // Ragged rows stack into no tensor; the golden file's own checks leave that to the endpoint.
+        const file = golden([{ request: { instances: [[1], [2, 3]] } }]);
+        assert.doesNotThrow(() => prepared({ golden: file }));
+        assert.throws(() => prepared({ golden: file, warmup: "golden" }),
+            /tf-serving:warmup: version 123: .*golden\.jsonl:1: input "x" of signature "serving_default" is not a dense list.*model-contract\.md#warmup-records/);
+    });
+});
