@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelServer";
 import { Pool, Rollout, ServiceType } from "./enums";
-import { loadableModel, oneOf, servedBytes, servedWarmupRecords } from "./values";
+import { absolutePath, goldenSource, loadableModel, oneOf, servedBytes, servedWarmupRecords } from "./values";
 
 const ROLLOUTS: readonly library.RolloutStrategy[] = ["surge", "oneAtATime"];
 const SERVICE_TYPES: readonly NonNullable<library.ModelServerArgs["serviceType"]>[] = ["LoadBalancer", "NodePort", "ClusterIP"];
@@ -57,6 +57,12 @@ export interface ModelServerArgs {
     batching?: boolean;
     /** A batching_parameters text proto instead of the derived one (turns batching on). */
     batchingParametersText?: string;
+    /**
+     * Absolute path of a golden file (JSON lines of `:predict` bodies and their expected outputs): each
+     * case is checked against the served versions' signatures when the component is made, naming the
+     * line (docs/guides/model-contract.md#golden-files).
+     */
+    golden?: string;
     /** Replay the model's warmup requests at each load. Default true. */
     enableWarmup?: boolean;
     /** Extra tensorflow_model_server flags (`--name=value`); flags the component manages are refused. */
@@ -78,7 +84,11 @@ export function toModelServerArgs(name: string, args: ModelServerArgs): library.
     const batching = args.batching === true || args.batchingParametersText !== undefined
         ? { enabled: true, parametersText: args.batchingParametersText } : undefined;
     return {
-        model: { name: args.modelName, versionBytes: servedBytes(report), warmupRecords: servedWarmupRecords(report) },
+        model: {
+            name: args.modelName, versionBytes: servedBytes(report), warmupRecords: servedWarmupRecords(report),
+            signatures: report.versions.filter((v) => v.served).map((v) => v.signatures),
+        },
+        golden: args.golden === undefined ? undefined : goldenSource(absolutePath(args.golden, `${where} golden`), `${where} golden`),
         namespace: args.namespace,
         image: args.image,
         resources: { cpu: args.cpu, memoryRequest: args.memoryRequest, memoryLimit: args.memoryLimit, gpuCount: args.gpuCount },

@@ -5,6 +5,8 @@
  * folder). Each refusal is one line naming the component, the argument and the fix.
  */
 import * as path from "path";
+import { GoldenError, readGoldenSource } from "../lib/preflight";
+import type { GoldenSource } from "../lib/preflight";
 import { preflight } from "../lib/preflight";
 import type { PreflightReport } from "../lib/preflight";
 
@@ -45,4 +47,13 @@ export function servedBytes(report: PreflightReport): number[] {
 /** The warmup records the versions a report serves hold together: `ModelServer`'s `model.warmupRecords`. */
 export function servedWarmupRecords(report: PreflightReport): number {
     return report.versions.filter((v) => v.served).reduce((sum, v) => sum + (v.warmupRecords ?? 0), 0);
+}
+
+/** The golden file at `file` (absolute), bounded and read; an error naming `where` when it cannot be. */
+export function goldenSource(file: string, where: string): GoldenSource {
+    try {
+        return readGoldenSource(file);
+    } catch (err) {
+        throw err instanceof GoldenError ? new Error(`${where}: ${err.message}`) : err;
+    }
 }

@@ -25,6 +25,7 @@
  * 250m pods.
  */
 import * as assert from "assert";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { CliResult, TFS, runCli } from "../support/cli";
@@ -88,6 +89,8 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         loadBalancerSourceRanges: undefined, publicEndpoint: true,
         canary: { steps: [10, 50], holdSeconds: HOLD_SECONDS, replicas: 1, gates: GATES },
         golden: goldenFile(),
+        // Each image's versions carry a warmup file written from the golden cases at staging.
+        warmup: "golden",
         ...extra,
     });
 
@@ -174,6 +177,9 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         assert.strictEqual(await canaryExists(), false, "the canary Deployment is gone");
         const pods = (await kubectlAsync("get", "pods", "-n", project.namespace, "-l", "app.kubernetes.io/component=model-server")).items as any[];
         assert.deepStrictEqual(pods.map((p) => p.spec.containers[0].image), [goodImage, goodImage], "only the serving pods, on the new image");
+        const served = execFileSync("kubectl", ["logs", pods[0].metadata.name, "-n", project.namespace], { encoding: "utf8", timeout: 30_000 });
+        assert.match(served, /Finished reading warmup data for model at .*tf_serving_warmup_requests\. Number of warmup records read: 2\./,
+            "the generated warmup file's 2 records were replayed before the pod was Ready");
         await project.pulumi.preview({ expectNoChanges: true });
 
         // The same file through the endpoint, as a user checks a live model: REST, then gRPC through the Gateway.
@@ -218,7 +224,7 @@ describe("canary releases inside pulumi up: metric gates, automatic rollback, a 
         serveVersion(path.join(FIXTURES, "counter", "00000123"), 125);
         // The new export renamed its signature; the config follows it and allows the change at preview, the clients do not change.
         // Without its golden file, which would refuse it before any traffic (step 3): here the error gate decides.
-        config({ signature: "incr_counter_by", allowSignatureChange: true, golden: undefined });
+        config({ signature: "incr_counter_by", allowSignatureChange: true, golden: undefined, warmup: undefined });
         const run = await underCanary(() => cli("node", [TFS, "deploy", "--stack", project.stackName]));
         assert.notStrictEqual(run.result.code, 0, "tfs deploy fails");
         const output = `${run.result.stdout}\n${run.result.stderr}`;

@@ -3,6 +3,8 @@
  * library's components, and the one-line refusals of what the schema cannot check.
  */
 import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as lib from "../../../lib/components";
 import { toEksClusterArgs } from "../../../facade/eksCluster";
@@ -59,6 +61,26 @@ describe("the multi-language facade", () => {
                 /ModelServer "m" modelDir: "models\/x" is not an absolute path; .*\$\{pulumi\.cwd\}.*other-languages\.md#paths/);
             assert.throws(() => toModelServerArgs("m", { ...base, modelDir: path.join(MODEL_DIR, "00000123") }),
                 /ModelServer "m" modelDir: TF Serving could not load .*\(run `tfs preflight` on it/);
+        });
+    });
+
+    describe("ModelServer golden", () => {
+        const base = { modelName: "half-plus-two", modelDir: MODEL_DIR, namespace: "serving", image: "r/m@sha256:ab" };
+        let dir: string;
+        before(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-facade-golden-")); });
+        after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+        it("reads the golden file and hands it to the library's ModelServer with the served versions' signatures", () => {
+            const file = path.join(dir, "golden.jsonl");
+            fs.writeFileSync(file, JSON.stringify({ request: { instances: [1] }, expected: { y: [2.5] } }));
+            const args = toModelServerArgs("m", { ...base, golden: file });
+            assert.deepStrictEqual(args.golden, { file, text: fs.readFileSync(file, "utf8") });
+            assert.deepStrictEqual(Object.keys(args.model.signatures?.[0] ?? {}).includes("serving_default"), true);
+        });
+
+        it("refuses a relative path and a file it cannot read, in one line each", () => {
+            assert.throws(() => toModelServerArgs("m", { ...base, golden: "golden.jsonl" }), /ModelServer "m" golden: "golden\.jsonl" is not an absolute path/);
+            assert.throws(() => toModelServerArgs("m", { ...base, golden: path.join(dir, "none.jsonl") }), /^Error: ModelServer "m" golden: .*none\.jsonl: cannot read it \(ENOENT\)/);
         });
     });
 
