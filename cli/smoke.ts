@@ -1,13 +1,13 @@
-import * as fs from "fs";
 import { Command, InvalidArgumentError } from "commander";
 import { GoldenError, readGoldenFile } from "../contract/golden";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { GoldenInput } from "../ops/goldenSmoke";
 import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
 import { CaFileError, readCaFile, withoutIpServerNameWarning } from "../ops/grpcTransport";
-import { parsePredictRequestFile, PredictRequestBody } from "../ops/predictRequest";
+import { PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SMOKE_EXIT_CODES, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
 import { UserError } from "./errors";
+import { readPredictBodyFile } from "./requestFile";
 import { readStack } from "./stack";
 
 interface SmokeFlags {
@@ -225,17 +225,7 @@ async function stackEndpoint(stackName: string): Promise<StackEndpoint> {
 }
 
 function readRequest(file: string): PredictRequestBody {
-    let text: string;
-    try {
-        text = fs.readFileSync(file, "utf8");
-    } catch (err) {
-        throw new UserError(`--input ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, USAGE_EXIT);
-    }
-    try {
-        return parsePredictRequestFile(text, file);
-    } catch (err) {
-        throw new UserError(`--input ${(err as Error).message}`, USAGE_EXIT);
-    }
+    return readPredictBodyFile(file, USAGE_EXIT);
 }
 
 /**

@@ -5,9 +5,9 @@ import { GoldenError, readGoldenFile } from "../contract/golden";
 import { preflight } from "../model/savedModel";
 import { warmupSourcesOf } from "../model/stagedWarmup";
 import { buildWarmupFile, WARMUP_FILE, WarmupSource, warmupRequests } from "../model/warmup";
-import { parsePredictRequestFile } from "../ops/predictRequest";
 import { parseVersion } from "../serving/modelConfig";
 import { UserError } from "./errors";
+import { readPredictBodyFile } from "./requestFile";
 
 interface WarmupFlags { version?: number; input?: string[]; golden?: string; force?: boolean }
 
@@ -60,17 +60,7 @@ function readGolden(file: string): WarmupSource[] {
 }
 
 function readSource(file: string): WarmupSource {
-    let text: string;
-    try {
-        text = fs.readFileSync(file, "utf8");
-    } catch (err) {
-        throw new UserError(`--input ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, USAGE_EXIT);
-    }
-    try {
-        return { name: file, body: parsePredictRequestFile(text, file) };
-    } catch (err) {
-        throw new UserError(`--input ${(err as Error).message}`, USAGE_EXIT);
-    }
+    return { name: file, body: readPredictBodyFile(file, USAGE_EXIT) };
 }
 
 /**

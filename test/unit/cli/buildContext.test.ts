@@ -2,28 +2,12 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { main } from "../../../cli/main";
+import { tfsInProcess } from "../../support/tfsInProcess";
 
 const MODEL = path.resolve(__dirname, "../../../models/half_plus_two");
 
 /** Runs `tfs build-context ARGS` in this process, capturing what it prints. */
-async function tfs(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = "";
-    let stderr = "";
-    const saved = { log: console.log, error: console.error, write: process.stderr.write };
-    console.log = (...parts: unknown[]) => { stdout += parts.join(" ") + "\n"; };
-    console.error = (...parts: unknown[]) => { stderr += parts.join(" ") + "\n"; };
-    // Commander reports usage errors straight to stderr.
-    process.stderr.write = ((chunk: string | Uint8Array) => { stderr += chunk.toString(); return true; }) as typeof process.stderr.write;
-    try {
-        const code = await main(["node", "tfs", "build-context", ...args]);
-        return { code, stdout, stderr };
-    } finally {
-        console.log = saved.log;
-        console.error = saved.error;
-        process.stderr.write = saved.write;
-    }
-}
+const tfs = (...args: string[]) => tfsInProcess("build-context", ...args);
 
 describe("tfs build-context", () => {
     let work: string;

@@ -2,28 +2,14 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { main } from "../../../cli/main";
+import { tfsInProcess } from "../../support/tfsInProcess";
 import { preflight } from "../../../model/savedModel";
 import { readWarmupFile, WARMUP_FILE } from "../../../model/warmup";
 
 const MODEL = path.resolve(__dirname, "../../../models/half_plus_two");
 
 /** Runs `tfs warmup ARGS` in this process, capturing what it prints. */
-async function tfsWarmup(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = "";
-    let stderr = "";
-    const saved = { log: console.log, error: console.error, write: process.stderr.write };
-    console.log = (...parts: unknown[]) => { stdout += parts.join(" ") + "\n"; };
-    console.error = (...parts: unknown[]) => { stderr += parts.join(" ") + "\n"; };
-    process.stderr.write = ((chunk: string | Uint8Array) => { stderr += chunk.toString(); return true; }) as typeof process.stderr.write;
-    try {
-        return { code: await main(["node", "tfs", "warmup", ...args]), stdout, stderr };
-    } finally {
-        console.log = saved.log;
-        console.error = saved.error;
-        process.stderr.write = saved.write;
-    }
-}
+const tfsWarmup = (...args: string[]) => tfsInProcess("warmup", ...args);
 
 describe("tfs warmup", () => {
     let work: string;
