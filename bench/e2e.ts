@@ -404,14 +404,16 @@ async function contractBench(log: (line: string) => void): Promise<Record<string
         const className = process.env.TFS_E2E_GATEWAY_CLASS as string;
         project.setConfig({
             replicas: 1, cpu: "250m", endpoint: "gateway", gateway: { className }, loadBalancerSourceRanges: undefined, publicEndpoint: true,
-            canary: { steps: [50], holdSeconds: 5, gates: { minRequests: 0 } }, golden,
+            canary: { steps: [50], holdSeconds: 5, gates: { minRequests: 5 } }, golden,
         });
         log("[bench] contract: first up, a canary and a golden file set");
-        await project.stack.up({ onOutput: quiet });
+        const up = await project.stack.up({ onOutput: quiet });
         fs.cpSync(path.join(project.modelDir, "123"), path.join(project.modelDir, "124"), { recursive: true });
-        log(`[bench] contract: a new version's release, its golden check of ${GOLDEN_CASES} cases timed by the release`);
+        log(`[bench] contract: a new version's release under traffic, its golden check of ${GOLDEN_CASES} cases timed by the release`);
         let printed = "";
-        await project.stack.up({ onOutput: (text) => { printed += text; } });
+        const release = project.stack.up({ onOutput: (text) => { printed += text; } });
+        await underTraffic(up.outputs.restUrl.value as string, MODEL, release, { rps: 10, expected: [2.5, 3, 4.5] });
+        await release;
         const checked = new RegExp(`golden check: ${GOLDEN_CASES} cases of .* answered as expected on the canary in ([\\d.]+) s`).exec(printed);
         if (checked === null) {
             throw new Error(`the release printed no golden check of ${GOLDEN_CASES} cases:\n${printed.slice(-3000)}`);
