@@ -10,6 +10,7 @@
 import type { ServiceSettings } from "./config";
 import type { ConfigReader } from "./configReader";
 import type { GatewayPlatformSettings } from "../components/clouds/registry";
+import { GATEWAY_CONTROLLERS } from "../serving/gateway";
 
 /** A cloud's Gateway controller, as the `gateway` keys meet it. */
 export interface GatewaySection {
@@ -32,22 +33,64 @@ export interface GatewaySection {
     readSettings(g: ConfigReader, tlsSecretName: string | undefined, service: ServiceSettings): GatewayPlatformSettings;
     /** The stack creates the GatewayClass `className` (its cluster has none but that one). */
     readonly createsClass: boolean;
+    /** What `publicEndpoint` says when `loadBalancerSourceRanges` is empty: how to restrict, or open on purpose. */
+    readonly openMessage: string;
     /**
-     * When its load balancer takes `loadBalancerSourceRanges`: what `publicEndpoint` says without any.
-     * Undefined: the Gateway API's (no source ranges; the key is refused).
+     * The caller authentication types (`gateway.auth.type`) its controller implements here, each read
+     * by `readSettings` from `gateway.auth`; empty: none, and the key is refused with `authRefused`.
      */
-    readonly sourceRanges?: { openMessage: string };
+    readonly authTypes: readonly string[];
+    /** Why `gateway.auth` is refused on this platform (what to use instead). */
+    readonly authRefused?: string;
 }
+
+/**
+ * Why a cluster of the user's own must name its Gateway controller for source ranges or caller
+ * authentication: the Gateway API has neither, so each controller enforces them in its own objects,
+ * and the class's name says nothing reliable about which controller serves it.
+ */
+const CONTROLLER_REQUIRED = "required with loadBalancerSourceRanges or gateway.auth on a cluster of your own: the Gateway API has neither, so the controller " +
+    "enforces them in its own objects; `traefik` (Traefik v3 with its Kubernetes CRD provider on) is the one implemented here " +
+    "(docs/guides/endpoint-security.md); with another controller, restrict callers in its own settings, remove those keys and set publicEndpoint true";
 
 /** The Gateway controller a local or existing cluster runs: any conformant implementation (Traefik, Envoy Gateway). */
 export const GENERIC_GATEWAY_SECTION: GatewaySection = {
     required: "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)",
-    ownKeys: [],
+    ownKeys: ["controller"],
     classExample: "traefik",
     classProblem: () => undefined,
-    readSettings: () => ({ platform: "generic" }),
+    readSettings: (g, _tls, service) => {
+        const controller = g.has("controller") ? g.oneOf("controller", GATEWAY_CONTROLLERS, "traefik") : undefined;
+        if (controller === undefined && service.sourceRanges.length > 0) {
+            g.fail("controller", CONTROLLER_REQUIRED, undefined);
+        }
+        return { platform: "generic", ...(controller === undefined ? {} : { controller }) };
+    },
     createsClass: false,
+    openMessage: "with `endpoint: gateway` and no loadBalancerSourceRanges the Gateway is open to whoever reaches its address: " +
+        "list the CIDRs allowed in loadBalancerSourceRanges, or set publicEndpoint true to say so on purpose",
+    authTypes: [],
 };
+
+/**
+ * `gateway.auth`'s reader and its `type` when the platform (`section`) implements it; undefined (and an
+ * issue recorded on `g`) when it is unset, malformed or not implemented there.
+ */
+export function readGatewayAuth(g: ConfigReader, section: GatewaySection): { auth: ConfigReader; type: string } | undefined {
+    if (!g.has("auth")) {
+        return undefined;
+    }
+    if (section.authTypes.length === 0) {
+        g.fail("auth", section.authRefused ?? "caller authentication has no implementation on this platform here: remove the key, and restrict callers with loadBalancerSourceRanges");
+        return undefined;
+    }
+    const auth = g.nested("auth");
+    if (auth === undefined) {
+        return undefined;
+    }
+    const type = auth.oneOf("type", section.authTypes, section.authTypes[0]);
+    return { auth, type };
+}
 
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -84,11 +127,8 @@ export function readGatewayEndpoint(r: ConfigReader, section: GatewaySection, se
     if (service.type !== "ClusterIP") {
         r.fail("serviceType", "with `endpoint: gateway` the model Service is ClusterIP behind the Gateway; remove serviceType");
     }
-    if (section.sourceRanges === undefined && service.sourceRanges.length > 0) {
-        r.fail("loadBalancerSourceRanges", "the Gateway API has no source ranges; with `endpoint: gateway` restrict access in the GatewayClass's own settings, and remove this key");
-    }
-    if (!service.publicEndpoint && (section.sourceRanges === undefined || (r.listLength("loadBalancerSourceRanges") ?? 0) === 0)) {
-        r.fail("publicEndpoint", section.sourceRanges?.openMessage
-            ?? "with `endpoint: gateway` the Gateway is open to whoever reaches its address (the Gateway API has no source ranges): set publicEndpoint true to say so on purpose", undefined);
+    // A list whose entries were all refused is not empty: those entries' messages say what to fix.
+    if (!service.publicEndpoint && (r.listLength("loadBalancerSourceRanges") ?? 0) === 0) {
+        r.fail("publicEndpoint", section.openMessage, undefined);
     }
 }

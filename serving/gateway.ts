@@ -31,11 +31,30 @@ export interface GatewayBase {
      * Unset: one backend without a weight, as before canaries existed (no change to a live route).
      */
     canaryService?: string;
+    /**
+     * The CIDRs allowed to call the model; empty or unset: any address. Each controller enforces them its
+     * own way (Traefik's `ipAllowList` Middleware, a Cloud Armor policy on GKE, the ALB's security group
+     * on EKS), on the canary's Service too.
+     */
+    sourceRanges?: string[];
 }
 
-/** The Gateway controller that any conformant implementation is (Traefik, Envoy Gateway, ...): no fields of its own. */
+/** The Gateway controllers whose own objects enforce source ranges and caller authentication here. */
+export const GATEWAY_CONTROLLERS = ["traefik"] as const;
+export type GatewayController = typeof GATEWAY_CONTROLLERS[number];
+
+/**
+ * The Gateway controller that any conformant implementation is (Traefik, Envoy Gateway, ...). Source
+ * ranges and caller authentication are not in the Gateway API: they need the controller named.
+ */
 export interface GenericGatewaySettings {
     platform?: "generic";
+    /**
+     * The controller that serves `className`, when its own objects are to enforce `sourceRanges` (and
+     * caller authentication): `traefik` (Traefik v3 with its Kubernetes CRD provider, which serves the
+     * `traefik.io` Middlewares the routes reference). Unset: any controller, and neither is possible.
+     */
+    controller?: GatewayController;
 }
 
 /**

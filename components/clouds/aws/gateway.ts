@@ -11,8 +11,6 @@ export interface EksGatewaySettings {
     platform: "eks";
     /** The ACM certificate both HTTPS listeners present. */
     certificateArn: string;
-    /** The CIDRs the ALB's security group lets in; default any address. */
-    sourceRanges?: string[];
     /** Seconds a target group keeps a removed pod draining (the pod's termination grace); default the ALB's 300. */
     drainSeconds?: number;
 }

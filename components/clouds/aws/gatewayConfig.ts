@@ -40,7 +40,6 @@ export const EKS_GATEWAY_SECTION: GatewaySection = {
         };
     },
     createsClass: true,
-    sourceRanges: {
-        openMessage: "with `endpoint: gateway` on aws and no loadBalancerSourceRanges the ALB is open to every address: set publicEndpoint true to say so on purpose, or list the CIDRs allowed in loadBalancerSourceRanges",
-    },
+    openMessage: "with `endpoint: gateway` on aws and no loadBalancerSourceRanges the ALB is open to every address: set publicEndpoint true to say so on purpose, or list the CIDRs allowed in loadBalancerSourceRanges",
+    authTypes: [],
 };

@@ -43,7 +43,10 @@ export const GKE_GATEWAY_SECTION: GatewaySection = {
     defaultClass: GKE_DEFAULT_GATEWAY_CLASS,
     classExample: GKE_DEFAULT_GATEWAY_CLASS,
     classProblem: gkeClassProblem,
-    readSettings(g, tlsSecretName) {
+    readSettings(g, tlsSecretName, service) {
+        if (service.sourceRanges.length > 0) {
+            g.fail("className", "takes no loadBalancerSourceRanges on gcp yet: remove them");
+        }
         const certificateMap = g.string("certificateMap");
         if (certificateMap !== undefined && !CERTIFICATE_MAP_NAME.test(certificateMap)) {
             g.fail("certificateMap", "must be a Certificate Manager certificate map's name in the project (lowercase letter first, then lowercase letters, digits and '-', at most 63), e.g. \"tf-serving\"");
@@ -58,4 +61,7 @@ export const GKE_GATEWAY_SECTION: GatewaySection = {
         return { platform: "gke", certificateMap };
     },
     createsClass: false,
+    openMessage: "with `endpoint: gateway` on gcp and no loadBalancerSourceRanges the load balancer is open to every address: " +
+        "list the CIDRs allowed in loadBalancerSourceRanges, or set publicEndpoint true to say so on purpose",
+    authTypes: [],
 };

@@ -144,7 +144,7 @@ describe("readConfig", () => {
         assert.match(keys({ endpoint: "gateway", gateway: { className: "Traefik_1" } }).join("\n"), /^gateway\.className: must be a Kubernetes object name/m);
         assert.match(keys({ endpoint: "gateway", gateway: { className: "t", tls: "x" } }).join("\n"), /^gateway\.tls: unknown key/m);
         assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, serviceType: "LoadBalancer" }).join("\n"), /^serviceType: with `endpoint: gateway` the model Service is ClusterIP/m);
-        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, loadBalancerSourceRanges: ["203.0.113.0/24"] }).join("\n"), /^loadBalancerSourceRanges: the Gateway API has no source ranges/m);
+        assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, loadBalancerSourceRanges: ["203.0.113.0/24"] }).join("\n"), /^gateway\.controller: required with loadBalancerSourceRanges or gateway\.auth on a cluster of your own/m);
         assert.match(keys({ endpoint: "gateway", gateway: { className: "t" }, publicEndpoint: "false" }).join("\n"), /^publicEndpoint: with `endpoint: gateway`/m);
         assert.match(keys({ gateway: { className: "t" } }).join("\n"), /^gateway: applies only with `endpoint: gateway`/m);
         assert.match(keys({ endpoint: "ingress" }).join("\n"), /^endpoint: /m);
