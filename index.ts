@@ -8,6 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { runProgram } from "./stacks/program";
 import { installLeanPromiseStacks } from "./stacks/promiseStacks";
+import { engineSecretKeys } from "./stacks/secretKeys";
 
 // Before the first resource: the SDK's per-promise stack traces go unformatted (stacks/promiseStacks.ts).
 installLeanPromiseStacks(Error, process.env);
@@ -16,4 +17,6 @@ installLeanPromiseStacks(Error, process.env);
 // awaiting what it exports, and a promise rejected by a config refusal in between would be reported
 // as unhandled, then as handled late (PromiseRejectionHandledWarning before the refusal). The host
 // runs the program in the project folder.
-export = () => runProgram({ project: pulumi.getProject(), stack: pulumi.getStack(), config: pulumi.runtime.allConfig(), projectDir: process.cwd() }, { offline: false });
+export = () => runProgram({
+    project: pulumi.getProject(), stack: pulumi.getStack(), config: pulumi.runtime.allConfig(), projectDir: process.cwd(), secretKeys: engineSecretKeys(process.env),
+}, { offline: false });

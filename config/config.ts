@@ -22,6 +22,7 @@ import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from ".
 import { planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { RULES_CONFIGMAP_LABEL } from "../observability/collectors";
+import { ENDPOINT_SECURITY_DOC, MODEL_PLACEHOLDER } from "../serving/gatewayAccess";
 import { readGatewayEndpoint } from "./gateway";
 import { canaryName, labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
 import { providerRuleIssues } from "./providerRules";
@@ -107,6 +108,11 @@ export interface ServiceSettings {
     } & GatewayPlatformSettings;
     /** CIDRs allowed to reach the load balancer. */
     sourceRanges: string[];
+    /**
+     * The Gateway's callers' htpasswd lines (`gateway.auth.users`, a secret): the component writes them
+     * to a Secret, marked secret; never in an output or a message.
+     */
+    basicAuthUsers?: string;
     /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
     publicEndpoint: boolean;
     annotations: Record<string, string>;
@@ -158,6 +164,20 @@ const TOP_KEYS = [
     "serviceAnnotations", "modelPath", "modelName", "models", ...CLOUDS.flatMap((c) => cloudAbout(c).ownKeys), "monitoring", ...MODEL_KEYS,
 ];
 
+/**
+ * Why the models' GRPCRoutes could take each other's requests, or undefined: on a cluster of one's own
+ * the Gateways of one class may share an address (Traefik serves them all on the same entry points),
+ * and a gRPC request names its model only inside its body, so only a host per model tells them apart.
+ */
+function sharedAddressProblem(models: number, grpcHostname: string | undefined): string | undefined {
+    if (models < 2 || grpcHostname?.includes(MODEL_PLACEHOLDER)) {
+        return undefined;
+    }
+    return `${grpcHostname === undefined ? "required" : `must contain ${MODEL_PLACEHOLDER}`} with ${models} models behind Gateways of one class: ` +
+        "their Gateways may share one address, and a gRPC request names its model only inside its body, so each model's GRPCRoute " +
+        `needs a host of its own that clients send as their authority, e.g. "${MODEL_PLACEHOLDER}.grpc.example.com" (REST is routed by the model's path; ${ENDPOINT_SECURITY_DOC}#several-models)`;
+}
+
 export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;
 export type EndpointKind = typeof ENDPOINT_KINDS[number];
 
@@ -165,7 +185,7 @@ export type EndpointKind = typeof ENDPOINT_KINDS[number];
  * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
  * relative model paths. Throws `ConfigError` listing every problem.
  */
-export function readConfig(all: Record<string, string>, project: string, projectDir: string): ServingConfig {
+export function readConfig(all: Record<string, string>, project: string, projectDir: string, secretKeys: ReadonlySet<string> = new Set()): ServingConfig {
     const r = ConfigReader.fromPulumi(all, project);
     r.issues.push(...misplacedKeyIssues(all, project, TOP_KEYS));
     r.rejectUnknown(TOP_KEYS);
@@ -181,7 +201,7 @@ export function readConfig(all: Record<string, string>, project: string, project
         annotations: r.stringMap("serviceAnnotations") ?? {},
     };
     if (endpoint === "gateway") {
-        readGatewayEndpoint(r, rules.gateway, service);
+        readGatewayEndpoint(r, rules.gateway, service, secretKeys.has(`${project}:gateway`));
     } else if (r.has("gateway")) {
         r.fail("gateway", "applies only with `endpoint: gateway`");
     }
@@ -193,6 +213,11 @@ export function readConfig(all: Record<string, string>, project: string, project
     }
 
     const models = readModels(r, projectDir);
+    const generic = service.gateway?.platform === "generic" ? service.gateway : undefined;
+    const shared = generic === undefined ? undefined : sharedAddressProblem(models.length, generic.grpcHostname);
+    if (shared !== undefined) {
+        r.nested("gateway")?.fail("grpcHostname", shared, generic?.grpcHostname);
+    }
     const common: CommonConfig = {
         projectDir,
         namespace: r.dnsLabel("namespace", "tf-serving"),

@@ -11,6 +11,7 @@ import type { ServiceSettings } from "./config";
 import type { ConfigReader } from "./configReader";
 import type { GatewayPlatformSettings } from "../components/clouds/registry";
 import { GATEWAY_CONTROLLERS } from "../serving/gateway";
+import { MODEL_PLACEHOLDER, hostnameTemplateProblem, htpasswdProblem } from "../serving/gatewayAccess";
 
 /** A cloud's Gateway controller, as the `gateway` keys meet it. */
 export interface GatewaySection {
@@ -30,7 +31,7 @@ export interface GatewaySection {
      * Reads its own keys (each problem recorded on `g` under its key), with the Secret named, into the
      * platform's settings, with what its Gateway takes from the rest of `service` (source ranges).
      */
-    readSettings(g: ConfigReader, tlsSecretName: string | undefined, service: ServiceSettings): GatewayPlatformSettings;
+    readSettings(g: ConfigReader, tlsSecretName: string | undefined, service: ServiceSettings, keySecret: boolean): GatewayPlatformSettings;
     /** The stack creates the GatewayClass `className` (its cluster has none but that one). */
     readonly createsClass: boolean;
     /** What `publicEndpoint` says when `loadBalancerSourceRanges` is empty: how to restrict, or open on purpose. */
@@ -56,20 +57,44 @@ const CONTROLLER_REQUIRED = "required with loadBalancerSourceRanges or gateway.a
 /** The Gateway controller a local or existing cluster runs: any conformant implementation (Traefik, Envoy Gateway). */
 export const GENERIC_GATEWAY_SECTION: GatewaySection = {
     required: "required with `endpoint: gateway`: `{className: NAME}`, the cluster's GatewayClass (`kubectl get gatewayclass`)",
-    ownKeys: ["controller"],
+    ownKeys: ["controller", "grpcHostname", "auth"],
     classExample: "traefik",
     classProblem: () => undefined,
-    readSettings: (g, _tls, service) => {
+    readSettings: (g, _tls, service, keySecret) => {
         const controller = g.has("controller") ? g.oneOf("controller", GATEWAY_CONTROLLERS, "traefik") : undefined;
-        if (controller === undefined && service.sourceRanges.length > 0) {
+        if (controller === undefined && (service.sourceRanges.length > 0 || g.has("auth"))) {
             g.fail("controller", CONTROLLER_REQUIRED, undefined);
         }
-        return { platform: "generic", ...(controller === undefined ? {} : { controller }) };
+        const grpcHostname = g.string("grpcHostname");
+        const hostProblem = grpcHostname === undefined ? undefined : hostnameTemplateProblem(grpcHostname);
+        if (hostProblem !== undefined) {
+            g.fail("grpcHostname", `${hostProblem}; ${MODEL_PLACEHOLDER} stands for each model's name`);
+        }
+        const read = controller === undefined ? undefined : readGatewayAuth(g, GENERIC_GATEWAY_SECTION);
+        if (read !== undefined) {
+            read.auth.rejectUnknown(["type", "users"]);
+            const users = read.auth.required("users", "the callers' htpasswd lines, a secret: `pulumi config set --secret --path 'gateway.auth.users' \"$(htpasswd -nbB alice 'PASSWORD')\"`");
+            if (users !== "") {
+                // The value is never shown: it holds the callers' hashes.
+                const problem = keySecret ? htpasswdProblem(users) : "must be a secret, not plain configuration (the stack file would hold the callers' hashes in the clear): " +
+                    "`pulumi config set --secret --path 'gateway.auth.users' \"$(htpasswd -nbB alice 'PASSWORD')\"`";
+                if (problem !== undefined) {
+                    read.auth.fail("users", problem, "[secret]");
+                } else {
+                    service.basicAuthUsers = users;
+                }
+            }
+        }
+        return {
+            platform: "generic",
+            ...(controller === undefined ? {} : { controller }),
+            ...(grpcHostname === undefined || hostProblem !== undefined ? {} : { grpcHostname }),
+        };
     },
     createsClass: false,
     openMessage: "with `endpoint: gateway` and no loadBalancerSourceRanges the Gateway is open to whoever reaches its address: " +
         "list the CIDRs allowed in loadBalancerSourceRanges, or set publicEndpoint true to say so on purpose",
-    authTypes: [],
+    authTypes: ["basic"],
 };
 
 /**
@@ -95,7 +120,7 @@ export function readGatewayAuth(g: ConfigReader, section: GatewaySection): { aut
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Reads `gateway` for the cluster's controller `section` into `service` (`endpoint: gateway`); every problem recorded on `r`. */
-export function readGatewayEndpoint(r: ConfigReader, section: GatewaySection, service: ServiceSettings): void {
+export function readGatewayEndpoint(r: ConfigReader, section: GatewaySection, service: ServiceSettings, keySecret = false): void {
     service.endpoint = "gateway";
     const g = r.nested("gateway");
     if (g === undefined) {
@@ -120,7 +145,7 @@ export function readGatewayEndpoint(r: ConfigReader, section: GatewaySection, se
         g.fail("tlsSecretName", "must be the name of a kubernetes.io/tls Secret in the namespace, e.g. \"tf-serving-tls\"");
     }
     service.gateway = {
-        className, tlsSecretName, ...section.readSettings(g, tlsSecretName, service),
+        className, tlsSecretName, ...section.readSettings(g, tlsSecretName, service, keySecret),
         // The stack's cluster has no GatewayClass but the one it creates, under whatever name is configured.
         ...(section.createsClass ? { createClass: true } : {}),
     };

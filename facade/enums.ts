@@ -92,3 +92,9 @@ export enum SubnetScheme {
     Slots = "slots",
     ByCount = "byCount",
 }
+
+/** The controller that serves a generic `ModelGateway`'s class, when its own objects enforce source ranges and callers. */
+export enum GatewayController {
+    /** Traefik v3 with its Kubernetes CRD provider (its Middlewares). */
+    Traefik = "traefik",
+}

@@ -5,7 +5,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelServer";
-import { GatewayPlatform } from "./enums";
+import { GatewayController, GatewayPlatform } from "./enums";
+import { GATEWAY_CONTROLLERS } from "../serving/gateway";
 import { oneOf } from "./values";
 
 const PLATFORMS: readonly library.GatewayPlatform[] = ["generic", "gke", "eks"];
@@ -25,8 +26,17 @@ export interface ModelGatewayArgs {
     certificateMap?: string;
     /** EKS only (required there): the ACM certificate the HTTPS listeners present. */
     certificateArn?: string;
-    /** EKS only: the CIDRs the ALB's security group lets in. Default any address. */
+    /**
+     * The CIDRs allowed to call the model; default any address. EKS: the ALB's security group; generic:
+     * a Traefik `ipAllowList` Middleware (needs `controller`). See docs/guides/endpoint-security.md.
+     */
     sourceRanges?: string[];
+    /** Generic only: the controller that serves `className`, needed for `sourceRanges` and `basicAuthUsers`. */
+    controller?: GatewayController;
+    /** Generic only: the host gRPC clients name for this model (required when another model's Gateway shares the class). */
+    grpcHostname?: string;
+    /** Generic with `controller` traefik only: the callers' htpasswd lines (a secret), so every call needs `authorization: Basic ...`. */
+    basicAuthUsers?: pulumi.Input<string>;
     /** EKS only: seconds a target group keeps a removed pod draining. Default the ALB's 300. */
     drainSeconds?: number;
     /** Routes a canary can shift: each rule carries the canary's Service (`<model>-canary`) as a second backend at weight 0. Default false. */
@@ -52,7 +62,10 @@ export function toModelGatewayArgs(name: string, args: ModelGatewayArgs): librar
             }
             return { ...common, platform, certificateArn: args.certificateArn, sourceRanges: args.sourceRanges, drainSeconds: args.drainSeconds };
         default:
-            return { ...common, platform };
+            return {
+                ...common, platform, sourceRanges: args.sourceRanges, grpcHostname: args.grpcHostname, basicAuthUsers: args.basicAuthUsers,
+                controller: args.controller === undefined ? undefined : oneOf(args.controller, GATEWAY_CONTROLLERS, `ModelGateway "${name}" controller`),
+            };
     }
 }
 

@@ -85,8 +85,9 @@ export function preflightStack(input: StackInput): string {
 /** The stack's configuration as the engine hands it to the program: `project:key` to string values. */
 async function engineConfig(stack: Stack, projectDir: string): Promise<StackInput> {
     const project = (await stack.workspace.projectSettings()).name;
-    const config = Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([key, item]) => [key, item.value]));
-    return { project, config, projectDir, stack: stack.name };
+    const all = Object.entries(await stack.getAllConfig());
+    const config = Object.fromEntries(all.map(([key, item]) => [key, item.value]));
+    return { project, config, projectDir, stack: stack.name, secretKeys: all.filter(([, item]) => item.secret).map(([key]) => key) };
 }
 
 export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {

@@ -4,6 +4,7 @@
  * runs for the project folder, as the language host runs it, and stages build contexts where an
  * update does. No engine, no credentials, no cluster.
  */
+import { OFFLINE_SECRET } from "../serving/gatewayAccess";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
@@ -51,7 +52,7 @@ export function findProjectDir(from: string): string {
  * The configuration the engine would hand the program: Pulumi.yaml's project defaults overlaid by
  * the stack file's values, as `project:key` → string (structured values as JSON text).
  */
-export function stackConfig(projectDir: string, stack: string): { project: string; config: Record<string, string> } {
+export function stackConfig(projectDir: string, stack: string): { project: string; config: Record<string, string>; secretKeys: string[] } {
     const nameProblem = stackNameProblem(stack);
     if (nameProblem !== undefined) {
         throw new PlanError(`--stack ${JSON.stringify(stack)}: ${nameProblem}`);
@@ -64,6 +65,7 @@ export function stackConfig(projectDir: string, stack: string): { project: strin
         throw new PlanError(`no stack file ${stackFile}; stacks with a file here: ${stacks.join(", ") || "none"}`);
     }
     const config: Record<string, string> = {};
+    const secretKeys: string[] = [];
     const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
     for (const [key, decl] of Object.entries(projectFile.config ?? {})) {
         const value = decl !== null && typeof decl === "object" && !Array.isArray(decl) ? (decl as { default?: unknown; value?: unknown }).default ?? (decl as { value?: unknown }).value : decl;
@@ -78,9 +80,14 @@ export function stackConfig(projectDir: string, stack: string): { project: strin
     }
     for (const [key, value] of Object.entries((parsed as { config?: Record<string, unknown> } | null)?.config ?? {})) {
         // As written: the engine takes no bare key from a stack file (it is Pulumi.yaml's shorthand only), and the program names it.
-        config[key] = text(withoutCiphertext(value));
+        const plain = withoutCiphertext(value);
+        config[key] = text(plain);
+        // As the engine marks a key that holds an encrypted value anywhere in it.
+        if (JSON.stringify(plain) !== JSON.stringify(value)) {
+            secretKeys.push(key);
+        }
     }
-    return { project, config };
+    return { project, config, secretKeys };
 }
 
 /**
@@ -194,7 +201,7 @@ function withoutCiphertext(value: unknown): unknown {
     if (value !== null && typeof value === "object") {
         const obj = value as Record<string, unknown>;
         if (Object.keys(obj).length === 1 && typeof obj.secure === "string") {
-            return "[secret]";
+            return OFFLINE_SECRET;
         }
         return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, withoutCiphertext(v)]));
     }
@@ -203,12 +210,12 @@ function withoutCiphertext(value: unknown): unknown {
 
 /** Runs the program under mocks for the project in `projectDir` and its `stack`, and returns what it registered. */
 export async function planStack(projectDir: string, stack: string, options: { loadBalancer?: { ip?: string; hostname?: string } } = {}): Promise<PlanResult> {
-    const { project, config } = stackConfig(projectDir, stack);
+    const { project, config, secretKeys } = stackConfig(projectDir, stack);
     // AWS load balancers have only a hostname; the others report an IP.
     const loadBalancer = options.loadBalancer ?? (config[`${project}:cloud`] === "aws" ? { hostname: "mock-nlb.elb.amazonaws.com" } : undefined);
     try {
         const { recorder, outputs } = await recordProgram({ project, stack, config, preview: true, loadBalancer },
-            () => runProgram({ project, stack, config, projectDir: path.resolve(projectDir) }, { offline: true }));
+            () => runProgram({ project, stack, config, secretKeys, projectDir: path.resolve(projectDir) }, { offline: true }));
         return {
             stack,
             resources: recorder.resources,

@@ -55,6 +55,18 @@ export interface GenericGatewaySettings {
      * `traefik.io` Middlewares the routes reference). Unset: any controller, and neither is possible.
      */
     controller?: GatewayController;
+    /**
+     * The host gRPC clients name (their `:authority`) for this model. A gRPC request carries the model's
+     * name inside its body, so where several models' Gateways share one address (Traefik serves every
+     * Gateway of its class on the same entry points) only the host tells their GRPCRoutes apart.
+     * Unset: the GRPCRoute matches any host.
+     */
+    grpcHostname?: string;
+    /**
+     * A Secret in the namespace whose one key holds the callers' htpasswd lines (`user:HASH`, bcrypt,
+     * SHA1 or MD5): every rule then requires `authorization: Basic ...` (`controller: traefik`).
+     */
+    basicAuthSecret?: string;
 }
 
 /**
@@ -128,6 +140,25 @@ export function forCanary(input: GatewayBase, policy: GatewayApiObject | undefin
     return { ...policy, metadata: { ...policy.metadata, name: input.canaryService }, spec: target(policy.spec, input.canaryService) };
 }
 
+/** TF Serving's REST methods that follow the model's (or its version's) path after a colon. */
+const REST_METHODS = ["predict", "classify", "regress"];
+
+/**
+ * The paths of `model`'s REST API, and no other model's: its status and metadata (`/v1/models/NAME`
+ * and below it, the `/versions/N` and `/labels/L` forms included, whose methods follow their last
+ * element) and its methods (`/v1/models/NAME:predict`). A PathPrefix matches whole path elements
+ * (gateway-api `apis/v1/httproute_types.go`, `PathMatchPathPrefix`), and `NAME:predict` is one
+ * element, so the methods of the model's own path are Exact matches. Several models' routes on one
+ * address then never take each other's requests.
+ */
+export function restMatches(model: string): Record<string, unknown>[] {
+    const base = `/v1/models/${model}`;
+    return [
+        { path: { type: "PathPrefix", value: base } },
+        ...REST_METHODS.map((method) => ({ path: { type: "Exact", value: `${base}:${method}` } })),
+    ];
+}
+
 /** TF Serving's gRPC services, the ones a Gateway routes (reflection, health and the rest are not). */
 export const GRPC_SERVICES = ["PredictionService", "ModelService"].map((service) => `tensorflow.serving.${service}`);
 
@@ -156,9 +187,59 @@ export function withRouteAnnotations(objects: GatewayObjects): GatewayObjects {
 
 /** Any conformant controller: a listener per serving port, HTTPS with the Secret's certificate when one is named. */
 export const GENERIC_GATEWAY: GatewayRenderer<GenericGatewaySettings> = {
-    render: (input) => renderListenerGateway(input, input.tlsSecretName !== undefined),
+    render: renderGenericGateway,
     hasTls: (input) => input.tlsSecretName !== undefined,
 };
+
+/** The API version of Traefik's Middleware (its Kubernetes CRD provider; traefik `pkg/provider/kubernetes/crd/traefikio/v1alpha1`). */
+export const TRAEFIK_MIDDLEWARE_VERSION = "traefik.io/v1alpha1";
+
+/**
+ * The generic Gateway, and with `controller: traefik` the Middlewares that enforce the source ranges
+ * (`ipAllowList`: 403 to any other address, which a gRPC client reads as PERMISSION_DENIED) and the
+ * callers' credentials (`basicAuth`: 401, UNAUTHENTICATED), each referenced by an `ExtensionRef` filter
+ * from every rule of both routes. Traefik's Gateway provider resolves a filter of group `traefik.io`,
+ * kind `Middleware` through its CRD provider (traefik `pkg/provider/kubernetes/gateway/httproute.go`
+ * and `grpcroute.go`, `loadHTTPRouteFilterExtensionRef`; `pkg/provider/kubernetes/crd/kubernetes.go`
+ * registers it). The canary's Service is a backend of the same rules, so its share passes the same
+ * filters. The ranges come first: an address outside them learns nothing about the credentials.
+ */
+export function renderGenericGateway(input: GatewayBase & GenericGatewaySettings): GatewayObjects {
+    const objects = renderListenerGateway(input, input.tlsSecretName !== undefined);
+    if (input.grpcHostname !== undefined && objects.grpcRoute !== undefined) {
+        objects.grpcRoute.spec.hostnames = [input.grpcHostname];
+    }
+    if (input.controller !== "traefik") {
+        return objects;
+    }
+    const middleware = (suffix: string, spec: Record<string, unknown>): GatewayPolicy => ({
+        suffix,
+        object: { apiVersion: TRAEFIK_MIDDLEWARE_VERSION, kind: "Middleware", metadata: { name: `${input.name}-${suffix}`, labels: input.labels }, spec },
+        before: "routes",
+    });
+    const policies: GatewayPolicy[] = [];
+    if (input.sourceRanges !== undefined && input.sourceRanges.length > 0) {
+        policies.push(middleware("source-ranges", { ipAllowList: { sourceRange: input.sourceRanges } }));
+    }
+    if (input.basicAuthSecret !== undefined) {
+        // removeHeader: the model server never sees a caller's password.
+        policies.push(middleware("basic-auth", { basicAuth: { secret: input.basicAuthSecret, realm: "tf-serving", removeHeader: true } }));
+    }
+    if (policies.length === 0) {
+        return objects;
+    }
+    const filters = policies.map((p) => ({ type: "ExtensionRef", extensionRef: { group: "traefik.io", kind: "Middleware", name: p.object.metadata.name } }));
+    const filtered = (route: GatewayApiObject): GatewayApiObject => ({
+        ...route,
+        spec: { ...route.spec, rules: (route.spec.rules as Record<string, unknown>[]).map((rule) => ({ ...rule, filters })) },
+    });
+    return {
+        ...objects,
+        httpRoute: filtered(objects.httpRoute),
+        ...(objects.grpcRoute ? { grpcRoute: filtered(objects.grpcRoute) } : {}),
+        policies: [...objects.policies, ...policies],
+    };
+}
 
 /** A listener per serving port, HTTPS when `https` (with the Secret's certificate when one is named), an HTTPRoute and a GRPCRoute. */
 export function renderListenerGateway(input: GatewayBase, https: boolean): GatewayObjects {
@@ -190,7 +271,7 @@ export function renderListenerGateway(input: GatewayBase, https: boolean): Gatew
             metadata,
             spec: {
                 parentRefs: parent(REST_LISTENER),
-                rules: [{ matches: [{ path: { type: "PathPrefix", value: "/v1/" } }], backendRefs: backend(REST_PORT) }],
+                rules: [{ matches: restMatches(input.name), backendRefs: backend(REST_PORT) }],
             },
         },
         grpcRoute: {

@@ -8,6 +8,7 @@ import { ModelImage, RegistryDigestLookup, RegistryTagProbe } from "../component
 import { ModelMonitoring } from "../components/modelMonitoring";
 import { ImagePullCredentials, ModelServer, ModelServerArgs, NodePlacement } from "../components/modelServer";
 import { ModelGateway } from "../components/modelGateway";
+import { grpcHostnameFor } from "../serving/gatewayAccess";
 import { GoldenSource } from "../contract/golden";
 import { WarmupSource } from "../model/warmup";
 import { MANAGED_BY_LABEL } from "../contract/labels";
@@ -108,7 +109,8 @@ export interface StackOutputs {
     /** Namespace of the model servers (`tfs doctor --stack` reads it). */
     namespace: pulumi.Output<string>;
     /** Every model's endpoints by name, for stacks that serve several. */
-    models: pulumi.Output<Record<string, { restUrl: string; grpcEndpoint: string; modelStatusUrl: string; imageRef: string }>>;
+    /** `grpcAuthority`: the host a gRPC client names for the model where its Gateway routes gRPC by host (`gateway.grpcHostname`). */
+    models: pulumi.Output<Record<string, { restUrl: string; grpcEndpoint: string; modelStatusUrl: string; imageRef: string; grpcAuthority?: string }>>;
     /** Every model's image: its content tag and whether it was pushed or the registry's copy reused (read back at the next run). */
     imageBuilds: pulumi.Output<Record<string, ImageBuildRecord>>;
     kubeconfig?: pulumi.Output<string>;
@@ -178,6 +180,10 @@ export function deployModels(args: DeployArgs): StackOutputs {
             model: settings.name,
             namespace,
             ...gatewaySettings,
+            ...(gatewaySettings.platform === "generic" && gatewaySettings.grpcHostname !== undefined
+                ? { grpcHostname: grpcHostnameFor(gatewaySettings.grpcHostname, settings.name) } : {}),
+            sourceRanges: config.service.sourceRanges,
+            ...(config.service.basicAuthUsers === undefined ? {} : { basicAuthUsers: pulumi.secret(config.service.basicAuthUsers) }),
             canary: settings.canary !== undefined,
         }, { provider, dependsOn: args.dependsOn });
         const server = new ModelServer(settings.name, {
@@ -227,8 +233,10 @@ export function deployModels(args: DeployArgs): StackOutputs {
         imageRef: first.imageRef,
         namespace,
         models: pulumi.all(endpoints.map((e) => pulumi.all([e.restUrl, e.grpcEndpoint, e.modelStatusUrl, e.imageRef])))
-            .apply((rows) => Object.fromEntries(rows.map(([restUrl, grpcEndpoint, modelStatusUrl, imageRef], i) =>
-                [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef }]))),
+            .apply((rows) => Object.fromEntries(rows.map(([restUrl, grpcEndpoint, modelStatusUrl, imageRef], i) => {
+                const grpcAuthority = (servers[i].endpoint as { grpcAuthority?: string }).grpcAuthority;
+                return [args.models[i].settings.name, { restUrl, grpcEndpoint, modelStatusUrl, imageRef, ...(grpcAuthority === undefined ? {} : { grpcAuthority }) }];
+            }))),
         imageBuilds: pulumi.all(images.map((i) => i.build)).apply((builds) => Object.fromEntries(builds.map((b, i) => [args.models[i].settings.name, b]))),
     };
 }

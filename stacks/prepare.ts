@@ -37,6 +37,8 @@ export interface StackInput {
     projectDir: string;
     /** The stack's name, when known: its `Pulumi.<stack>.yaml` is read for keys Pulumi ignores. */
     stack?: string;
+    /** The full names of the keys that hold a secret (the engine's `PULUMI_CONFIG_SECRET_KEYS`). */
+    secretKeys?: readonly string[];
 }
 
 export interface PreparedStack {
@@ -51,7 +53,7 @@ export function prepareStack(input: StackInput, options: LifecycleOptions): Prep
     const ignored = input.stack === undefined ? [] : ignoredStackFileKeys(input.projectDir, input.stack, input.project);
     let config: ServingConfig;
     try {
-        config = readConfig(input.config, input.project, input.projectDir);
+        config = readConfig(input.config, input.project, input.projectDir, new Set(input.secretKeys ?? []));
     } catch (err) {
         throw err instanceof ConfigError && ignored.length > 0 ? new ConfigError([...ignored, ...err.issues], input.project) : err;
     }

@@ -12,13 +12,13 @@ export interface Answer {
 }
 
 /** One HTTP request on a connection of its own; rejects on a network error or after `timeoutMs`. */
-export function request(url: string, options: { method?: string; body?: string; timeoutMs?: number } = {}): Promise<Answer> {
+export function request(url: string, options: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<Answer> {
     const t0 = process.hrtime.bigint();
     return new Promise((resolve, reject) => {
         const req = http.request(url, {
             method: options.method ?? (options.body ? "POST" : "GET"),
             agent: false,
-            headers: { Connection: "close", ...(options.body ? { "Content-Type": "application/json" } : {}) },
+            headers: { Connection: "close", ...(options.body ? { "Content-Type": "application/json" } : {}), ...options.headers },
             timeout: options.timeoutMs ?? 5000,
         }, (res) => {
             let body = "";
@@ -34,8 +34,8 @@ export function request(url: string, options: { method?: string; body?: string; 
 }
 
 /** `:predict` for the half-plus-N fixtures: the predictions for `instances`. */
-export async function predict(restUrl: string, model: string, instances: number[]): Promise<number[]> {
-    const a = await request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }) });
+export async function predict(restUrl: string, model: string, instances: number[], headers?: Record<string, string>): Promise<number[]> {
+    const a = await request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }), headers });
     if (a.status !== 200) {
         throw new Error(`predict: HTTP ${a.status}: ${a.body.slice(0, 300)}`);
     }
@@ -43,8 +43,8 @@ export async function predict(restUrl: string, model: string, instances: number[
 }
 
 /** The version TF Serving reports AVAILABLE for the model, from `GET /v1/models/NAME`. */
-export async function availableVersion(restUrl: string, model: string): Promise<string> {
-    const a = await request(`${restUrl}/v1/models/${model}`);
+export async function availableVersion(restUrl: string, model: string, headers?: Record<string, string>): Promise<string> {
+    const a = await request(`${restUrl}/v1/models/${model}`, { headers });
     if (a.status !== 200) {
         throw new Error(`model status: HTTP ${a.status}: ${a.body.slice(0, 300)}`);
     }
@@ -77,7 +77,11 @@ export function percentile(sorted: number[], p: number): number {
  * answering. Every request that fails, answers non-200 or answers other than `expected` (or one of
  * `alternatives`, while a rollout switches between models) counts as a failure.
  */
-export async function underTraffic(restUrl: string, model: string, during: Promise<unknown>, options: { rps?: number; maxSeconds?: number; instances?: number[]; expected: number[]; alternatives?: number[][] }): Promise<TrafficReport> {
+export async function underTraffic(restUrl: string, model: string, during: Promise<unknown>, options: {
+    rps?: number; maxSeconds?: number; instances?: number[]; expected: number[]; alternatives?: number[][];
+    /** Sent with every request (an endpoint's `authorization`). */
+    headers?: Record<string, string>;
+}): Promise<TrafficReport> {
     const rps = options.rps ?? 20;
     const limit = (options.maxSeconds ?? 600) * rps;
     let done = false;
@@ -97,7 +101,7 @@ export async function underTraffic(restUrl: string, model: string, during: Promi
     for (let tick = 0; !done && tick < limit; tick++) {
         const started = Date.now();
         report.requests++;
-        inFlight.push(request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }) }).then((a) => {
+        inFlight.push(request(`${restUrl}/v1/models/${model}:predict`, { body: JSON.stringify({ instances }), headers: options.headers }).then((a) => {
             report.latenciesMs.push(a.ms);
             const got = a.status === 200 ? JSON.stringify((JSON.parse(a.body) as { predictions: number[] }).predictions) : "";
             if (![options.expected, ...(options.alternatives ?? [])].some((e) => got === JSON.stringify(e))) {
@@ -106,7 +110,7 @@ export async function underTraffic(restUrl: string, model: string, during: Promi
         }, (err: Error) => { fail(`predict: ${err.message}`); }));
         if (tick % 4 === 0) {
             report.requests++;
-            inFlight.push(availableVersion(restUrl, model).then(seen, (err: Error) => { fail(`status: ${err.message}`); }));
+            inFlight.push(availableVersion(restUrl, model, options.headers).then(seen, (err: Error) => { fail(`status: ${err.message}`); }));
         }
         await new Promise((r) => setTimeout(r, Math.max(0, 1000 / rps - (Date.now() - started))));
     }

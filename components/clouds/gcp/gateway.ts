@@ -5,7 +5,7 @@
 import { GRPC_PORT, REST_PORT } from "../../../serving/images";
 import { modelStatusPath } from "../../../serving/probes";
 import {
-    GATEWAY_API_VERSION, GATEWAY_WAIT_FOR, GRPC_SERVICES, GatewayApiObject, GatewayBase, GatewayObjects, GatewayRenderer, backends, forCanary,
+    GATEWAY_API_VERSION, GATEWAY_WAIT_FOR, GRPC_SERVICES, GatewayApiObject, GatewayBase, GatewayObjects, GatewayRenderer, backends, forCanary, restMatches,
 } from "../../../serving/gateway";
 
 /** The GKE Gateway controller's own Gateway fields. */
@@ -71,7 +71,7 @@ export function renderGkeGatewayObjects(input: GatewayBase & GkeGatewaySettings)
             spec: {
                 parentRefs: [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: input.name, sectionName: "https" }],
                 rules: [
-                    { matches: [{ path: { type: "PathPrefix", value: "/v1/" } }], backendRefs: backend(REST_PORT) },
+                    { matches: restMatches(input.name), backendRefs: backend(REST_PORT) },
                     { matches: GRPC_SERVICES.map((s) => ({ path: { type: "PathPrefix", value: `/${s}/` } })), backendRefs: backend(GRPC_PORT) },
                 ],
             },

@@ -29,10 +29,16 @@ describe("gateway rendering", () => {
         }
     });
 
-    it("routes REST's /v1/ to the Service's REST port and TF Serving's gRPC services to its gRPC port, each on its own listener", () => {
+    it("routes the model's own REST paths to the Service's REST port and TF Serving's gRPC services to its gRPC port, each on its own listener", () => {
         const { httpRoute, grpcRoute } = renderGatewayObjects(INPUT) as any;
         assert.deepStrictEqual(httpRoute.spec.parentRefs, [{ group: "gateway.networking.k8s.io", kind: "Gateway", name: "half-plus-two", sectionName: "rest" }]);
-        assert.deepStrictEqual(httpRoute.spec.rules, [{ matches: [{ path: { type: "PathPrefix", value: "/v1/" } }], backendRefs: [{ group: "", kind: "Service", name: "half-plus-two", port: 8501 }] }]);
+        assert.deepStrictEqual(httpRoute.spec.rules, [{
+            matches: [
+                { path: { type: "PathPrefix", value: "/v1/models/half-plus-two" } },
+                ...["predict", "classify", "regress"].map((m) => ({ path: { type: "Exact", value: `/v1/models/half-plus-two:${m}` } })),
+            ],
+            backendRefs: [{ group: "", kind: "Service", name: "half-plus-two", port: 8501 }],
+        }]);
         assert.strictEqual(grpcRoute.kind, "GRPCRoute");
         assert.strictEqual(grpcRoute.spec.parentRefs[0].sectionName, "grpc");
         assert.deepStrictEqual(grpcRoute.spec.rules[0].matches.map((m: any) => m.method.service), ["tensorflow.serving.PredictionService", "tensorflow.serving.ModelService"]);
@@ -55,11 +61,11 @@ describe("gateway rendering", () => {
         assert.deepStrictEqual(healthCheckPolicy.spec.targetRef, { group: "", kind: "Service", name: "half-plus-two" });
     });
 
-    it("GKE: one HTTPRoute sends REST's /v1/ to the REST port and gRPC's /tensorflow.serving.* paths to the gRPC port", () => {
+    it("GKE: one HTTPRoute sends the model's REST paths to the REST port and gRPC's /tensorflow.serving.* paths to the gRPC port", () => {
         const { httpRoute } = renderGatewayObjects({ ...INPUT, platform: "gke", tlsSecretName: "tfs-tls" }) as any;
         assert.deepStrictEqual(httpRoute.spec.parentRefs[0].sectionName, "https");
         assert.deepStrictEqual(httpRoute.spec.rules.map((r: any) => [r.matches.map((m: any) => m.path.value), r.backendRefs[0].port]), [
-            [["/v1/"], 8501],
+            [["/v1/models/half-plus-two", ...["predict", "classify", "regress"].map((m) => `/v1/models/half-plus-two:${m}`)], 8501],
             [["/tensorflow.serving.PredictionService/", "/tensorflow.serving.ModelService/"], 8500],
         ]);
     });

@@ -1,6 +1,6 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
-import { ModelGateway, ModelGatewayArgs } from "../../../components/modelGateway";
+import { ModelGateway, ModelGatewayArgs, modelGatewayIssues } from "../../../components/modelGateway";
 import { GatewayPlatformSettings } from "../../../components/clouds/gateways";
 import { MockOptions } from "../../../ops/planRuntime";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
@@ -11,7 +11,7 @@ const HTTP_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:HTTPRoute";
 const GRPC_ROUTE = "kubernetes:gateway.networking.k8s.io/v1:GRPCRoute";
 const ADDRESS: MockOptions = { state: ({ type }) => (type === GATEWAY ? { status: { addresses: [{ type: "IPAddress", value: "192.0.2.9" }] } } : undefined) };
 
-async function gateway(args: Partial<Pick<ModelGatewayArgs, "className" | "tlsSecretName" | "canary">> & GatewayPlatformSettings = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
+async function gateway(args: Partial<Pick<ModelGatewayArgs, "className" | "tlsSecretName" | "canary" | "sourceRanges" | "basicAuthUsers">> & GatewayPlatformSettings = {}, mock: MockOptions = ADDRESS): Promise<{ rec: MockRun; gw: ModelGateway }> {
     const rec = await startMockRuntime(mock);
     const provider = new k8s.Provider("test", {});
     const gw = new ModelGateway("half-plus-two", { model: "half-plus-two", namespace: "serving", className: "traefik", tlsSecretName: "tfs-tls", ...args }, { provider });
@@ -19,7 +19,51 @@ async function gateway(args: Partial<Pick<ModelGatewayArgs, "className" | "tlsSe
     return { rec, gw };
 }
 
+const MIDDLEWARE = "kubernetes:traefik.io/v1alpha1:Middleware";
+const SECRET = "kubernetes:core/v1:Secret";
+const USERS = `alice:{SHA}${"A".repeat(27)}=`;
+
 describe("ModelGateway", () => {
+    it("with Traefik: the callers' Secret, then the ranges' and the credentials' Middlewares, before the routes that reference them", async () => {
+        const { rec } = await gateway({ controller: "traefik", sourceRanges: ["127.0.0.0/8"], basicAuthUsers: USERS, canary: true });
+        const secret = rec.one(SECRET).inputs as any;
+        assert.deepStrictEqual([secret.metadata.name, secret.metadata.namespace, secret.type], ["half-plus-two-callers", "serving", "Opaque"]);
+        assert.strictEqual(secret.stringData, "[secret]", "the callers reach the engine as a secret (the recorder shows no secret's value)");
+        assert.deepStrictEqual(rec.ofType(MIDDLEWARE).map((m) => (m.inputs as any).metadata.name).sort(), ["half-plus-two-basic-auth", "half-plus-two-source-ranges"]);
+        const auth = rec.ofType(MIDDLEWARE).find((m) => (m.inputs as any).metadata.name === "half-plus-two-basic-auth")!;
+        assert.strictEqual((auth.inputs as any).spec.basicAuth.secret, "half-plus-two-callers");
+        for (const type of [HTTP_ROUTE, GRPC_ROUTE]) {
+            assert.deepStrictEqual((rec.one(type).inputs as any).spec.rules[0].filters.map((f: any) => f.extensionRef.name), ["half-plus-two-source-ranges", "half-plus-two-basic-auth"], type);
+        }
+    });
+
+    it("refuses, before registering anything, what it cannot enforce: ranges without the controller, a malformed range, plain passwords, credentials on GKE", async () => {
+        const rec = await startMockRuntime(ADDRESS);
+        const provider = new k8s.Provider("test", {});
+        const refused = (args: Partial<ModelGatewayArgs>) => assert.throws(
+            () => new ModelGateway("m", { model: "m", namespace: "serving", className: "traefik", ...args } as ModelGatewayArgs, { provider }), (err: Error) => {
+                assert.doesNotMatch(err.message, /hunter2|AAAA/, "the callers never appear in a message");
+                return /^ModelGateway m: /.test(err.message) ? (assert.ok(err.message.length > 20), true) : false;
+            });
+        refused({ sourceRanges: ["127.0.0.0/8"] });
+        refused({ controller: "traefik", sourceRanges: ["10.0.0.1/8"] } as Partial<ModelGatewayArgs>);
+        refused({ controller: "traefik", basicAuthUsers: "alice:hunter2" } as Partial<ModelGatewayArgs>);
+        refused({ platform: "gke", basicAuthUsers: USERS } as Partial<ModelGatewayArgs>);
+        refused({ controller: "traefik", grpcHostname: "10.0.0.1" } as Partial<ModelGatewayArgs>);
+        await rec.settle();
+        assert.deepStrictEqual(rec.resources.filter((r) => r.type !== "pulumi:providers:kubernetes").map((r) => r.type), [], "nothing registered");
+    });
+
+    it("a program's second generic Gateway of a class needs a gRPC host of its own (their Gateways may share one address)", () => {
+        const args = (grpcHostname?: string): ModelGatewayArgs => ({ model: "two", namespace: "serving", className: "tfs-e2e-traefik", grpcHostname });
+        const fields = (a: ModelGatewayArgs, earlier: { className: string; grpcHostname?: string }[]) => modelGatewayIssues(a, earlier).map((i) => i.field);
+        assert.deepStrictEqual(fields(args(), [{ className: "tfs-e2e-traefik" }]), ["grpcHostname"]);
+        assert.deepStrictEqual(fields(args("two.grpc.example.com"), [{ className: "tfs-e2e-traefik" }]), ["grpcHostname"], "the first has none: it takes every host");
+        assert.deepStrictEqual(fields(args("two.grpc.example.com"), [{ className: "tfs-e2e-traefik", grpcHostname: "two.grpc.example.com" }]), ["grpcHostname"]);
+        assert.deepStrictEqual(fields(args("two.grpc.example.com"), [{ className: "tfs-e2e-traefik", grpcHostname: "one.grpc.example.com" }]), []);
+        assert.deepStrictEqual(fields(args(), [{ className: "another-class" }]), []);
+    });
+
     it("a Gateway of the class, an HTTPRoute and a GRPCRoute as its children, the outputs at the Gateway's address", async () => {
         const { rec, gw } = await gateway();
         const kinds = rec.resources.filter((r) => r.parent === "tf-serving:index:ModelGateway::half-plus-two").map((r) => r.type).sort();

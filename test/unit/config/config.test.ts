@@ -137,6 +137,50 @@ describe("readConfig", () => {
         assert.deepStrictEqual([lb.service.endpoint, lb.service.type, lb.service.gateway], ["loadBalancer", "LoadBalancer", undefined]);
     });
 
+    it("endpoint gateway on a cluster of one's own: source ranges and callers with the controller named, the callers from a secret", () => {
+        const users = `alice:{SHA}${"A".repeat(27)}=`;
+        const values = {
+            ...BASE, publicEndpoint: undefined, endpoint: "gateway", loadBalancerSourceRanges: ["127.0.0.0/8"],
+            gateway: { className: "tfs-e2e-traefik", controller: "traefik", grpcHostname: "{model}.grpc.example.com", auth: { type: "basic", users } },
+        };
+        const c = readConfig(cfg(values), PROJECT, DIR, new Set([`${PROJECT}:gateway`]));
+        assert.deepStrictEqual(c.service.gateway, { className: "tfs-e2e-traefik", tlsSecretName: undefined, platform: "generic", controller: "traefik", grpcHostname: "{model}.grpc.example.com" });
+        assert.deepStrictEqual(c.service.sourceRanges, ["127.0.0.0/8"]);
+        assert.strictEqual(c.service.basicAuthUsers, users);
+        assert.ok(!JSON.stringify(c.service.gateway).includes("SHA"), "the callers stay out of the gateway settings, which records may show");
+
+        const keys = (v: Record<string, unknown>, secret = true) => {
+            try {
+                readConfig(cfg(v), PROJECT, DIR, new Set(secret ? [`${PROJECT}:gateway`] : []));
+            } catch (err) {
+                assert.ok(err instanceof ConfigError);
+                return err.issues.map((i) => `${i.key} ${JSON.stringify(i.value)}: ${i.expected}`).join("\n");
+            }
+            return "";
+        };
+        const plain = keys(values, false);
+        assert.match(plain, /^gateway\.auth\.users "\[secret\]": must be a secret, not plain configuration .*pulumi config set --secret --path 'gateway\.auth\.users'/m);
+        assert.doesNotMatch(plain, /SHA/, "the message never shows the value");
+        assert.match(keys({ ...values, gateway: { ...values.gateway, auth: { type: "basic", users: "alice:hunter2" } } }), /^gateway\.auth\.users "\[secret\]": line 1 is not `user:HASH`/m);
+        assert.match(keys({ ...values, gateway: { ...values.gateway, auth: { type: "jwt", users } } }), /^gateway\.auth\.type "jwt": /m);
+        assert.match(keys({ ...values, gateway: { ...values.gateway, auth: { type: "basic" } } }), /^gateway\.auth\.users undefined: required/m);
+        assert.match(keys({ ...values, gateway: { className: "eg", auth: { type: "basic", users } } }), /^gateway\.controller undefined: required with loadBalancerSourceRanges or gateway\.auth/m);
+        assert.match(keys({ ...values, gateway: { ...values.gateway, controller: "envoy" } }), /^gateway\.controller "envoy": /m);
+        assert.match(keys({ ...values, gateway: { ...values.gateway, grpcHostname: "127.0.0.1" } }), /^gateway\.grpcHostname "127\.0\.0\.1": must be a DNS name/m);
+        assert.match(keys({ ...values, loadBalancerSourceRanges: ["10.0.0.1/8"] }), /^loadBalancerSourceRanges\[0\] /m);
+        assert.match(keys({ ...values, loadBalancerSourceRanges: undefined }), /^publicEndpoint undefined: with `endpoint: gateway` and no loadBalancerSourceRanges/m);
+    });
+
+    it("endpoint gateway with several models on a cluster of one's own: a gRPC host per model, or the preview stops", () => {
+        const models = [{ name: "one", path: "models/a" }, { name: "two", path: "models/b" }];
+        const values = { ...BASE, modelPath: undefined, endpoint: "gateway", gateway: { className: "tfs-e2e-traefik" }, models };
+        assert.deepStrictEqual(issuesOf(values).map((i) => `${i.key}: ${i.expected.slice(0, 60)}`),
+            ["gateway.grpcHostname: required with 2 models behind Gateways of one class: their G"]);
+        assert.match(issuesOf({ ...values, gateway: { className: "tfs-e2e-traefik", grpcHostname: "grpc.example.com" } })[0].expected, /^must contain \{model\}/);
+        assert.strictEqual(readConfig(cfg({ ...values, gateway: { className: "tfs-e2e-traefik", grpcHostname: "{model}.grpc.example.com" } }), PROJECT, DIR).models.length, 2);
+        assert.strictEqual(readConfig(cfg({ ...values, models: [models[0]] }), PROJECT, DIR).models.length, 1, "one model: nothing to tell apart");
+    });
+
     it("endpoint gateway: refuses what it cannot honour, naming each key", () => {
         const keys = (values: Record<string, unknown>) => issuesOf({ ...BASE, ...values }).map((i) => `${i.key}: ${i.expected}`);
         assert.match(keys({ endpoint: "gateway" }).join("\n"), /^gateway: required with `endpoint: gateway`/m);
@@ -516,6 +560,8 @@ describe("quantities and CIDRs", () => {
 
 describe("readConfig: canary", () => {
     const GATEWAY = { ...BASE, endpoint: "gateway", gateway: { className: "traefik", tlsSecretName: "tfs-tls" } };
+    /** Several models behind Gateways of one class: a gRPC host each. */
+    const SEVERAL = { gateway: { ...GATEWAY.gateway, grpcHostname: "{model}.grpc.example.com" } };
 
     it("is off unless set; set, its defaults fill what is left out", () => {
         assert.strictEqual(readConfig(cfg(GATEWAY), PROJECT, DIR).models[0].canary, undefined);
@@ -526,7 +572,7 @@ describe("readConfig: canary", () => {
     });
 
     it("is per model too, beside the top-level default", () => {
-        const c = readConfig(cfg({ ...GATEWAY, modelPath: undefined, canary: { holdSeconds: 30 }, models: [
+        const c = readConfig(cfg({ ...GATEWAY, ...SEVERAL, modelPath: undefined, canary: { holdSeconds: 30 }, models: [
             { name: "a", path: "models/a" }, { name: "b", path: "models/b", canary: { holdSeconds: 90 } },
         ] }), PROJECT, DIR);
         assert.deepStrictEqual(c.models.map((m) => m.canary?.holdSeconds), [30, 90]);
@@ -592,9 +638,9 @@ describe("readConfig: canary", () => {
         const models = (canary: boolean) => [
             { name: "a", path: "models/a", ...(canary ? { canary: {} } : {}) }, { name: "a-canary", path: "models/b" },
         ];
-        const [issue] = issuesOf({ ...GATEWAY, modelPath: undefined, models: models(true) });
+        const [issue] = issuesOf({ ...GATEWAY, ...SEVERAL, modelPath: undefined, models: models(true) });
         assert.strictEqual(issue.key, "models[1].name");
         assert.match(issue.expected, /model "a"'s canary .* rename this model .*or remove models\[0\]\.canary/);
-        assert.strictEqual(readConfig(cfg({ ...GATEWAY, modelPath: undefined, models: models(false) }), PROJECT, DIR).models.length, 2, "no canary, no clash");
+        assert.strictEqual(readConfig(cfg({ ...GATEWAY, ...SEVERAL, modelPath: undefined, models: models(false) }), PROJECT, DIR).models.length, 2, "no canary, no clash");
     });
 });

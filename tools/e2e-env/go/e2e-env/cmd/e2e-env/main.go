@@ -216,6 +216,13 @@ func (e *env) prepare() error {
 	if d := time.Since(t1); d > time.Second {
 		e.built = append(e.built, fmt.Sprintf("%s module (its CRDs): %s s", gateway.Module, elapsed(t1)))
 	}
+	t2 := time.Now()
+	if _, err := gateway.TraefikCRDs(e.s.Tools(), e.goEnv); err != nil {
+		return err
+	}
+	if d := time.Since(t2); d > time.Second {
+		e.built = append(e.built, fmt.Sprintf("%s module (its CRDs): %s s", gateway.TraefikModule, elapsed(t2)))
+	}
 	bundles.Touch(e.dirs) // used now: the builds another checkout's prepare keeps
 	if len(e.built) == 0 {
 		logf("prepare: nothing to build, every binary is cached under %s", e.s.Bin())
@@ -623,6 +630,16 @@ func (e *env) startGateway() error {
 	crds := []string{"wait", "--for=condition=Established", "--timeout=60s"}
 	for _, n := range gateway.CRDNames {
 		crds = append(crds, "crd/"+n+".gateway.networking.k8s.io")
+	}
+	traefikCRDs, err := gateway.TraefikCRDs(e.s.Tools(), e.goEnv)
+	if err != nil {
+		return err
+	}
+	if _, err := e.kubectl("", "apply", "--server-side", "--force-conflicts", "-f", traefikCRDs); err != nil {
+		return fmt.Errorf("installing Traefik's CRDs of %s: %w", traefikCRDs, err)
+	}
+	for _, n := range gateway.TraefikCRDNames {
+		crds = append(crds, "crd/"+n)
 	}
 	if _, err := e.kubectl("", crds...); err != nil {
 		return err

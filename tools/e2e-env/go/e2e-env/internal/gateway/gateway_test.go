@@ -26,7 +26,7 @@ func settings(t *testing.T, env map[string]string) configs.Settings {
 func TestConfigListensOnTheGatewayAddressOnly(t *testing.T) {
 	c := Config(settings(t, map[string]string{"TFS_E2E_STATE": "/st", "TFS_E2E_GATEWAY_ADDRESS": "127.0.112.1", "TFS_E2E_GATEWAY_ADMIN_PORT": "19292"}))
 	for _, want := range []string{`address: "127.0.112.1:8501"`, `address: "127.0.112.1:8500"`, `address: "127.0.0.1:19292"`,
-		"entryPoint: admin", "kubernetesGateway:", `ip: "127.0.112.1"`, "checkNewVersion: false", "sendAnonymousUsage: false"} {
+		"entryPoint: admin", "kubernetesGateway:", "kubernetesCRD: {}", `ip: "127.0.112.1"`, "checkNewVersion: false", "sendAnonymousUsage: false"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("config lacks %s:\n%s", want, c)
 		}
