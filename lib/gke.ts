@@ -13,3 +13,5 @@ export { ArtifactRegistry, GCR_HOSTS } from "../components/clouds/gcp/artifactRe
 export type {
     ArtifactRegistryArgs, ArtifactRegistrySettings, GcrHost, GcrRepositorySettings, OwnedRepositorySettings,
 } from "../components/clouds/gcp/artifactRegistry";
+export { MAX_SOURCE_RANGES, securityPolicyName, sourceRangeRules } from "../components/clouds/gcp/cloudArmor";
+export type { SourceRangeRule } from "../components/clouds/gcp/cloudArmor";

@@ -6,7 +6,7 @@ export { ModelServer, modelServerSizing } from "../components/modelServer";
 export { ModelGateway } from "../components/modelGateway";
 export type { ModelGatewayArgs, RouteRef } from "../components/modelGateway";
 export type {
-    EksGatewaySettings, GatewayInput, GatewayPlatform, GatewayPlatformSettings, GenericGatewaySettings, GkeGatewaySettings,
+    EksGatewaySettings, GatewayInput, GatewayPlatform, GatewayPlatformSettings, GenericGatewaySettings, GkeGatewaySettings, GkeIapSettings,
 } from "../components/clouds/gateways";
 export type { GatewayBase } from "../serving/gateway";
 export { ModelMonitoring } from "../components/modelMonitoring";

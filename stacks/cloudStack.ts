@@ -32,6 +32,8 @@ export function deployToCluster(
     registry: RegistryTarget & pulumi.Resource,
     previous: PreviousOutputs,
     serviceAnnotations?: Record<string, string>,
+    /** What the models wait for beside the cluster and the registry (GKE: the Cloud Armor policy their Gateway names). */
+    alsoDependsOn: pulumi.Resource[] = [],
 ): StackOutputs {
     return {
         ...deployModels({
@@ -46,7 +48,7 @@ export function deployToCluster(
             cluster: { kubeconfig: cluster.kubeconfig },
             namespaceLabels: cluster.namespaceLabels,
             // Pods wait for their nodes (and the device plugin, and pull access to the registry).
-            dependsOn: [cluster, registry, ...(cluster.loadBalancerController ? [cluster.loadBalancerController] : [])],
+            dependsOn: [cluster, registry, ...(cluster.loadBalancerController ? [cluster.loadBalancerController] : []), ...alsoDependsOn],
         }),
         kubeconfig: cluster.kubeconfig,
         clusterName: cluster.clusterName,

@@ -9,6 +9,7 @@ import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import { GkeCluster } from "../components/clouds/gcp/cluster";
 import { ArtifactRegistry } from "../components/clouds/gcp/artifactRegistry";
+import { securityPolicyName, sourceRangeRules } from "../components/clouds/gcp/cloudArmor";
 import { ConfigFor } from "../config/config";
 import { DeployedSettings } from "../config/liveChanges";
 import { gkeSettingsOf } from "../components/clouds/gcp/liveChanges";
@@ -55,5 +56,31 @@ export async function deployGcp(config: ConfigFor<"gcp">, models: PreparedModel[
             }, { provider });
         }
     }
-    return { ...deployToCluster(config, models, cluster, registry, previous), deployedSettings: pulumi.output(settings) };
+    const ranges = sourceRangesPolicy(config, provider);
+    return {
+        ...deployToCluster(ranges.config, models, cluster, registry, previous, undefined, ranges.policy ? [ranges.policy] : []),
+        deployedSettings: pulumi.output(settings),
+    };
+}
+
+/**
+ * `loadBalancerSourceRanges` with the GKE Gateway: the Cloud Armor policy that allows them (and refuses
+ * every other address with 403), and the config the models get, its name in the Gateway's settings so
+ * that the model's and the canary's backend policies attach it (docs/guides/endpoint-security.md#gke).
+ * Without ranges, or with a LoadBalancer Service (which takes them itself), nothing.
+ */
+function sourceRangesPolicy(config: ConfigFor<"gcp">, provider: gcp.Provider): { config: ConfigFor<"gcp">; policy?: gcp.compute.SecurityPolicy } {
+    const gateway = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
+    if (gateway?.platform !== "gke" || config.service.sourceRanges.length === 0) {
+        return { config };
+    }
+    const name = securityPolicyName(pulumi.getProject(), pulumi.getStack(), config.namespace);
+    const policy = new gcp.compute.SecurityPolicy("source-ranges", {
+        project: config.gke.project,
+        name,
+        type: "CLOUD_ARMOR",
+        description: `loadBalancerSourceRanges of the models in namespace ${config.namespace} (tf-serving stack ${pulumi.getStack()})`,
+        rules: sourceRangeRules(config.service.sourceRanges),
+    }, { provider });
+    return { config: { ...config, service: { ...config.service, gateway: { ...gateway, securityPolicy: name } } }, policy };
 }

@@ -9,7 +9,7 @@ import { EKS_GATEWAY, EksGatewaySettings } from "./aws/gateway";
 import { GKE_GATEWAY, GkeGatewaySettings } from "./gcp/gateway";
 
 export type { EksGatewaySettings } from "./aws/gateway";
-export type { GkeGatewaySettings } from "./gcp/gateway";
+export type { GkeGatewaySettings, GkeIapSettings } from "./gcp/gateway";
 export type { GenericGatewaySettings } from "../../serving/gateway";
 
 /**

@@ -2,6 +2,7 @@
  * The GKE Gateway controller's Gateway (`platform: "gke"`): the objects it reads, pure (no SDK), so
  * `ModelGateway` renders them on any stack and the tests read them directly.
  */
+import { ArgsIssue, argsError } from "../../argsIssues";
 import { GRPC_PORT, REST_PORT } from "../../../serving/images";
 import { modelStatusPath } from "../../../serving/probes";
 import {
@@ -13,6 +14,30 @@ export interface GkeGatewaySettings {
     platform: "gke";
     /** A Certificate Manager certificate map (the `networking.gke.io/certmap` annotation) instead of a Secret. */
     certificateMap?: string;
+    /**
+     * The Cloud Armor security policy (its name in the project) on the backend service of the model's
+     * Service and of the canary's: what enforces `sourceRanges` on GKE (gcp/cloudArmor.ts has its rules;
+     * the gcp stack creates it). Required with `sourceRanges`; unset: no policy.
+     */
+    securityPolicy?: string;
+    /** Identity-Aware Proxy in front of the same backend services: every caller sends a Google-signed ID token. Unset: none. */
+    iap?: GkeIapSettings;
+}
+
+/**
+ * IAP through the `GCPBackendPolicy` (GoogleCloudPlatform/gke-gateway-api, apis/networking/v1/
+ * gcpbackendpolicy_types.go, `IdentityAwareProxyConfig`): a custom OAuth client, which programmatic
+ * callers need (cloud.google.com/iap/docs/custom-oauth-configuration: the Google-managed client serves
+ * the browser flow only).
+ */
+export interface GkeIapSettings {
+    /** The OAuth 2.0 client's ID, `NUMBER-ID.apps.googleusercontent.com`: the audience of the ID tokens callers send. */
+    clientID: string;
+    /**
+     * A Secret in the model's namespace holding the client's secret under the key `key`
+     * (`kubectl create secret generic NAME --from-file=key=FILE`): never the secret itself.
+     */
+    oauth2ClientSecretName: string;
 }
 
 /** What `renderGkeGatewayObjects` returns: the generic objects and, by name, the controller's own. */
@@ -21,10 +46,73 @@ export type GkeGatewayObjects = GatewayObjects & {
     healthCheckPolicy: GatewayApiObject;
     /** With a canary Service: its own health check, as the model Service has. */
     canaryBackendPolicy?: GatewayApiObject;
+    /** With `securityPolicy` or `iap`: the Service's backend service's Cloud Armor policy and IAP. */
+    gcpBackendPolicy?: GatewayApiObject;
+    /** The same for the canary's Service, so that the canary's share of the requests meets the same checks. */
+    canaryGcpBackendPolicy?: GatewayApiObject;
 };
 
 /** The GKE Gateway's one port: Google's external Application Load Balancer serves HTTPS on 443. */
 export const GKE_HTTPS_PORT = 443;
+
+/**
+ * A Google OAuth 2.0 client ID as the Credentials page shows it. The shape only: whether the client
+ * exists, the GKE controller finds out.
+ */
+const OAUTH_CLIENT_ID = /^[0-9]+-[0-9a-z]+\.apps\.googleusercontent\.com$/;
+/** A Kubernetes object name (DNS subdomain), as a Secret's is. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Why `id` is not an OAuth 2.0 client ID, or undefined. */
+export function oauthClientIdProblem(id: string): string | undefined {
+    return OAUTH_CLIENT_ID.test(id) ? undefined
+        : "must be the OAuth 2.0 client's ID, `NUMBER-ID.apps.googleusercontent.com` (Google Cloud console, APIs & Services, Credentials)";
+}
+
+/**
+ * Why `name` cannot name the Secret holding the OAuth client's secret, or undefined. Its value is never
+ * repeated: what is not a Secret's name is most likely the secret itself.
+ */
+export function oauthSecretNameProblem(name: string): string | undefined {
+    return SECRET_NAME.test(name) && name.length <= 253 ? undefined
+        : "must name a Secret in the namespace that holds the OAuth client's secret under the key `key`, not the secret itself " +
+        "(`kubectl create secret generic iap-oauth --from-file=key=FILE`, then `oauth2ClientSecret: {name: iap-oauth}`)";
+}
+
+/** Whether the listener terminates TLS: a Secret or a certificate map. */
+function gkeHasTls(input: GkeGatewaySettings & { tlsSecretName?: string }): boolean {
+    return input.tlsSecretName !== undefined || input.certificateMap !== undefined;
+}
+
+/**
+ * The `GCPBackendPolicy`'s `spec.default` for `input`, or undefined without a security policy or IAP.
+ * Ranges without the policy that enforces them are refused: on GKE nothing else would.
+ */
+function backendPolicyDefault(input: GatewayBase & GkeGatewaySettings): Record<string, unknown> | undefined {
+    const found: { field: string; value: unknown; message: string | undefined }[] = [
+        ...((input.sourceRanges?.length ?? 0) > 0 && input.securityPolicy === undefined
+            ? [{ field: "securityPolicy", value: undefined, message: "is required with sourceRanges on GKE: the name of the Cloud Armor policy that enforces them (docs/guides/endpoint-security.md#gke)" }] : []),
+        ...(input.iap === undefined ? [] : [
+            { field: "iap.clientID", value: input.iap.clientID, message: oauthClientIdProblem(input.iap.clientID) },
+            { field: "iap.oauth2ClientSecretName", value: "(not shown)", message: oauthSecretNameProblem(input.iap.oauth2ClientSecretName) },
+            // cloud.google.com/iap/docs/enabling-gke-howto: IAP protects apps served by an HTTPS load balancer.
+            { field: "iap", value: "set", message: gkeHasTls(input) ? undefined : "needs HTTPS: IAP protects only an HTTPS load balancer; set tlsSecretName or certificateMap" },
+        ]),
+    ];
+    const issues = found.filter((i): i is ArgsIssue => i.message !== undefined);
+    if (issues.length > 0) {
+        throw argsError("GKE Gateway", input.name, issues);
+    }
+    if (input.securityPolicy === undefined && input.iap === undefined) {
+        return undefined;
+    }
+    return {
+        ...(input.securityPolicy === undefined ? {} : { securityPolicy: input.securityPolicy }),
+        ...(input.iap === undefined ? {} : {
+            iap: { enabled: true, clientID: input.iap.clientID, oauth2ClientSecret: { name: input.iap.oauth2ClientSecretName } },
+        }),
+    };
+}
 
 /**
  * The GKE Gateway controller's shape. One HTTPS listener on 443 (the port Google's HTTPS load
@@ -89,11 +177,26 @@ export function renderGkeGatewayObjects(input: GatewayBase & GkeGatewaySettings)
             },
         },
     };
-    const canaryBackendPolicy = forCanary(input, objects.healthCheckPolicy, (spec, name) => ({ ...spec, targetRef: { ...service, name } }));
+    const toCanary = (spec: Record<string, unknown>, name: string) => ({ ...spec, targetRef: { ...service, name } });
+    const canaryBackendPolicy = forCanary(input, objects.healthCheckPolicy, toCanary);
+    const backendDefault = backendPolicyDefault(input);
+    // One GCPBackendPolicy per Service carries both the Cloud Armor policy and IAP.
+    const gcpBackendPolicy: GatewayApiObject | undefined = backendDefault && {
+        apiVersion: "networking.gke.io/v1",
+        kind: "GCPBackendPolicy",
+        metadata: { name: input.name, labels: input.labels },
+        spec: { default: backendDefault, targetRef: service },
+    };
+    const canaryGcpBackendPolicy = forCanary(input, gcpBackendPolicy, toCanary);
     return {
         ...objects, canaryBackendPolicy,
+        ...(gcpBackendPolicy ? { gcpBackendPolicy } : {}),
+        ...(canaryGcpBackendPolicy ? { canaryGcpBackendPolicy } : {}),
         policies: [
             ...(canaryBackendPolicy ? [{ suffix: "canary-health-check", object: canaryBackendPolicy, before: "routes" as const, canary: true }] : []),
+            // Before the routes: a route must not send requests to a Service its checks do not cover yet.
+            ...(canaryGcpBackendPolicy ? [{ suffix: "canary-backend-policy", object: canaryGcpBackendPolicy, before: "routes" as const, canary: true }] : []),
+            ...(gcpBackendPolicy ? [{ suffix: "backend-policy", object: gcpBackendPolicy, before: "routes" as const }] : []),
             { suffix: "health-check", object: objects.healthCheckPolicy },
         ],
     };
@@ -102,7 +205,7 @@ export function renderGkeGatewayObjects(input: GatewayBase & GkeGatewaySettings)
 /** The GKE Gateway controller, as `ModelGateway` renders for it: one HTTPS port, TLS from a Secret or a certificate map. */
 export const GKE_GATEWAY: GatewayRenderer<GkeGatewaySettings> = {
     render: renderGkeGatewayObjects,
-    hasTls: (input) => input.tlsSecretName !== undefined || input.certificateMap !== undefined,
+    hasTls: gkeHasTls,
     port: GKE_HTTPS_PORT,
 };
 

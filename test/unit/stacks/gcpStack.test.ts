@@ -102,6 +102,53 @@ describe("GKE stack (composed under mocks)", () => {
         assert.deepStrictEqual(gateway.spec.listeners[0].tls, { mode: "Terminate", certificateRefs: [{ group: "", kind: "Secret", name: "tfs-tls" }] });
     });
 
+    it("endpoint gateway with loadBalancerSourceRanges: a Cloud Armor policy of them, attached to the model's and the canary's Service, waited for", async () => {
+        const config = exampleConfig("gcp-example", () => undefined, {
+            "tf-serving:endpoint": "gateway", "tf-serving:gateway": JSON.stringify({ certificateMap: "tfs-map" }),
+            "tf-serving:loadBalancerSourceRanges": JSON.stringify(["203.0.113.0/24", "198.51.100.7/32"]),
+            "tf-serving:canary": JSON.stringify({ steps: [10] }),
+        });
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.20" });
+        const armor = recorder.one("gcp:compute/securityPolicy:SecurityPolicy");
+        const inputs = armor.inputs as any;
+        assert.strictEqual(inputs.project, "my-gcp-project");
+        assert.strictEqual(inputs.type, "CLOUD_ARMOR");
+        assert.match(inputs.name, /^tfs-tf-serving-[0-9a-f]{8}$/);
+        assert.deepStrictEqual(inputs.rules.map((r: any) => [r.action, r.match.config.srcIpRanges]), [
+            ["allow", ["203.0.113.0/24", "198.51.100.7/32"]], ["deny(403)", ["*"]],
+        ]);
+        const attached = recorder.ofType("kubernetes:networking.gke.io/v1:GCPBackendPolicy").map((r) => [(r.inputs as any).spec.targetRef.name, (r.inputs as any).spec.default]);
+        assert.deepStrictEqual(attached.sort(), [
+            ["half-plus-two", { securityPolicy: inputs.name }], ["half-plus-two-canary", { securityPolicy: inputs.name }],
+        ]);
+        const armorRef = `gcp:compute/securityPolicy:SecurityPolicy::${armor.name}`;
+        assert.ok(recorder.one("tf-serving:index:ModelGateway").dependsOn.includes(armorRef), "the Gateway's objects wait for the policy they name");
+    });
+
+    it("endpoint gateway with gateway.auth iap: the same backend policies carry IAP; without ranges no Cloud Armor policy", async () => {
+        const config = exampleConfig("gcp-example", () => undefined, {
+            "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true",
+            "tf-serving:gateway": JSON.stringify({ certificateMap: "tfs-map", auth: { type: "iap", clientID: "1234-abcd.apps.googleusercontent.com", oauth2ClientSecret: { name: "iap-oauth" } } }),
+        });
+        delete config["tf-serving:loadBalancerSourceRanges"];
+        const { recorder } = await runCloudStack(config, { ip: "203.0.113.20" });
+        assert.deepStrictEqual(recorder.ofType("gcp:compute/securityPolicy:SecurityPolicy"), []);
+        const policy = recorder.one("kubernetes:networking.gke.io/v1:GCPBackendPolicy").inputs as any;
+        assert.deepStrictEqual(policy.spec.default, { iap: { enabled: true, clientID: "1234-abcd.apps.googleusercontent.com", oauth2ClientSecret: { name: "iap-oauth" } } });
+    });
+
+    it("nothing new for a stack that sets nothing new: no Cloud Armor policy or backend policy with a public Gateway or a LoadBalancer with ranges", async () => {
+        const gatewayConfig = exampleConfig("gcp-example", () => undefined, {
+            "tf-serving:endpoint": "gateway", "tf-serving:publicEndpoint": "true", "tf-serving:gateway": JSON.stringify({ certificateMap: "tfs-map" }),
+        });
+        delete gatewayConfig["tf-serving:loadBalancerSourceRanges"];
+        for (const config of [exampleConfig("gcp-example"), gatewayConfig]) {
+            const { recorder } = await runCloudStack(config, { ip: "203.0.113.20" });
+            assert.deepStrictEqual(recorder.ofType("gcp:compute/securityPolicy:SecurityPolicy"), []);
+            assert.deepStrictEqual(recorder.ofType("kubernetes:networking.gke.io/v1:GCPBackendPolicy"), []);
+        }
+    });
+
     it("pushes to Artifact Registry with the access token as a secret, and pods run the pushed digest", async () => {
         const { recorder, outputs } = await runCloudStack(exampleConfig("gcp-example"), { ip: "203.0.113.10" });
         const image = recorder.one("docker:index/image:Image");

@@ -62,6 +62,65 @@ function healthCheckPolicyProblems(policy: GatewayApiObject): string[] {
     return problems;
 }
 
+/**
+ * GKE's GCPBackendPolicy (networking.gke.io/v1) as its CRD admits it: GoogleCloudPlatform/gke-gateway-api,
+ * config/crd/networking.gke.io_gcpbackendpolicies.yaml (from apis/networking/v1/gcpbackendpolicy_types.go):
+ * spec.targetRef required with group, kind and name (a NamespacedPolicyTargetReference: group `^$|DNS
+ * subdomain`, at most 253; kind `^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`, 1 to 63; name 1 to 253; namespace
+ * a DNS label); spec.default's properties (securityPolicy a string; iap `{enabled: boolean, clientID:
+ * string, oauth2ClientSecret: {name: string}}`, which "If true, the ClientID and Oauth2ClientSecret fields
+ * must be non-empty"), nothing else of ours. Which kinds a target may be, the CRD leaves to the
+ * controller; Google's documentation (cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources,
+ * "Limitations") says: with a single-cluster Gateway a GCPBackendPolicy refers to a v1 Service, in the
+ * policy's own namespace.
+ */
+function gcpBackendPolicyProblems(policy: GatewayApiObject): string[] {
+    const problems: string[] = [];
+    const spec = policy.spec as any;
+    const ref = spec.targetRef ?? {};
+    for (const field of ["group", "kind", "name"]) {
+        if (typeof ref[field] !== "string") {
+            problems.push(`spec.targetRef.${field}: required`);
+        }
+    }
+    if (typeof ref.group === "string" && !(ref.group.length <= 253 && /^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(ref.group))) {
+        problems.push("spec.targetRef.group: empty or a DNS subdomain");
+    }
+    if (typeof ref.kind === "string" && !(ref.kind.length >= 1 && ref.kind.length <= 63 && /^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$/.test(ref.kind))) {
+        problems.push("spec.targetRef.kind: a kind's name, 1 to 63");
+    }
+    if (typeof ref.name === "string" && !(ref.name.length >= 1 && ref.name.length <= 253)) {
+        problems.push("spec.targetRef.name: 1 to 253");
+    }
+    if (ref.group !== "" || ref.kind !== "Service" || ref.namespace !== undefined) {
+        problems.push("spec.targetRef: a single-cluster Gateway's policy references a Service (group \"\") in the policy's own namespace");
+    }
+    const defaults = spec.default ?? {};
+    const unknown = Object.keys(defaults).filter((k) => !["logging", "sessionAffinity", "connectionDraining", "timeoutSec", "securityPolicy", "iap", "maxRatePerEndpoint", "backendPreference"].includes(k));
+    if (unknown.length > 0) {
+        problems.push(`spec.default: no field ${unknown.join(", ")}`);
+    }
+    if ("securityPolicy" in defaults && typeof defaults.securityPolicy !== "string") {
+        problems.push("spec.default.securityPolicy: a string");
+    }
+    const iap = defaults.iap;
+    if (iap !== undefined) {
+        const keys = Object.keys(iap).filter((k) => !["enabled", "clientID", "oauth2ClientSecret"].includes(k));
+        if (keys.length > 0 || (iap.oauth2ClientSecret !== undefined && Object.keys(iap.oauth2ClientSecret).some((k) => k !== "name"))) {
+            problems.push(`spec.default.iap: only enabled, clientID and oauth2ClientSecret.name${keys.length > 0 ? ` (not ${keys.join(", ")})` : ""}`);
+        }
+        if (iap.enabled !== undefined && typeof iap.enabled !== "boolean") {
+            problems.push("spec.default.iap.enabled: a boolean");
+        }
+        if (iap.enabled === true && !(typeof iap.clientID === "string" && iap.clientID !== "" && typeof iap.oauth2ClientSecret?.name === "string" && iap.oauth2ClientSecret.name !== "")) {
+            problems.push("spec.default.iap: enabled needs clientID and oauth2ClientSecret.name, both non-empty");
+        }
+    }
+    return problems;
+}
+
+const IAP = { clientID: "123456789012-abc123def456.apps.googleusercontent.com", oauth2ClientSecretName: "iap-oauth" };
+
 describe("GKE Gateway objects, as the GKE Gateway controller's CRDs and documentation admit them", () => {
     it("the HealthCheckPolicy: a fixed port said as such, a request path, a Service of its namespace", () => {
         const { healthCheckPolicy } = renderGkeGatewayObjects(GKE);
@@ -85,6 +144,38 @@ describe("GKE Gateway objects, as the GKE Gateway controller's CRDs and document
         assert.deepStrictEqual(healthCheckPolicyProblems(policy({ type: "HTTP", httpHealthCheck: {}, grpcHealthCheck: {} }, { group: "", kind: "Service", name: NAME, namespace: "other" })), [
             "spec.default.config: exactly type and httpHealthCheck",
             "spec.targetRef: a single-cluster Gateway's policy references a Service (group \"\") in the policy's own namespace",
+        ]);
+    });
+
+    it("the GCPBackendPolicy with the Cloud Armor policy and IAP: one per Service, both in it, the model's Service and the canary's", () => {
+        const objects = renderGkeGatewayObjects({ ...GKE, canaryService: `${NAME}-canary`, sourceRanges: ["203.0.113.0/24"], securityPolicy: "tfs-policy", iap: IAP });
+        const policies = [objects.gcpBackendPolicy, objects.canaryGcpBackendPolicy];
+        assert.ok(policies.every((p) => p !== undefined));
+        for (const policy of policies as GatewayApiObject[]) {
+            assert.deepStrictEqual(gcpBackendPolicyProblems(policy), [], policy.metadata.name);
+            assert.deepStrictEqual((policy.spec as any).default, {
+                securityPolicy: "tfs-policy",
+                iap: { enabled: true, clientID: IAP.clientID, oauth2ClientSecret: { name: "iap-oauth" } },
+            });
+        }
+        assert.deepStrictEqual(policies.map((p) => (p?.spec as any).targetRef), [
+            { group: "", kind: "Service", name: NAME }, { group: "", kind: "Service", name: `${NAME}-canary` },
+        ]);
+        // gateway-api geps/gep-713 (Conflict Resolution): policies on one target merge, and where a field differs the
+        // oldest wins; GKE documents no merge of GCPBackendPolicies, so each Service gets exactly one.
+        const byTarget = objects.policies.filter((p) => p.object.kind === "GCPBackendPolicy").map((p) => (p.object.spec as any).targetRef.name);
+        assert.deepStrictEqual(byTarget.sort(), [NAME, `${NAME}-canary`]);
+    });
+
+    it("the check refuses what the CRD and GKE refuse: a Gateway as target, an empty kind, IAP on without its client, a field the CRD lacks", () => {
+        const policy = (spec: unknown): GatewayApiObject => ({ apiVersion: "networking.gke.io/v1", kind: "GCPBackendPolicy", metadata: { name: NAME, labels: {} }, spec: spec as Record<string, unknown> });
+        assert.deepStrictEqual(gcpBackendPolicyProblems(policy({ targetRef: { group: "gateway.networking.k8s.io", kind: "Gateway", name: NAME }, default: { securityPolicy: "p" } })),
+            ["spec.targetRef: a single-cluster Gateway's policy references a Service (group \"\") in the policy's own namespace"]);
+        assert.deepStrictEqual(gcpBackendPolicyProblems(policy({ targetRef: { group: "", kind: "", name: NAME }, default: { iap: { enabled: true, clientID: "c" }, sourceRanges: ["x"] } })), [
+            "spec.targetRef.kind: a kind's name, 1 to 63",
+            "spec.targetRef: a single-cluster Gateway's policy references a Service (group \"\") in the policy's own namespace",
+            "spec.default: no field sourceRanges",
+            "spec.default.iap: enabled needs clientID and oauth2ClientSecret.name, both non-empty",
         ]);
     });
 });
