@@ -9,6 +9,8 @@ export type {
     EksGatewaySettings, GatewayInput, GatewayPlatform, GatewayPlatformSettings, GenericGatewaySettings, GkeGatewaySettings,
 } from "../components/clouds/gateways";
 export type { GatewayBase } from "../serving/gateway";
+export { JWT_CLAIM_FORMATS } from "../components/clouds/aws/gatewayChecks";
+export type { EksJwtValidation, JwtClaim, JwtClaimFormat } from "../components/clouds/aws/gatewayChecks";
 export { ModelMonitoring } from "../components/modelMonitoring";
 export type { ModelMonitoringArgs } from "../components/modelMonitoring";
 export { COLLECTORS } from "../components/clouds/collectors";
