@@ -8,7 +8,10 @@ export type { ModelGatewayArgs, RouteRef } from "../components/modelGateway";
 export type {
     EksGatewaySettings, GatewayInput, GatewayPlatform, GatewayPlatformSettings, GenericGatewaySettings, GkeGatewaySettings, GkeIapSettings,
 } from "../components/clouds/gateways";
-export type { GatewayBase } from "../serving/gateway";
+export type { GatewayBase, GatewayController } from "../serving/gateway";
+export { GATEWAY_CONTROLLERS } from "../serving/gateway";
+export { JWT_CLAIM_FORMATS } from "../components/clouds/aws/gatewayChecks";
+export type { EksJwtValidation, JwtClaim, JwtClaimFormat } from "../components/clouds/aws/gatewayChecks";
 export { ModelMonitoring } from "../components/modelMonitoring";
 export type { ModelMonitoringArgs } from "../components/modelMonitoring";
 export { COLLECTORS } from "../components/clouds/collectors";

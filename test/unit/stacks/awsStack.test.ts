@@ -118,6 +118,21 @@ describe("EKS stack (deployAws under mocks)", () => {
         }
     });
 
+    it("endpoint gateway with gateway.auth: the JWT validation's ListenerRuleConfiguration, referenced by every rule of both routes, made before them", async () => {
+        const auth = { type: "jwt", issuer: "https://idp.example.com", jwksEndpoint: "https://idp.example.com/.well-known/jwks.json" };
+        const config = exampleConfig("aws-example", () => undefined, { ...GATEWAY, "tf-serving:gateway": JSON.stringify({ certificateArn: CERT, auth }) });
+        const { recorder } = await runCloudStack(config, ALB);
+        const lrc = recorder.one("kubernetes:gateway.k8s.aws/v1:ListenerRuleConfiguration");
+        assert.deepStrictEqual([lrc.name, (lrc.inputs as any).metadata.namespace, (lrc.inputs as any).spec.actions[0].jwtValidationConfig],
+            ["half-plus-two-jwt-validation", "tf-serving", { issuer: auth.issuer, jwksEndpoint: auth.jwksEndpoint }]);
+        for (const kind of ["HTTPRoute", "GRPCRoute"]) {
+            const route = recorder.one(`kubernetes:gateway.networking.k8s.io/v1:${kind}`);
+            assert.ok(route.dependsOn.includes(`kubernetes:gateway.k8s.aws/v1:ListenerRuleConfiguration::${lrc.name}`), kind);
+            assert.deepStrictEqual((route.inputs as any).spec.rules.map((r: any) => r.filters),
+                (route.inputs as any).spec.rules.map(() => [{ type: "ExtensionRef", extensionRef: { group: "gateway.k8s.aws", kind: "ListenerRuleConfiguration", name: "half-plus-two" } }]));
+        }
+    });
+
     // kubernetes-sigs/aws-load-balancer-controller/docs/deploy/pod_readiness_gate.md: the webhook injects the gate into pods
     // created in a namespace labelled `elbv2.k8s.aws/pod-readiness-gate-inject: enabled` (IP targets only); without it a
     // rollout can leave a target group with only Initial or Draining targets, an outage.

@@ -17,6 +17,22 @@ describe("AWS Load Balancer Controller: pinned release, chart values, IAM", () =
         assert.strictEqual(LOAD_BALANCER_CONTROLLER.imageTag, `v${LOAD_BALANCER_CONTROLLER.chartVersion}`);
     });
 
+    it("pins a release that serves the jwt-validation action gateway.auth renders (first in v2.17.1)", () => {
+        // kubernetes-sigs/aws-load-balancer-controller: apis/gateway/v1beta1/listenerruleconfig_types.go has no
+        // jwt-validation ActionType at v2.17.0 and has it at v2.17.1, with buildJwtValidationAction in
+        // pkg/gateway/routeutils/route_rule_action.go; at v3.5.0 in apis/gateway/v1 too (the storage version), and in
+        // config/crd/gateway/gateway-crds.yaml, which controllerCrdManifests applies. v3.5.0 is the newest release.
+        const version = (tag: string) => tag.replace(/^v/, "").split(".").map(Number);
+        const atLeast = (tag: string, since: string) => {
+            const [a, b] = [version(tag), version(since)];
+            const i = a.findIndex((n, k) => n !== b[k]);
+            return i < 0 || a[i] > b[i];
+        };
+        assert.ok(atLeast(LOAD_BALANCER_CONTROLLER.imageTag, "v2.17.1"), LOAD_BALANCER_CONTROLLER.imageTag);
+        assert.ok(!atLeast("v2.17.0", "v2.17.1") && atLeast("v3.0.0", "v2.17.1"));
+        assert.ok(controllerCrdManifests().some((m) => m.url.endsWith(`/${LOAD_BALANCER_CONTROLLER.imageTag}/config/crd/gateway/gateway-crds.yaml`)));
+    });
+
     it("applies the CRDs from release files at the pinned tags, never a moving branch", () => {
         const manifests = controllerCrdManifests();
         assert.deepStrictEqual(manifests.map((m) => m.url), [
