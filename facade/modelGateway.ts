@@ -39,6 +39,18 @@ export interface ModelGatewayArgs {
     basicAuthUsers?: pulumi.Input<string>;
     /** EKS only: seconds a target group keeps a removed pod draining. Default the ALB's 300. */
     drainSeconds?: number;
+    /** EKS only: the account's quota of inbound rules per security group, when raised above AWS's default 60. */
+    securityGroupRuleQuota?: number;
+    /** EKS only: the issuer whose JSON Web Tokens the ALB requires on every call (`iss`, an https URL); with `jwksEndpoint`. */
+    jwtIssuer?: string;
+    /** EKS only: the https URL of that issuer's JSON Web Key Set. */
+    jwtJwksEndpoint?: string;
+    /** GKE only: the Cloud Armor policy that enforces `sourceRanges` (required with them). */
+    securityPolicy?: string;
+    /** GKE only: the OAuth 2.0 client ID Identity-Aware Proxy checks callers' ID tokens against; with `iapOauthSecretName`. */
+    iapClientId?: string;
+    /** GKE only: the Secret in the namespace holding that client's secret under the key `key`. */
+    iapOauthSecretName?: string;
     /** Routes a canary can shift: each rule carries the canary's Service (`<model>-canary`) as a second backend at weight 0. Default false. */
     canary?: boolean;
 }
@@ -55,12 +67,23 @@ export function toModelGatewayArgs(name: string, args: ModelGatewayArgs): librar
     const platform = args.platform === undefined ? undefined : oneOf(args.platform, PLATFORMS, `ModelGateway "${name}" platform`);
     switch (platform) {
         case "gke":
-            return { ...common, platform, certificateMap: args.certificateMap };
+            return {
+                ...common, platform, certificateMap: args.certificateMap, sourceRanges: args.sourceRanges, securityPolicy: args.securityPolicy,
+                ...(args.iapClientId === undefined && args.iapOauthSecretName === undefined ? {} : {
+                    iap: { clientID: args.iapClientId ?? "", oauth2ClientSecretName: args.iapOauthSecretName ?? "" },
+                }),
+            };
         case "eks":
             if (args.certificateArn === undefined) {
                 throw new Error(`ModelGateway "${name}": certificateArn is required with platform eks (the ALB's HTTPS listeners present it; see docs/guides/other-languages.md#arguments)`);
             }
-            return { ...common, platform, certificateArn: args.certificateArn, sourceRanges: args.sourceRanges, drainSeconds: args.drainSeconds };
+            return {
+                ...common, platform, certificateArn: args.certificateArn, sourceRanges: args.sourceRanges, drainSeconds: args.drainSeconds,
+                securityGroupRuleQuota: args.securityGroupRuleQuota,
+                ...(args.jwtIssuer === undefined && args.jwtJwksEndpoint === undefined ? {} : {
+                    auth: { type: "jwt" as const, issuer: args.jwtIssuer ?? "", jwksEndpoint: args.jwtJwksEndpoint ?? "" },
+                }),
+            };
         default:
             return {
                 ...common, platform, sourceRanges: args.sourceRanges, grpcHostname: args.grpcHostname, basicAuthUsers: args.basicAuthUsers,

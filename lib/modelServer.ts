@@ -10,8 +10,8 @@ export type {
 } from "../components/clouds/gateways";
 export type { GatewayBase, GatewayController } from "../serving/gateway";
 export { GATEWAY_CONTROLLERS } from "../serving/gateway";
-export { JWT_CLAIM_FORMATS } from "../components/clouds/aws/gatewayChecks";
-export type { EksJwtValidation, JwtClaim, JwtClaimFormat } from "../components/clouds/aws/gatewayChecks";
+export { JWT_CLAIM_FORMATS } from "../components/clouds/gateways";
+export type { EksJwtValidation, JwtClaim, JwtClaimFormat } from "../components/clouds/gateways";
 export { ModelMonitoring } from "../components/modelMonitoring";
 export type { ModelMonitoringArgs } from "../components/modelMonitoring";
 export { COLLECTORS } from "../components/clouds/collectors";

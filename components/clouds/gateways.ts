@@ -9,6 +9,8 @@ import { EKS_GATEWAY, EksGatewaySettings } from "./aws/gateway";
 import { GKE_GATEWAY, GkeGatewaySettings } from "./gcp/gateway";
 
 export type { EksGatewaySettings } from "./aws/gateway";
+export { JWT_CLAIM_FORMATS } from "./aws/gatewayChecks";
+export type { EksJwtValidation, JwtClaim, JwtClaimFormat } from "./aws/gatewayChecks";
 export type { GkeGatewaySettings, GkeIapSettings } from "./gcp/gateway";
 export type { GenericGatewaySettings } from "../../serving/gateway";
 

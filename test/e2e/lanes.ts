@@ -32,7 +32,7 @@ import { descendants, signalAll } from "../support/processTree";
 
 /** The files of each lane, in their order (see above). */
 export const LANES = [
-    ["gateway", "autoscaling", "canary", "privateRegistry", "transitions"],
+    ["gateway", "callers", "autoscaling", "canary", "privateRegistry", "transitions"],
     ["failures", "stack", "doctor", "operate", "day2", "checkouts", "yamlConsumer", "nodeLifecycle"],
 ];
 
