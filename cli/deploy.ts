@@ -1,7 +1,9 @@
 import * as fs from "fs";
 import { Command } from "commander";
 import { ciDeploy, summaryMarkdown } from "../ops/ciDeploy";
+import { CredentialFlags } from "../ops/endpointCredential";
 import { PlanError, findProjectDir } from "../ops/plan";
+import { credentialOption, withCredentialOptions } from "./credentials";
 import { UserError } from "./errors";
 import { parseSeconds } from "./smoke";
 
@@ -9,15 +11,20 @@ import { parseSeconds } from "./smoke";
  * `tfs deploy --stack NAME [--preview-only]` (also `npm run deploy -- ...`): the CI entry point.
  * Engine output and step lines go to stderr; one JSON summary goes to stdout (and, in GitHub
  * Actions, a Markdown table with the preview diff to the job summary). Exit 0 when every step
- * passed, 1 when one failed (the summary names it).
+ * passed, 1 when one failed (the summary names it), 2 for bad usage. The smoke step sends the
+ * credential of `--token-file` / `--basic-auth-file` (or TFS_TOKEN / TFS_BASIC_AUTH), read before
+ * the first step.
  */
 export function deployCommand(exit: (code: number) => void): Command {
-    return new Command("deploy")
+    const command = new Command("deploy")
         .description("CI stack update: preflight, preview with the policy pack, update, smoke test; JSON summary on stdout")
         .requiredOption("--stack <name>", "stack to update")
         .option("--preview-only", "stop after the preview (pull requests)")
-        .option("--smoke-timeout <seconds>", "how long the smoke test may take (waiting for AVAILABLE, then one predict)", parseSeconds, 300)
-        .action(async (opts: { stack: string; previewOnly?: boolean; smokeTimeout: number }) => {
+        .option("--smoke-timeout <seconds>", "how long the smoke test may take (waiting for AVAILABLE, then one predict)", parseSeconds, 300);
+    return withCredentialOptions(command)
+        .action(async (opts: { stack: string; previewOnly?: boolean; smokeTimeout: number } & CredentialFlags) => {
+            // A credential that cannot be sent stops the run before the stack changes, not at its last step.
+            const credential = credentialOption(opts, 2);
             const engineLines: string[] = [];
             let projectDir: string;
             try {
@@ -30,6 +37,7 @@ export function deployCommand(exit: (code: number) => void): Command {
                 stack: opts.stack,
                 previewOnly: opts.previewOnly ?? false,
                 smokeTimeoutSeconds: opts.smokeTimeout,
+                credential,
                 onOutput: (line) => { engineLines.push(line); process.stderr.write(line.endsWith("\n") ? line : `${line}\n`); },
                 onStep: (line) => console.error(line),
             });

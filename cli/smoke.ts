@@ -6,6 +6,8 @@ import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops
 import { CaFileError, readCaFile, withoutIpServerNameWarning } from "../ops/grpcTransport";
 import { PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SMOKE_EXIT_CODES, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
+import { EndpointCredential } from "../ops/endpointCredential";
+import { credentialOption, withCredentialOptions } from "./credentials";
 import { UserError } from "./errors";
 import { readPredictBodyFile } from "./requestFile";
 import { readStack } from "./stack";
@@ -22,6 +24,8 @@ interface SmokeFlags {
     grpc?: boolean;
     tls?: boolean;
     ca?: string;
+    tokenFile?: string;
+    basicAuthFile?: string;
 }
 
 /** Bad flags, an unknown stack, a signature the model lacks: the command could not run as asked. */
@@ -32,15 +36,18 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
  * `tfs smoke [--stack NAME | --url REST_URL] [--model NAME] [--timeout S] [--signature NAME] [--input FILE | --golden FILE] [--json]`:
  * waits until the model is AVAILABLE, calls `:predict` once and reports. Progress goes to stderr,
  * the answer to stdout. Exit codes: 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict
- * error, 6 a golden case answered otherwise. `--golden FILE` sends every case of a golden file
- * instead of one request, and prints one line per case.
+ * error, 6 a golden case answered otherwise, 7 the endpoint refused the caller (401/403). `--golden
+ * FILE` sends every case of a golden file instead of one request, and prints one line per case.
+ * `--token-file FILE` / `--basic-auth-file FILE` (or TFS_TOKEN / TFS_BASIC_AUTH) send a credential
+ * with every request.
  * With `--grpc` the same over the gRPC port (`--url HOST:PORT` or the stack's `grpcEndpoint`):
  * GetModelStatus, GetModelMetadata, Predict; `--tls` verifies the server against `--ca FILE` or the system roots.
  */
 export function smokeCommand(exit: (code: number) => void): Command {
-    return new Command("smoke")
+    const command = new Command("smoke")
         .description("Wait until a deployed model is AVAILABLE, send one predict request (or every case of a golden file) and report "
-            + `status, latency and answer (exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error, ${SMOKE_EXIT_CODES["golden-mismatch"]} golden mismatch)`)
+            + `status, latency and answer (exit 0 ok, 2 bad usage, 3 unreachable, 4 not available, 5 predict error, ${SMOKE_EXIT_CODES["golden-mismatch"]} golden mismatch, `
+            + `${SMOKE_EXIT_CODES.refused} refused: HTTP 401/403 or gRPC UNAUTHENTICATED/PERMISSION_DENIED)`)
         .option("--stack <name>", "read restUrl and its model from this stack's outputs (needs the Pulumi CLI)")
         .option("--url <rest-url>", "TF Serving's REST base URL, e.g. http://127.0.0.1:8501 (with --grpc: its gRPC HOST:PORT, e.g. 127.0.0.1:8500)")
         .option("--model <name>", "model name as served (default with --stack: the model the stack serves at restUrl)")
@@ -52,16 +59,19 @@ export function smokeCommand(exit: (code: number) => void): Command {
         .option("--json", "print one JSON object instead of text")
         .option("--grpc", "use TF Serving's gRPC API (GetModelStatus, GetModelMetadata, Predict) instead of REST")
         .option("--tls", "with --grpc: connect with TLS, verifying the server against --ca FILE or the system roots")
-        .option("--ca <file>", "with --grpc --tls: PEM file of the CA that signed the server's certificate")
+        .option("--ca <file>", "with --grpc --tls: PEM file of the CA that signed the server's certificate");
+    return withCredentialOptions(command)
         .exitOverride()
         .showHelpAfterError("(tfs smoke --help shows the usage)")
         .action(async (flags: SmokeFlags) => {
             checkTransportFlags(flags);
+            const credential = credentialOption(flags, USAGE_EXIT);
             const request = flags.input === undefined ? undefined : readRequest(flags.input);
             const golden = flags.golden === undefined ? undefined : readGolden(flags);
+            const inputs = { request, golden, credential };
             let report: SmokeReport | GrpcSmokeReport;
             try {
-                report = flags.grpc ? await runGrpc(flags, request, golden) : await runRest(flags, request, golden);
+                report = flags.grpc ? await runGrpc(flags, inputs) : await runRest(flags, inputs);
             } catch (err) {
                 if (err instanceof SmokeUsageError || err instanceof CaFileError) {
                     throw new UserError(err.message, USAGE_EXIT);
@@ -102,7 +112,14 @@ function checkTransportFlags(flags: SmokeFlags): void {
     }
 }
 
-async function runRest(flags: SmokeFlags, request: PredictRequestBody | undefined, golden: GoldenInput | undefined): Promise<SmokeReport> {
+/** What the run sends, read from its files before anything is sent. */
+interface SmokeInputs {
+    request?: PredictRequestBody;
+    golden?: GoldenInput;
+    credential?: EndpointCredential;
+}
+
+async function runRest(flags: SmokeFlags, { request, golden, credential }: SmokeInputs): Promise<SmokeReport> {
     const endpoint = await resolveEndpoint(flags);
     return smoke({
         restUrl: endpoint.restUrl,
@@ -111,23 +128,21 @@ async function runRest(flags: SmokeFlags, request: PredictRequestBody | undefine
         signature: flags.signature,
         request,
         golden,
+        credential,
         onProgress: (line) => console.error(line),
     });
 }
 
-async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefined, golden: GoldenInput | undefined): Promise<GrpcSmokeReport> {
+async function runGrpc(flags: SmokeFlags, { request, golden, credential }: SmokeInputs): Promise<GrpcSmokeReport> {
     if ((flags.stack === undefined) === (flags.url === undefined)) {
         throw new UserError("give exactly one of --stack NAME (read the stack's grpcEndpoint) or --url HOST:PORT", USAGE_EXIT);
     }
     let grpcEndpoint: string;
     let model = flags.model;
     if (flags.url !== undefined) {
-        if (!/^(\[[0-9a-fA-F:.]+\]|[^\s/:[\]]+):\d{1,5}$/.test(flags.url)) {
-            throw new UserError(`--url "${flags.url}" is not HOST:PORT; with --grpc pass TF Serving's gRPC endpoint such as 127.0.0.1:8500`, USAGE_EXIT);
-        }
-        const port = Number(flags.url.slice(flags.url.lastIndexOf(":") + 1));
-        if (port < 1 || port > 65535) {
-            throw new UserError(`--url "${flags.url}" has port ${port}; a port is 1 to 65535 (TF Serving's gRPC port is 8500 by convention)`, USAGE_EXIT);
+        const problem = grpcTargetProblem(flags.url);
+        if (problem !== undefined) {
+            throw new UserError(`--url "${flags.url}" ${problem}`, USAGE_EXIT);
         }
         grpcEndpoint = flags.url;
     } else {
@@ -154,8 +169,21 @@ async function runGrpc(flags: SmokeFlags, request: PredictRequestBody | undefine
         signature: flags.signature,
         request,
         golden,
+        credential,
         onProgress: (line) => console.error(line),
     });
+}
+
+/** What is wrong with a gRPC HOST:PORT (the end of a sentence about it), or undefined for a usable one. */
+export function grpcTargetProblem(text: string): string | undefined {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[^\s/:[\]]+):\d{1,5}$/.test(text)) {
+        return "is not HOST:PORT; pass TF Serving's gRPC endpoint such as 127.0.0.1:8500";
+    }
+    const port = Number(text.slice(text.lastIndexOf(":") + 1));
+    if (port < 1 || port > 65535) {
+        return `has port ${port}; a port is 1 to 65535 (TF Serving's gRPC port is 8500 by convention)`;
+    }
+    return undefined;
 }
 
 function requireModel(flags: SmokeFlags, model: string | undefined): asserts model is string {

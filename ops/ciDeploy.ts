@@ -10,6 +10,7 @@ import { CommandError, LocalWorkspace, LocalWorkspaceOptions, Stack } from "@pul
 import { ConfigError } from "../config/configReader";
 import { PreparationError, StackInput, prepareStack } from "../stacks/prepare";
 import { PULUMI_CLI_FIX, engineAdvice, engineFailure, engineReason, isPulumiCliMissing } from "./pulumiCli";
+import { EndpointCredential } from "./endpointCredential";
 import { endpointFromStackOutputs, smoke, SmokeReport } from "./smoke";
 
 export type StepName = "preflight" | "preview" | "update" | "smoke";
@@ -42,6 +43,8 @@ export interface DeployOptions {
     policyPack?: string;
     /** Seconds the smoke test waits for AVAILABLE. */
     smokeTimeoutSeconds?: number;
+    /** Sent with every request of the smoke step (an endpoint with caller authentication); never printed. */
+    credential?: EndpointCredential;
     /** Engine output lines (the preview diff, the update's progress). */
     onOutput?: (line: string) => void;
     /** One line per step as it starts and ends. */
@@ -136,6 +139,7 @@ export async function ciDeploy(options: DeployOptions): Promise<DeploySummary> {
                 restUrl: endpoint.restUrl,
                 model: endpoint.model ?? "",
                 timeoutMs: (options.smokeTimeoutSeconds ?? 300) * 1000,
+                credential: options.credential,
                 onProgress: onOutput,
             });
             summary.smoke = { outcome: report.outcome, message: report.message, latencyMs: report.latencyMs, answer: report.answer };

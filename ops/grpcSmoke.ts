@@ -7,17 +7,21 @@ import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
 import { decodeSignatureDefMap, SIGNATURE_DEF_MAP_URL } from "../model/tfProto";
 import { UnsupportedSignatureError } from "./predictRequest";
 import { goldenOutcome, runGoldenCases } from "./goldenSmoke";
+import { EndpointCredential, redact, refusalAdvice, refusalOfGrpc } from "./endpointCredential";
 import {
     checkGolden,
     chooseSignature,
+    credentialLine,
     endpointFromStackOutputs,
+    endReport,
     exampleRequest,
     Poll,
-    SMOKE_EXIT_CODES,
     SmokeOptions,
     SmokeOutcome,
     SmokeReportBase,
     SmokeUsageError,
+    isLoopbackHost,
+    refusedText,
     waitUntilAvailable,
     withinDeadline,
 } from "./smoke";
@@ -60,35 +64,23 @@ const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED"]);
  * signature it cannot use, CaFileError for a CA file that cannot verify any server.
  */
 export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeReport> {
-    const progress = options.onProgress ?? (() => undefined);
+    const { credential } = options;
+    const progress = (line: string) => options.onProgress?.(redact(line, credential));
     const target = options.grpcEndpoint;
     const report: GrpcSmokeReport = {
         outcome: "ok", exitCode: 0, message: "", grpcEndpoint: target, tls: options.tls, model: options.model,
         versions: [], attempts: 0, waitedMs: 0,
     };
-    const end = (outcome: SmokeOutcome, message: string): GrpcSmokeReport =>
-        Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
+    const end = (outcome: SmokeOutcome, message: string): GrpcSmokeReport => endReport(report, outcome, message, credential);
     const where = `${options.tls ? "grpcs" : "grpc"}://${target}`;
     const deadline = Date.now() + options.timeoutMs;
     const client = new TfServingGrpcClient(target, options);
     const spec = { name: options.model };
+    if (credential !== undefined) {
+        progress(credentialLine(credential, where) + (options.tls ? "" : grpcPlaintextNote(target)));
+    }
     try {
-        const poll = async (timeoutMs: number): Promise<Poll> => {
-            try {
-                return { kind: "status", versions: versionStatuses(await client.call("GetModelStatus", { model_spec: spec }, timeoutMs)) };
-            } catch (err) {
-                const { code, details } = describeGrpcError(err);
-                if (code === "NOT_FOUND") {
-                    return { kind: "unknown-model", problem: `${code}: ${details}` };
-                }
-                const hopeless = hopelessGrpcProblem(details, options);
-                if (hopeless !== undefined) {
-                    return { kind: "hopeless", problem: hopeless };
-                }
-                return { kind: "problem", problem: `${code}: ${connectionError(details) ?? details}`, answered: !NO_ANSWER.has(code) };
-            }
-        };
-        const wait = await waitUntilAvailable(where, poll, options, progress);
+        const wait = await waitUntilAvailable(where, (timeoutMs) => pollGrpcStatus(client, options.model, options, timeoutMs), options, progress);
         Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
         if (wait.outcome !== "ok") {
             return end(wait.outcome, wait.message);
@@ -109,7 +101,8 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
             signatures = decodeSignatureDefMap(packed.value);
         } catch (err) {
             const { code, details } = describeGrpcError(err);
-            return end("predict-error", `GetModelMetadata failed with ${code}: ${details}`);
+            const refused = refusalMessage("GetModelMetadata", code, details, credential);
+            return refused !== undefined ? end("refused", `${where} ${refused}`) : end("predict-error", `GetModelMetadata failed with ${code}: ${details}`);
         }
         if (options.golden !== undefined) {
             checkGolden(options.golden, signatures, options.model);
@@ -126,7 +119,7 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
                     answer = await client.call("Predict", { model_spec: { ...spec, signature_name: c.signatureName }, inputs }, callTimeout());
                 } catch (err) {
                     const { code, details } = describeGrpcError(err);
-                    return { error: `Predict failed with ${code}: ${details}` };
+                    return { error: refusalMessage("Predict", code, details, credential) ?? `Predict failed with ${code}: ${details}` };
                 }
                 try {
                     return { outputs: outputsAsJson(answer.outputs) };
@@ -157,7 +150,8 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
             report.latencyMs = elapsed(started);
             const { code, details } = describeGrpcError(err);
             report.grpcStatus = code;
-            return end("predict-error", `Predict failed with ${code}: ${details}`);
+            const refused = refusalMessage("Predict", code, details, credential);
+            return refused !== undefined ? end("refused", `${where} ${refused}`) : end("predict-error", `Predict failed with ${code}: ${details}`);
         }
         report.latencyMs = elapsed(started);
         report.grpcStatus = "OK";
@@ -176,6 +170,46 @@ export async function grpcSmoke(options: GrpcSmokeOptions): Promise<GrpcSmokeRep
     } finally {
         client.close();
     }
+}
+
+/**
+ * One GetModelStatus call on `client`'s channel, as a wait's poll (and `tfs doctor`'s look at the
+ * gRPC endpoint): the versions, an unknown model, a refusal, or what went wrong and whether a wait can help.
+ */
+export async function pollGrpcStatus(client: TfServingGrpcClient, model: string, transport: GrpcTransport, timeoutMs: number): Promise<Poll> {
+    try {
+        return { kind: "status", versions: versionStatuses(await client.call("GetModelStatus", { model_spec: { name: model } }, timeoutMs)) };
+    } catch (err) {
+        const { code, details } = describeGrpcError(err);
+        if (code === "NOT_FOUND") {
+            return { kind: "unknown-model", problem: `${code}: ${details}` };
+        }
+        const refusal = refusalOfGrpc(code);
+        if (refusal !== undefined) {
+            const status = `${code} (${details})`;
+            return { kind: "refused", refusal, status, problem: refusedText("GetModelStatus", status, refusalAdvice(refusal, transport.credential)) };
+        }
+        const hopeless = hopelessGrpcProblem(details, transport);
+        if (hopeless !== undefined) {
+            return { kind: "hopeless", problem: hopeless };
+        }
+        return { kind: "problem", problem: `${code}: ${connectionError(details) ?? details}`, answered: !NO_ANSWER.has(code) };
+    }
+}
+
+/**
+ * "refused GetModelStatus with UNAUTHENTICATED (Received HTTP status code 401): the endpoint asks ...",
+ * for a refusal's status code, else undefined. TF Serving itself answers neither code.
+ */
+function refusalMessage(method: string, code: string, details: string, credential: EndpointCredential | undefined): string | undefined {
+    const refusal = refusalOfGrpc(code);
+    return refusal === undefined ? undefined : refusedText(method, `${code} (${details})`, refusalAdvice(refusal, credential));
+}
+
+/** A plaintext channel to another machine carries the credential in the clear. */
+function grpcPlaintextNote(target: string): string {
+    const host = target.slice(0, target.lastIndexOf(":"));
+    return isLoopbackHost(host) ? "" : " (over plaintext gRPC: anyone on the path can read it; prefer --tls)";
 }
 
 /** A PredictResponse's tensors as TF Serving's REST JSON, by output name; throws for a tensor it cannot read. */

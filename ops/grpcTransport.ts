@@ -6,12 +6,27 @@
 import { X509Certificate } from "crypto";
 import * as fs from "fs";
 import * as grpc from "@grpc/grpc-js";
+import { EndpointCredential } from "./endpointCredential";
 
 /** How to reach the gRPC port: plaintext (h2c), or TLS verified against a CA file or the system roots. */
 export interface GrpcTransport {
     tls: boolean;
     /** PEM file of the CA that signed the server's certificate; without it the system roots. */
     caFile?: string;
+    /** Sent as `authorization` metadata on every call (a Gateway's caller authentication). */
+    credential?: EndpointCredential;
+}
+
+/**
+ * One call's metadata: `authorization` when there is a credential. Per call, not call credentials:
+ * grpc-js composes those with TLS channels only, and the loopback Gateway's gRPC port is plaintext.
+ */
+export function callMetadata(credential: EndpointCredential | undefined): grpc.Metadata {
+    const metadata = new grpc.Metadata();
+    if (credential !== undefined) {
+        metadata.set("authorization", credential.authorization);
+    }
+    return metadata;
 }
 
 /** A `--ca` file that cannot verify any server: a usage mistake, said before connecting. */

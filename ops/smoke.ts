@@ -2,6 +2,7 @@ import { assessReadiness, parseModelStatus, Readiness, VersionStatus } from "./m
 import { goldenProblems, restOutputs } from "../contract/golden";
 import { DEFAULT_SIGNATURE, SignatureSpec } from "../contract/signature";
 import { goldenOutcome, GoldenInput, GoldenReport, runGoldenCases } from "./goldenSmoke";
+import { authorizationHeaders, challengeScheme, EndpointCredential, redact, Refusal, refusalAdvice, refusalOfHttp } from "./endpointCredential";
 import {
     buildPredictRequest,
     parseModelMetadata,
@@ -10,11 +11,13 @@ import {
 } from "./predictRequest";
 
 /** How a smoke test ended; each has its own process exit code. */
-export type SmokeOutcome = "ok" | "unreachable" | "not-available" | "predict-error" | "golden-mismatch";
+export type SmokeOutcome = "ok" | "unreachable" | "not-available" | "predict-error" | "golden-mismatch" | "refused";
 
 /**
  * ok 0; nothing answered 3; answers but the model never became AVAILABLE (or is unknown) 4;
- * predict failed 5; a golden case answered otherwise than expected 6 (2, bad usage, is the CLI's).
+ * predict failed 5; a golden case answered otherwise than expected 6; the endpoint refused the
+ * caller 7 (HTTP 401/403, gRPC UNAUTHENTICATED/PERMISSION_DENIED: a credential or a source range,
+ * not the server); 2, bad usage, is the CLI's.
  */
 export const SMOKE_EXIT_CODES: Readonly<Record<SmokeOutcome, number>> = {
     "ok": 0,
@@ -22,6 +25,7 @@ export const SMOKE_EXIT_CODES: Readonly<Record<SmokeOutcome, number>> = {
     "not-available": 4,
     "predict-error": 5,
     "golden-mismatch": 6,
+    "refused": 7,
 };
 
 export interface SmokeOptions {
@@ -45,6 +49,11 @@ export interface SmokeOptions {
      * sent one by one, each within the predict request's limit. `request` and `signature` do not apply.
      */
     golden?: GoldenInput;
+    /**
+     * Sent as the `authorization` header on every request (over gRPC, as metadata on every call);
+     * never printed, and taken out of anything the server's answers put in the report.
+     */
+    credential?: EndpointCredential;
     /** Receives one line per wait attempt and step. */
     onProgress?: (line: string) => void;
     /** Limit for each single HTTP request while waiting, in milliseconds; default 5000. */
@@ -98,6 +107,15 @@ interface HttpAnswer {
     status: number;
     body: unknown;
     text: string;
+    /** The scheme of the answer's `WWW-Authenticate` challenge, if any. */
+    challenge?: string;
+}
+
+/** Where and with what each REST request goes: the credential rides on every one. */
+export interface RestTarget {
+    /** `BASE/v1/models/NAME`. */
+    modelUrl: string;
+    credential?: EndpointCredential;
 }
 
 /**
@@ -106,33 +124,37 @@ interface HttpAnswer {
  * are outcomes. Throws `SmokeUsageError` for a signature it cannot use.
  */
 export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
-    const progress = options.onProgress ?? (() => undefined);
+    const { credential } = options;
+    const progress = (line: string) => options.onProgress?.(redact(line, credential));
     const base = options.restUrl.replace(/\/+$/, "");
     const modelUrl = `${base}/v1/models/${encodeURIComponent(options.model)}`;
+    const target: RestTarget = { modelUrl, credential };
     const report: SmokeReport = {
         outcome: "ok", exitCode: 0, message: "", restUrl: base, model: options.model,
         versions: [], attempts: 0, waitedMs: 0,
     };
-    const end = (outcome: SmokeOutcome, message: string): SmokeReport =>
-        Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message });
+    const end = (outcome: SmokeOutcome, message: string): SmokeReport => endReport(report, outcome, message, credential);
     const deadline = Date.now() + options.timeoutMs;
     const requestLimit = () => withinDeadline(options.predictTimeoutMs ?? 30_000, deadline);
+    if (credential !== undefined) {
+        progress(credentialLine(credential, base));
+    }
 
-    const wait = await waitUntilAvailable(modelUrl, (timeoutMs) => pollStatus(modelUrl, timeoutMs), options, progress);
+    const wait = await waitUntilAvailable(modelUrl, (timeoutMs) => pollRestStatus(target, timeoutMs), options, progress);
     Object.assign(report, { versions: wait.versions, attempts: wait.attempts, waitedMs: wait.waitedMs });
     if (wait.outcome !== "ok") {
         return end(wait.outcome, wait.message);
     }
 
     if (options.golden !== undefined) {
-        return end(...await goldenOverRest(modelUrl, options, options.golden, { deadline, requestLimit }, progress, report));
+        return end(...await goldenOverRest(target, options, options.golden, { deadline, requestLimit }, progress, report));
     }
 
     let request = options.request;
     if (request === undefined) {
-        const built = await requestFromMetadata(modelUrl, options, requestLimit(), progress);
+        const built = await requestFromMetadata(target, options, requestLimit(), progress);
         if ("failure" in built) {
-            return end("predict-error", built.failure);
+            return end(built.outcome, built.failure);
         }
         request = built.request;
     } else if (options.signature !== undefined && request.signature_name === undefined) {
@@ -145,12 +167,16 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     const started = performance.now();
     let answer: HttpAnswer;
     try {
-        answer = await httpJson(`${modelUrl}:predict`, requestLimit(), PREDICT_ANSWER_BYTES, request);
+        answer = await httpJson(`${modelUrl}:predict`, requestLimit(), PREDICT_ANSWER_BYTES, credential, request);
     } catch (err) {
         return end("predict-error", `predict request failed: ${describeFetchError(err)}`);
     }
     report.latencyMs = Math.round((performance.now() - started) * 10) / 10;
     report.httpStatus = answer.status;
+    const refused = refusalMessage(answer, "predict", credential);
+    if (refused !== undefined) {
+        return end("refused", `${modelUrl} ${refused}`);
+    }
     report.answer = answer.body;
     const error = errorOf(answer);
     if (error !== undefined) {
@@ -158,6 +184,20 @@ export async function smoke(options: SmokeOptions): Promise<SmokeReport> {
     }
     const versions = wait.readiness?.available.join(", ") ?? "?";
     return end("ok", `model "${options.model}" (version ${versions}) answered in ${report.latencyMs} ms`);
+}
+
+/**
+ * Sets the report's outcome, exit code and message, with the credential taken out of every text a
+ * server's answer may have put in it (the message, each golden case's line and error).
+ */
+export function endReport<R extends SmokeReportBase<unknown>>(report: R, outcome: SmokeOutcome, message: string, credential: EndpointCredential | undefined): R {
+    for (const c of report.golden?.cases ?? []) {
+        c.text = redact(c.text, credential);
+        if (c.error !== undefined) {
+            c.error = redact(c.error, credential);
+        }
+    }
+    return Object.assign(report, { outcome, exitCode: SMOKE_EXIT_CODES[outcome], message: redact(message, credential) });
 }
 
 export interface WaitResult {
@@ -174,17 +214,25 @@ export type Poll =
     | { kind: "status"; versions: VersionStatus[] }
     | { kind: "unknown-model"; problem: string }
     | { kind: "hopeless"; problem: string }
+    /** `status`: "HTTP 401", "UNAUTHENTICATED (...)"; `challenge`: the WWW-Authenticate scheme; `problem`: the sentence with its fix. */
+    | { kind: "refused"; refusal: Refusal; status: string; challenge?: string; problem: string }
     | { kind: "problem"; problem: string; answered: boolean };
 
-async function pollStatus(modelUrl: string, timeoutMs: number): Promise<Poll> {
+/** One GET of the model status, as a wait's poll (and `tfs doctor`'s look at the REST endpoint). */
+export async function pollRestStatus({ modelUrl, credential }: RestTarget, timeoutMs: number): Promise<Poll> {
     let answer: HttpAnswer;
     try {
-        answer = await httpJson(modelUrl, timeoutMs, STATUS_ANSWER_BYTES);
+        answer = await httpJson(modelUrl, timeoutMs, STATUS_ANSWER_BYTES, credential);
     } catch (err) {
         const hopeless = hopelessFetchError(err, modelUrl);
         return hopeless !== undefined
             ? { kind: "hopeless", problem: hopeless }
             : { kind: "problem", problem: describeFetchError(err), answered: false };
+    }
+    const refusal = refusalOfHttp(answer.status);
+    if (refusal !== undefined) {
+        const status = `HTTP ${answer.status}`;
+        return { kind: "refused", refusal, status, challenge: answer.challenge, problem: refusedText("the model status request", status, refusalAdvice(refusal, credential, answer.challenge)) };
     }
     const error = errorOf(answer);
     if (answer.status === 404) {
@@ -220,6 +268,9 @@ export async function waitUntilAvailable(
         let problem: string;
         if (seen.kind === "hopeless") {
             return { outcome: "unreachable", message: `cannot talk to TF Serving at ${modelUrl}: ${seen.problem}`, versions, attempts, waitedMs };
+        } else if (seen.kind === "refused") {
+            // A refusal is the endpoint's rule, not a server still starting: no wait changes it.
+            return { outcome: "refused", message: `${modelUrl} ${seen.problem}`, versions, attempts, waitedMs };
         } else if (seen.kind === "unknown-model") {
             const message = `model "${options.model}" is not served at ${modelUrl} (${seen.problem}); check the model name`;
             return { outcome: "not-available", message, versions, attempts, waitedMs };
@@ -259,16 +310,17 @@ export async function waitUntilAvailable(
 
 /** `--golden` over REST: the metadata's signatures, the cases checked against them, then each case's `:predict`. */
 async function goldenOverRest(
-    modelUrl: string,
+    target: RestTarget,
     options: SmokeOptions,
     golden: GoldenInput,
     { deadline, requestLimit }: { deadline: number; requestLimit: () => number },
     progress: (line: string) => void,
     report: SmokeReport,
 ): Promise<[SmokeOutcome, string]> {
-    const metadata = await readSignatures(modelUrl, requestLimit(), progress);
+    const { modelUrl, credential } = target;
+    const metadata = await readSignatures(target, requestLimit(), progress);
     if ("failure" in metadata) {
-        return ["predict-error", metadata.failure];
+        return [metadata.outcome, metadata.failure];
     }
     const { signatures } = metadata;
     checkGolden(golden, signatures, options.model);
@@ -276,9 +328,13 @@ async function goldenOverRest(
     report.golden = await runGoldenCases(golden, async (c) => {
         let answer: HttpAnswer;
         try {
-            answer = await httpJson(`${modelUrl}:predict`, requestLimit(), PREDICT_ANSWER_BYTES, c.request);
+            answer = await httpJson(`${modelUrl}:predict`, requestLimit(), PREDICT_ANSWER_BYTES, credential, c.request);
         } catch (err) {
             return { error: `predict request failed: ${describeFetchError(err)}` };
+        }
+        const refused = refusalMessage(answer, "predict", credential);
+        if (refused !== undefined) {
+            return { error: refused };
         }
         const error = errorOf(answer);
         if (error !== undefined) {
@@ -295,6 +351,39 @@ async function goldenOverRest(
     return [outcome, message];
 }
 
+/**
+ * "refused predict with HTTP 401: the endpoint asks callers for a credential ...", for an answer
+ * that is a refusal (401, 403), else undefined. `what` names the request refused.
+ */
+function refusalMessage(answer: HttpAnswer, what: string, credential: EndpointCredential | undefined): string | undefined {
+    const refusal = refusalOfHttp(answer.status);
+    return refusal === undefined ? undefined : refusedText(what, `HTTP ${answer.status}`, refusalAdvice(refusal, credential, answer.challenge));
+}
+
+/** "refused WHAT with STATUS: ADVICE", over REST and gRPC alike (the endpoint's address goes before it). */
+export function refusedText(what: string, status: string, advice: string): string {
+    return `refused ${what} with ${status}: ${advice}`;
+}
+
+/** The progress line that says a credential goes with each request: its kind and source, never its value. */
+export function credentialLine(credential: EndpointCredential, url: string): string {
+    let plain = false;
+    try {
+        const { protocol, hostname } = new URL(url);
+        plain = protocol === "http:" && !isLoopbackHost(hostname);
+    } catch {
+        // Not a URL (a gRPC HOST:PORT): the caller says whether it is plaintext.
+    }
+    return `credential: ${credential.kind === "bearer" ? "Bearer token" : "Basic user:password"} from ${credential.source} on every request`
+        + (plain ? " (over plain http: anyone on the path can read it; prefer https)" : "");
+}
+
+/** 127.0.0.0/8, ::1 and localhost: a credential sent there in plain text never leaves the machine. */
+export function isLoopbackHost(host: string): boolean {
+    const bare = host.replace(/^\[|\]$/g, "");
+    return bare === "localhost" || bare === "::1" || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
 /** SmokeUsageError listing every case TF Serving would refuse or that could never match, one per line. */
 export function checkGolden(golden: GoldenInput, signatures: Record<string, SignatureSpec>, model: string): void {
     const problems = goldenProblems(golden.cases, signatures, golden.file);
@@ -305,12 +394,12 @@ export function checkGolden(golden: GoldenInput, signatures: Record<string, Sign
 
 /** Reads the metadata and builds the request from the chosen signature. */
 async function requestFromMetadata(
-    modelUrl: string,
+    target: RestTarget,
     options: SmokeOptions,
     timeoutMs: number,
     progress: (line: string) => void,
-): Promise<{ request: PredictRequestBody } | { failure: string }> {
-    const metadata = await readSignatures(modelUrl, timeoutMs, progress);
+): Promise<{ request: PredictRequestBody } | MetadataFailure> {
+    const metadata = await readSignatures(target, timeoutMs, progress);
     if ("failure" in metadata) {
         return metadata;
     }
@@ -318,27 +407,37 @@ async function requestFromMetadata(
     return { request: exampleRequest(name, chooseSignature(metadata.signatures, name, options.model)) };
 }
 
+/** Why the metadata could not be read, and the outcome that makes. */
+interface MetadataFailure {
+    outcome: "predict-error" | "refused";
+    failure: string;
+}
+
 /** The model's signatures from its REST metadata. */
 async function readSignatures(
-    modelUrl: string,
+    { modelUrl, credential }: RestTarget,
     timeoutMs: number,
     progress: (line: string) => void,
-): Promise<{ signatures: Record<string, SignatureSpec> } | { failure: string }> {
+): Promise<{ signatures: Record<string, SignatureSpec> } | MetadataFailure> {
     progress(`metadata: GET ${modelUrl}/metadata`);
     let answer: HttpAnswer;
     try {
-        answer = await httpJson(`${modelUrl}/metadata`, timeoutMs, STATUS_ANSWER_BYTES);
+        answer = await httpJson(`${modelUrl}/metadata`, timeoutMs, STATUS_ANSWER_BYTES, credential);
     } catch (err) {
-        return { failure: `metadata request failed: ${describeFetchError(err)}` };
+        return { outcome: "predict-error", failure: `metadata request failed: ${describeFetchError(err)}` };
+    }
+    const refused = refusalMessage(answer, "the metadata request", credential);
+    if (refused !== undefined) {
+        return { outcome: "refused", failure: `${modelUrl} ${refused}` };
     }
     const error = errorOf(answer);
     if (error !== undefined) {
-        return { failure: `metadata request failed with HTTP ${answer.status}: ${error}` };
+        return { outcome: "predict-error", failure: `metadata request failed with HTTP ${answer.status}: ${error}` };
     }
     try {
         return { signatures: parseModelMetadata(answer.body).signatures };
     } catch (err) {
-        return { failure: `metadata answer is not TF Serving's: ${(err as Error).message}` };
+        return { outcome: "predict-error", failure: `metadata answer is not TF Serving's: ${(err as Error).message}` };
     }
 }
 
@@ -405,7 +504,13 @@ class AnswerTooLargeError extends Error {
  * the process alive: AbortSignal.timeout's timer does not, and fetch on a connection the server
  * closes at once can stay pending forever, so the process would exit 0 with nothing said.
  */
-async function httpJson(url: string, timeoutMs: number, limitBytes: number, body?: unknown): Promise<HttpAnswer> {
+async function httpJson(
+    url: string,
+    timeoutMs: number,
+    limitBytes: number,
+    credential: EndpointCredential | undefined,
+    body?: unknown,
+): Promise<HttpAnswer> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
@@ -418,12 +523,12 @@ async function httpJson(url: string, timeoutMs: number, limitBytes: number, body
     const exchange = (async () => {
         const response = await fetch(url, {
             method: body === undefined ? "GET" : "POST",
-            headers: body === undefined ? undefined : { "content-type": "application/json" },
+            headers: { ...authorizationHeaders(credential), ...(body === undefined ? {} : { "content-type": "application/json" }) },
             body: body === undefined ? undefined : JSON.stringify(body),
             signal: controller.signal,
         });
         const text = await readText(response, limitBytes);
-        return { status: response.status, body: parseTfServingJson(text), text };
+        return { status: response.status, body: parseTfServingJson(text), text, challenge: challengeScheme(response.headers.get("www-authenticate")) };
     })();
     // Once the timer wins, the aborted exchange rejects with nobody waiting for it.
     exchange.catch(() => undefined);

@@ -5,7 +5,8 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
 import { servingService } from "../model/tfProto";
-import { channelCredentials, GrpcTransport } from "./grpcTransport";
+import { EndpointCredential } from "./endpointCredential";
+import { callMetadata, channelCredentials, GrpcTransport } from "./grpcTransport";
 import { VersionStatus } from "./modelStatus";
 
 /** Decoded messages are plain objects: enums by name, int64 as decimal strings, bytes as Buffers. */
@@ -37,17 +38,19 @@ export function serviceDefinition(name: "PredictionService" | "ModelService"): g
 export class TfServingGrpcClient {
     private readonly client: grpc.Client;
     private readonly methods = { ...serviceDefinition("PredictionService"), ...serviceDefinition("ModelService") };
+    private readonly credential?: EndpointCredential;
 
-    /** Throws CaFileError for a CA file that cannot verify any server. */
+    /** Throws CaFileError for a CA file that cannot verify any server. Every call carries `transport.credential`. */
     constructor(target: string, transport: GrpcTransport) {
         this.client = new grpc.Client(target, channelCredentials(transport));
+        this.credential = transport.credential;
     }
 
     /** Calls a unary method ("Predict", "GetModelMetadata", "GetModelStatus"); rejects with the grpc-js ServiceError. */
     call<T>(method: "Predict" | "GetModelMetadata" | "GetModelStatus", request: object, timeoutMs: number): Promise<T> {
         const m = this.methods[method];
         return new Promise((resolve, reject) => {
-            this.client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(),
+            this.client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, callMetadata(this.credential),
                 { deadline: Date.now() + timeoutMs }, (err, value) => (err ? reject(err) : resolve(value as T)));
         });
     }

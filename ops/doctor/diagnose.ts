@@ -8,6 +8,7 @@ import { modelFilesDenied, modelLoadFailed, modelNotFound } from "./logRules";
 import { startupProbeKilled, probeFailed } from "./probeRules";
 import { canaryRolledBack, notReady, replicaFailure, rolloutStuck } from "./rolloutRules";
 import { autoscalerBlind, canaryLeftOver } from "./autoscalingRules";
+import { endpointRefused } from "./endpointRules";
 import { unschedulable } from "./schedulingRules";
 import { loadBalancerPending } from "./serviceRules";
 import { INSTANCE_LABEL, MODEL_SERVER_SELECTOR, isModelServerLabelled } from "../../contract/labels";
@@ -15,7 +16,7 @@ import { ClusterSnapshot, ObjectMeta, isCanary, isPodReady, modelOf, servedModel
 
 export const RULES: readonly Rule[] = [
     imagePull, cannotStart, oomKilled, modelNotFound, modelLoadFailed, modelFilesDenied, unschedulable,
-    startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, canaryRolledBack, canaryLeftOver, autoscalerBlind, loadBalancerPending, notReady,
+    startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, canaryRolledBack, canaryLeftOver, autoscalerBlind, loadBalancerPending, endpointRefused, notReady,
 ];
 
 /**
@@ -29,7 +30,7 @@ const RANK: Record<FindingKind, number> = {
     // A crash loop absorbs a probe that failed while the container was up between crashes (nothing
     // listened yet); a startup probe that killed the container absorbs the crash loop it causes.
     "startup-probe-killed": 2, "crash-loop": 1.5, "probe-failed": 1, "not-ready": 0, "rollout-stuck": 0, "canary-rolled-back": 3,
-    "canary-running": 3, "autoscaler-blind": 3,
+    "canary-running": 3, "autoscaler-blind": 3, "endpoint-refused": 3,
 };
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -66,6 +67,8 @@ export interface Diagnosis {
         events: number;
         /** Container logs read (current and previous runs). */
         logs: number;
+        /** Each model status call to a model's endpoint and its answer. */
+        endpoints: { model: string; call: string; answer: string }[];
     };
 }
 
@@ -91,6 +94,7 @@ export function diagnose(full: ClusterSnapshot, options: DiagnoseOptions): Diagn
             services: snapshot.services.length,
             events: snapshot.events.length,
             logs: Object.keys(snapshot.logs).length + Object.keys(snapshot.previousLogs).length,
+            endpoints: (snapshot.endpoints ?? []).map(({ model, call, answer }) => ({ model, call, answer })),
         },
     };
 }
@@ -128,7 +132,18 @@ export function selectModelServer(snapshot: ClusterSnapshot, model: string | und
         logs: ofPods(snapshot.logs),
         previousLogs: ofPods(snapshot.previousLogs),
         ...(snapshot.nodes === undefined ? {} : { nodes: snapshot.nodes }),
+        ...(snapshot.endpoints === undefined ? {} : { endpoints: snapshot.endpoints.filter((e) => model === undefined || e.model === model) }),
     };
+}
+
+/** The models the snapshot's model servers serve (a canary's counted as its model's), of `model` when given. */
+export function servedModels(snapshot: ClusterSnapshot, model: string | undefined): string[] {
+    return modelNames(selectModelServer(snapshot, model));
+}
+
+function modelNames(snapshot: ClusterSnapshot): string[] {
+    return [...new Set([...snapshot.pods, ...snapshot.deployments, ...snapshot.services].map((o) => servedModelOf(o)))]
+        .filter((m): m is string => m !== undefined).sort();
 }
 
 function notDeployed(full: ClusterSnapshot, selector: string): Finding {
@@ -203,9 +218,7 @@ function groupReplicas(findings: Finding[]): Finding[] {
 
 /** One row per model; a canary's objects are its model's (their own finding says so), never a model of their own. */
 function modelsChecked(snapshot: ClusterSnapshot): ModelChecked[] {
-    const names = [...new Set([...snapshot.pods, ...snapshot.deployments, ...snapshot.services].map((o) => servedModelOf(o)))]
-        .filter((m): m is string => m !== undefined).sort();
-    return names.map((model) => {
+    return modelNames(snapshot).map((model) => {
         const pods = snapshot.pods.filter((p) => modelOf(p) === model && !isCanary(p));
         const deployment = snapshot.deployments.find((d) => modelOf(d) === model && !isCanary(d));
         const service = snapshot.services.find((s) => modelOf(s) === model && !isCanary(s));

@@ -31,6 +31,7 @@ export type FindingKind =
     | "canary-rolled-back"
     | "canary-running"
     | "autoscaler-blind"
+    | "endpoint-refused"
     | "not-ready";
 
 export interface Finding {

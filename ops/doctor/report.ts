@@ -36,6 +36,7 @@ export function formatReport({ diagnosis, cluster, unreadLogs }: DoctorResult): 
         `checked ${plural(checked.pods, "pod")}, ${plural(checked.deployments, "deployment")}, ${plural(checked.services, "service")}, `
             + `${plural(checked.events, "event")}, ${plural(checked.logs, "container log")} (${checked.selector})`,
         ...checked.models.map((m) => `model ${m.model}: ${describeModel(m)}`),
+        ...checked.endpoints.map((e) => `endpoint of ${e.model}: ${e.call}: ${e.answer}`),
         ...unreadLogs.map((u) => `could not read the ${u}`),
     ];
     if (diagnosis.healthy) {

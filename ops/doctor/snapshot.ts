@@ -1,11 +1,13 @@
 /**
  * What `tfs doctor` looks at: the model server's objects as the Kubernetes API returns them (JSON,
- * as `kubectl get -o json` prints them), plus the tail of each container's log.
+ * as `kubectl get -o json` prints them), plus the tail of each container's log and what the
+ * model's endpoint answered.
  *
  * The types name only the fields the rules read; everything is optional because the API omits
  * empty fields. Timestamps are RFC 3339 strings.
  */
 import { INSTANCE_LABEL, TRACK_LABEL } from "../../contract/labels";
+import type { CredentialOrigin, Refusal } from "../endpointCredential";
 
 export interface ObjectMeta {
     name?: string;
@@ -198,6 +200,24 @@ export interface ClusterSnapshot {
     previousLogs: Record<string, string>;
     /** The cluster's nodes, read only when a pod is unscheduled, and absent when listing them is not allowed. */
     nodes?: Node[];
+    /** What each model's endpoint answered a model status call; absent when none was asked (no address known). */
+    endpoints?: EndpointAnswer[];
+}
+
+/** One model status call to a model's endpoint, from outside the cluster, as a client makes it. */
+export interface EndpointAnswer {
+    model: string;
+    transport: "REST" | "gRPC";
+    /** What was called: `GET http://ADDRESS:8501/v1/models/NAME`, `GetModelStatus grpc://ADDRESS:8500`. */
+    call: string;
+    /** What came back, in one line: "version 123 AVAILABLE", "HTTP 401", "no answer: connection refused". */
+    answer: string;
+    /** Set when the endpoint refused the caller (HTTP 401/403, UNAUTHENTICATED/PERMISSION_DENIED). */
+    refusal?: Refusal;
+    /** The scheme of the refusal's WWW-Authenticate challenge (REST only). */
+    challenge?: string;
+    /** The credential sent with the call (its kind and source, never its value); absent: none was sent. */
+    credential?: CredentialOrigin;
 }
 
 export function logKey(podName: string, container: string): string {

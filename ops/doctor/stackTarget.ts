@@ -5,6 +5,7 @@
  */
 import * as path from "path";
 import { ClusterTarget } from "./collector";
+import { ModelEndpoints } from "./endpointProbe";
 
 type Values = Record<string, { value: unknown } | undefined>;
 
@@ -42,4 +43,31 @@ export function targetFromStack(args: {
         context: setting("kubeContext"),
         namespace,
     };
+}
+
+/**
+ * Where each model of a stack is served, from its `models` output (each model's `restUrl` and
+ * `grpcEndpoint`), else (a stack without it) its `restUrl` and `grpcEndpoint` for every model. The gRPC endpoint is TLS
+ * where the REST one is https (a Gateway with a certificate serves both). Empty for a stack with none.
+ */
+export function endpointsFromStack(outputs: Values): { models?: Record<string, ModelEndpoints>; fallback?: ModelEndpoints } {
+    const endpoints = (value: unknown): ModelEndpoints | undefined => {
+        const { restUrl, grpcEndpoint } = (value ?? {}) as { restUrl?: unknown; grpcEndpoint?: unknown };
+        const rest = typeof restUrl === "string" && restUrl !== "" ? restUrl : undefined;
+        const grpc = typeof grpcEndpoint === "string" && grpcEndpoint !== "" ? grpcEndpoint : undefined;
+        return rest === undefined && grpc === undefined ? undefined
+            : { ...(rest === undefined ? {} : { restUrl: rest }), ...(grpc === undefined ? {} : { grpcEndpoint: grpc, tls: /^https:/i.test(rest ?? "") }) };
+    };
+    const models = outputs.models?.value;
+    const byModel = models !== null && typeof models === "object" && !Array.isArray(models)
+        ? Object.fromEntries(Object.entries(models).flatMap(([name, value]) => {
+            const found = endpoints(value);
+            return found === undefined ? [] : [[name, found]];
+        }))
+        : {};
+    if (Object.keys(byModel).length > 0) {
+        return { models: byModel };
+    }
+    const fallback = endpoints({ restUrl: outputs.restUrl?.value, grpcEndpoint: outputs.grpcEndpoint?.value });
+    return fallback === undefined ? {} : { fallback };
 }

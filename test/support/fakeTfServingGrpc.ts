@@ -35,17 +35,24 @@ export function makeCertificates(dir: string): Certificates {
     };
 }
 
-type Handler = (call: { request: Record<string, unknown> }, callback: grpc.sendUnaryData<unknown>) => void;
+type Handler = (call: { request: Record<string, unknown>; metadata: grpc.Metadata }, callback: grpc.sendUnaryData<unknown>) => void;
 
 export interface FakeOptions {
     /** Status calls that report LOADING before the model is AVAILABLE; default 0. */
     loadingPolls?: number;
     /** Predict never answers (the call stays open until its deadline). */
     hangPredict?: boolean;
+    /**
+     * Every call must carry this `authorization` metadata, or fails UNAUTHENTICATED (as an
+     * authenticating proxy in front of the server does); `forbid` fails every call PERMISSION_DENIED.
+     */
+    authorization?: string | "forbid";
+    /** The model's name; default "m". */
+    model?: string;
 }
 
 /**
- * Model "m" (version 7) reports LOADING for its first `loadingPolls` status calls, then AVAILABLE;
+ * Model "m" (version 7; `model` names it otherwise) reports LOADING for its first `loadingPolls` status calls, then AVAILABLE;
  * Predict computes half_plus_two (y = x/2 + 2) from float_val; signature "broken" fails as the real
  * server would.
  */
@@ -53,11 +60,14 @@ export class FakeTfServing {
     readonly server = new grpc.Server();
     statusCalls = 0;
     predictRequests: Record<string, unknown>[] = [];
+    /** The `authorization` metadata of every call, in order (undefined: none sent). */
+    authorizations: (string | undefined)[] = [];
 
     constructor(options: FakeOptions = {}) {
         const loadingPolls = options.loadingPolls ?? 0;
         const fail = (callback: grpc.sendUnaryData<unknown>, code: grpc.status, details: string) => callback({ code, details, name: "", message: details });
-        const known = (request: Record<string, unknown>) => (request.model_spec as { name?: string } | undefined)?.name === "m";
+        const name = options.model ?? "m";
+        const known = (request: Record<string, unknown>) => (request.model_spec as { name?: string } | undefined)?.name === name;
         const status: Handler = ({ request }, callback) => {
             if (!known(request)) {
                 return fail(callback, grpc.status.NOT_FOUND, `Could not find any versions of model ${(request.model_spec as { name?: string }).name}`);
@@ -74,7 +84,7 @@ export class FakeTfServing {
             const map = servingType("tensorflow.serving.SignatureDefMap");
             const signature = { inputs: { x: tensor("x:0") }, outputs: { y: tensor("y:0") }, method_name: "tensorflow/serving/predict" };
             const value = map.encode(map.fromObject({ signature_def: { serving_default: signature, broken: signature } })).finish();
-            callback(null, { model_spec: { name: "m", version: { value: 7 } }, metadata: { signature_def: { type_url: SIGNATURE_DEF_MAP_URL, value } } });
+            callback(null, { model_spec: { name, version: { value: 7 } }, metadata: { signature_def: { type_url: SIGNATURE_DEF_MAP_URL, value } } });
         };
         const predict: Handler = ({ request }, callback) => {
             this.predictRequests.push(request);
@@ -88,12 +98,23 @@ export class FakeTfServing {
             const x = (request.inputs as Record<string, TensorObject>).x;
             const y = (x.float_val as number[]).map((v) => v / 2 + 2);
             callback(null, {
-                model_spec: { name: "m", version: { value: 7 }, signature_name: spec.signature_name },
+                model_spec: { name, version: { value: 7 }, signature_name: spec.signature_name },
                 outputs: { y: { dtype: "DT_FLOAT", tensor_shape: x.tensor_shape, float_val: y } },
             });
         };
-        this.server.addService(serviceDefinition("ModelService"), { GetModelStatus: status });
-        this.server.addService(serviceDefinition("PredictionService"), { GetModelMetadata: metadata, Predict: predict });
+        const guarded = (handler: Handler): Handler => (call, callback) => {
+            const sent = call.metadata.get("authorization")[0]?.toString();
+            this.authorizations.push(sent);
+            if (options.authorization === "forbid") {
+                return fail(callback, grpc.status.PERMISSION_DENIED, "caller not allowed");
+            }
+            if (options.authorization !== undefined && sent !== options.authorization) {
+                return fail(callback, grpc.status.UNAUTHENTICATED, sent === undefined ? "no credentials" : "credentials not accepted");
+            }
+            handler(call, callback);
+        };
+        this.server.addService(serviceDefinition("ModelService"), { GetModelStatus: guarded(status) });
+        this.server.addService(serviceDefinition("PredictionService"), { GetModelMetadata: guarded(metadata), Predict: guarded(predict) });
     }
 
     /** Listens on 127.0.0.1 (plaintext unless `credentials` say TLS); resolves to its HOST:PORT. */
