@@ -2,7 +2,8 @@ import { Command, InvalidArgumentError } from "commander";
 import { GoldenError, readGoldenFile } from "../contract/golden";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { GoldenInput } from "../ops/goldenSmoke";
-import { grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
+import { grpcAuthorityFromStackOutputs, grpcEndpointFromStackOutputs, grpcSmoke, GrpcSmokeReport } from "../ops/grpcSmoke";
+import { hostnameProblem } from "../serving/gatewayAccess";
 import { CaFileError, readCaFile, withoutIpServerNameWarning } from "../ops/grpcTransport";
 import { PredictRequestBody } from "../ops/predictRequest";
 import { endpointFromStackOutputs, smoke, SMOKE_EXIT_CODES, SmokeReport, SmokeReportBase, SmokeUsageError, StackEndpoint } from "../ops/smoke";
@@ -24,6 +25,7 @@ interface SmokeFlags {
     grpc?: boolean;
     tls?: boolean;
     ca?: string;
+    authority?: string;
     tokenFile?: string;
     basicAuthFile?: string;
 }
@@ -59,7 +61,8 @@ export function smokeCommand(exit: (code: number) => void): Command {
         .option("--json", "print one JSON object instead of text")
         .option("--grpc", "use TF Serving's gRPC API (GetModelStatus, GetModelMetadata, Predict) instead of REST")
         .option("--tls", "with --grpc: connect with TLS, verifying the server against --ca FILE or the system roots")
-        .option("--ca <file>", "with --grpc --tls: PEM file of the CA that signed the server's certificate");
+        .option("--ca <file>", "with --grpc --tls: PEM file of the CA that signed the server's certificate")
+        .option("--authority <host>", "with --grpc: the host every call names (a Gateway that routes gRPC by host; default with --stack: the model's grpcAuthority output)");
     return withCredentialOptions(command)
         .exitOverride()
         .showHelpAfterError("(tfs smoke --help shows the usage)")
@@ -139,6 +142,10 @@ async function runGrpc(flags: SmokeFlags, { request, golden, credential }: Smoke
     }
     let grpcEndpoint: string;
     let model = flags.model;
+    let authority = flags.authority;
+    if (authority !== undefined && hostnameProblem(authority) !== undefined) {
+        throw new UserError(`--authority "${authority}" ${hostnameProblem(authority)}`, USAGE_EXIT);
+    }
     if (flags.url !== undefined) {
         const problem = grpcTargetProblem(flags.url);
         if (problem !== undefined) {
@@ -155,6 +162,7 @@ async function runGrpc(flags: SmokeFlags, { request, golden, credential }: Smoke
         }
         grpcEndpoint = found.grpcEndpoint;
         model ??= found.model;
+        authority ??= model === undefined ? undefined : grpcAuthorityFromStackOutputs(outputs, model);
     }
     requireModel(flags, model);
     if (flags.tls) {
@@ -164,6 +172,7 @@ async function runGrpc(flags: SmokeFlags, { request, golden, credential }: Smoke
         grpcEndpoint,
         tls: flags.tls === true,
         caFile: flags.ca,
+        authority,
         model,
         timeoutMs: flags.timeout * 1000,
         signature: flags.signature,

@@ -225,6 +225,13 @@ function elapsed(started: number): number {
     return Math.round((performance.now() - started) * 10) / 10;
 }
 
+/** The host `model`'s gRPC clients name, from the stack's `models` output (`grpcAuthority`), where its Gateway routes gRPC by host. */
+export function grpcAuthorityFromStackOutputs(outputs: Record<string, { value: unknown }>, model: string): string | undefined {
+    const models = outputs.models?.value as Record<string, { grpcAuthority?: unknown }> | undefined;
+    const authority = models?.[model]?.grpcAuthority;
+    return typeof authority === "string" && authority !== "" ? authority : undefined;
+}
+
 /**
  * The gRPC endpoint and model from stack outputs: `grpcEndpoint` (the first model's, as
  * `restUrl`), and the model served there. Throws naming the missing output.

@@ -15,6 +15,16 @@ export interface GrpcTransport {
     caFile?: string;
     /** Sent as `authorization` metadata on every call (a Gateway's caller authentication). */
     credential?: EndpointCredential;
+    /**
+     * The `:authority` every call names instead of the target's host: the model's host where a Gateway
+     * routes gRPC by host (`gateway.grpcHostname`, the `models` output's `grpcAuthority`).
+     */
+    authority?: string;
+}
+
+/** The channel's options: the authority, when one is named (grpc-js `grpc.default_authority`). */
+export function channelOptions(transport: GrpcTransport): grpc.ChannelOptions {
+    return transport.authority === undefined ? {} : { "grpc.default_authority": transport.authority };
 }
 
 /**

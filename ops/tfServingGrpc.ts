@@ -6,7 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protobuf from "protobufjs";
 import { servingService } from "../model/tfProto";
 import { EndpointCredential } from "./endpointCredential";
-import { callMetadata, channelCredentials, GrpcTransport } from "./grpcTransport";
+import { callMetadata, channelCredentials, channelOptions, GrpcTransport } from "./grpcTransport";
 import { VersionStatus } from "./modelStatus";
 
 /** Decoded messages are plain objects: enums by name, int64 as decimal strings, bytes as Buffers. */
@@ -42,7 +42,7 @@ export class TfServingGrpcClient {
 
     /** Throws CaFileError for a CA file that cannot verify any server. Every call carries `transport.credential`. */
     constructor(target: string, transport: GrpcTransport) {
-        this.client = new grpc.Client(target, channelCredentials(transport));
+        this.client = new grpc.Client(target, channelCredentials(transport), channelOptions(transport));
         this.credential = transport.credential;
     }
 

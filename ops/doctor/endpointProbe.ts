@@ -17,6 +17,8 @@ export interface ModelEndpoints {
     grpcEndpoint?: string;
     /** The gRPC endpoint serves TLS (a Gateway with a certificate, whose `restUrl` is https). */
     tls?: boolean;
+    /** The host gRPC calls name, where a Gateway routes gRPC by host (the `models` output's `grpcAuthority`). */
+    grpcAuthority?: string;
 }
 
 export interface EndpointCheck {
@@ -39,7 +41,7 @@ export async function probeEndpoints(models: string[], check: EndpointCheck): Pr
     const calls = models.flatMap((model) => {
         const endpoints = check.models?.[model] ?? check.fallback ?? {};
         const rest = endpoints.restUrl === undefined ? [] : [restCall(model, endpoints.restUrl, credential, timeoutMs)];
-        const grpc = endpoints.grpcEndpoint === undefined ? [] : [grpcCall(model, endpoints.grpcEndpoint, endpoints.tls === true, check, timeoutMs)];
+        const grpc = endpoints.grpcEndpoint === undefined ? [] : [grpcCall(model, endpoints.grpcEndpoint, endpoints.tls === true, check, timeoutMs, endpoints.grpcAuthority)];
         return [...rest, ...grpc];
     });
     return Promise.all(calls);
@@ -51,10 +53,10 @@ async function restCall(model: string, restUrl: string, credential: EndpointCred
     return answerOf(model, "REST", `GET ${modelUrl}`, poll, credential);
 }
 
-async function grpcCall(model: string, target: string, tls: boolean, check: EndpointCheck, timeoutMs: number): Promise<EndpointAnswer> {
+async function grpcCall(model: string, target: string, tls: boolean, check: EndpointCheck, timeoutMs: number, authority?: string): Promise<EndpointAnswer> {
     // gRPC loads only when an endpoint is checked over it: most of doctor's runs read the cluster alone.
     const [{ pollGrpcStatus }, { TfServingGrpcClient }] = await Promise.all([import("../grpcSmoke"), import("../tfServingGrpc")]);
-    const transport = { tls, caFile: check.caFile, credential: check.credential };
+    const transport = { tls, caFile: check.caFile, credential: check.credential, authority };
     const call = `GetModelStatus ${tls ? "grpcs" : "grpc"}://${target}`;
     if (target.startsWith(":")) {
         return answerOf(model, "gRPC", call, { kind: "hopeless", problem: "no host: the endpoint has no address yet" }, check.credential);

@@ -52,11 +52,12 @@ export function targetFromStack(args: {
  */
 export function endpointsFromStack(outputs: Values): { models?: Record<string, ModelEndpoints>; fallback?: ModelEndpoints } {
     const endpoints = (value: unknown): ModelEndpoints | undefined => {
-        const { restUrl, grpcEndpoint } = (value ?? {}) as { restUrl?: unknown; grpcEndpoint?: unknown };
+        const { restUrl, grpcEndpoint, grpcAuthority } = (value ?? {}) as { restUrl?: unknown; grpcEndpoint?: unknown; grpcAuthority?: unknown };
         const rest = typeof restUrl === "string" && restUrl !== "" ? restUrl : undefined;
         const grpc = typeof grpcEndpoint === "string" && grpcEndpoint !== "" ? grpcEndpoint : undefined;
+        const authority = typeof grpcAuthority === "string" && grpcAuthority !== "" ? { grpcAuthority } : {};
         return rest === undefined && grpc === undefined ? undefined
-            : { ...(rest === undefined ? {} : { restUrl: rest }), ...(grpc === undefined ? {} : { grpcEndpoint: grpc, tls: /^https:/i.test(rest ?? "") }) };
+            : { ...(rest === undefined ? {} : { restUrl: rest }), ...(grpc === undefined ? {} : { grpcEndpoint: grpc, tls: /^https:/i.test(rest ?? ""), ...authority }) };
     };
     const models = outputs.models?.value;
     const byModel = models !== null && typeof models === "object" && !Array.isArray(models)
