@@ -79,6 +79,18 @@ describe("local stack (the program under mocks)", () => {
         assert.deepStrictEqual(deployment.spec.template.spec.imagePullSecrets, [{ name: (secret.inputs as any).metadata.name }]);
     });
 
+    it("endpoint gateway with Traefik's ranges and callers: tfs plan takes the encrypted callers, and refuses them in plain text", async () => {
+        const base = `config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}\n  tf-serving:modelName: m\n`
+            + "  tf-serving:endpoint: gateway\n  tf-serving:loadBalancerSourceRanges:\n    - 10.20.0.0/16\n"
+            + "  tf-serving:gateway:\n    className: traefik\n    controller: traefik\n    auth:\n      type: basic\n";
+        const plan = await planStack(project(`${base}      users:\n        secure: v1:c2FsdA==:Y2lwaGVydGV4dA==\n`), "t");
+        const middlewares = plan.resources.filter((r) => r.type === "kubernetes:traefik.io/v1alpha1:Middleware").map((r) => (r.inputs as any).metadata.name).sort();
+        assert.deepStrictEqual(middlewares, ["m-basic-auth", "m-source-ranges"]);
+        assert.ok(plan.resources.some((r) => r.type === "kubernetes:core/v1:Secret" && (r.inputs as any).metadata.name === "m-callers"), "the callers' Secret");
+        await assert.rejects(planStack(project(`${base}      users: "alice:{SHA}${"A".repeat(27)}="\n`), "t"),
+            (err: Error) => /tf-serving:gateway\.auth\.users = "\[secret\]": must be a secret, not plain configuration/.test(err.message) && !err.message.includes("AAAA"));
+    });
+
     it("endpoint gateway: plans a Gateway of the class and its two routes in front of a ClusterIP Service", async () => {
         const stack = `config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}\n  tf-serving:modelName: m\n  tf-serving:publicEndpoint: true\n`
             + "  tf-serving:endpoint: gateway\n  tf-serving:gateway:\n    className: traefik\n";

@@ -101,11 +101,11 @@ describe("a stack's endpoints for the doctor", () => {
             restUrl: { value: "https://203.0.113.7" },
             models: { value: {
                 a: { restUrl: "https://203.0.113.7", grpcEndpoint: "203.0.113.7:443", modelStatusUrl: "x" },
-                b: { restUrl: "http://203.0.113.8:8501", grpcEndpoint: "203.0.113.8:8500" },
+                b: { restUrl: "http://203.0.113.8:8501", grpcEndpoint: "203.0.113.8:8500", grpcAuthority: "b.grpc.example.com" },
             } },
         }), { models: {
             a: { restUrl: "https://203.0.113.7", grpcEndpoint: "203.0.113.7:443", tls: true },
-            b: { restUrl: "http://203.0.113.8:8501", grpcEndpoint: "203.0.113.8:8500", tls: false },
+            b: { restUrl: "http://203.0.113.8:8501", grpcEndpoint: "203.0.113.8:8500", tls: false, grpcAuthority: "b.grpc.example.com" },
         } });
     });
 

@@ -1,6 +1,7 @@
 import * as assert from "assert";
 import { servingType } from "../../../model/tfProto";
-import { grpcEndpointFromStackOutputs } from "../../../ops/grpcSmoke";
+import { grpcAuthorityFromStackOutputs, grpcEndpointFromStackOutputs } from "../../../ops/grpcSmoke";
+import { channelOptions } from "../../../ops/grpcTransport";
 import { UnsupportedSignatureError } from "../../../ops/predictRequest";
 import { predictInputs, serviceDefinition, tensorFromJson, tensorToJson, versionStatuses } from "../../../ops/tfServingGrpc";
 
@@ -78,5 +79,19 @@ describe("grpcEndpointFromStackOutputs", () => {
         };
         assert.deepStrictEqual(grpcEndpointFromStackOutputs(outputs, "dev"), { grpcEndpoint: "198.51.100.7:8500", model: "m" });
         assert.throws(() => grpcEndpointFromStackOutputs({ restUrl: outputs.restUrl }, "dev"), /stack "dev" has no grpcEndpoint output \(its outputs: restUrl\)/);
+    });
+});
+
+describe("the gRPC authority (a Gateway that routes gRPC by host)", () => {
+    it("the models output's grpcAuthority of the model, when its Gateway names one", () => {
+        const outputs = { models: { value: { one: { grpcAuthority: "one.grpc.example.com" }, two: { restUrl: "http://192.0.2.1:8501" } } } };
+        assert.strictEqual(grpcAuthorityFromStackOutputs(outputs, "one"), "one.grpc.example.com");
+        assert.strictEqual(grpcAuthorityFromStackOutputs(outputs, "two"), undefined);
+        assert.strictEqual(grpcAuthorityFromStackOutputs({}, "one"), undefined);
+    });
+
+    it("is the channel's default authority (grpc-js `grpc.default_authority`); none without it", () => {
+        assert.deepStrictEqual(channelOptions({ tls: false, authority: "one.grpc.example.com" }), { "grpc.default_authority": "one.grpc.example.com" });
+        assert.deepStrictEqual(channelOptions({ tls: false }), {});
     });
 });
