@@ -85,7 +85,9 @@ describe("config: the EKS Gateway's source ranges and caller authentication", ()
 
     it("the guide's EKS examples are read as it says: its ranges, and its JWT validation with two claims", () => {
         const page = fs.readFileSync(path.resolve(__dirname, "../../../docs/guides/endpoint-security.md"), "utf8");
-        const eks = page.slice(page.indexOf("\n## EKS\n"));
+        const from = page.indexOf("\n## EKS\n");
+        const next = page.indexOf("\n## ", from + 1);
+        const eks = page.slice(from, next < 0 ? undefined : next);
         const blocks = [...eks.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => (parse(m[1]) as { config: Record<string, unknown> }).config);
         assert.strictEqual(blocks.length, 2);
         const written = Object.assign({}, ...blocks) as Record<string, unknown>;

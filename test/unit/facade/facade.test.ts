@@ -104,7 +104,10 @@ describe("the multi-language facade", () => {
             assert.throws(() => toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "traefik", platform: enums.GatewayPlatform.Eks }),
                 /ModelGateway "g": certificateArn is required with platform eks/);
             const gke = toModelGatewayArgs("g", { modelName: "m", namespace: "s", className: "gke-l7", platform: enums.GatewayPlatform.Gke, certificateArn: arn, certificateMap: "map" });
-            assert.deepStrictEqual(gke, { model: "m", namespace: "s", className: "gke-l7", tlsSecretName: undefined, canary: undefined, platform: "gke", certificateMap: "map" },
+            assert.deepStrictEqual(gke, {
+                model: "m", namespace: "s", className: "gke-l7", tlsSecretName: undefined, canary: undefined, platform: "gke", certificateMap: "map",
+                sourceRanges: undefined, securityPolicy: undefined,
+            },
                 "an EKS-only field is not passed to a GKE Gateway");
             const monitoring = toModelMonitoringArgs("mon", {
                 modelName: "m", namespace: "s", collector: enums.Collector.PrometheusOperator, thresholds: { restarts: 9, p99LatencyMs: undefined },
