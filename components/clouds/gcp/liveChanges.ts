@@ -3,7 +3,7 @@
  * about at preview (`config/liveChanges.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
  */
 import { formatIpv4Cidr, parseIpv4Cidr } from "../../../contract/cidr";
-import { LiveChanges, clusterRename, refuse } from "../../../config/liveChanges";
+import { LiveChanges, clusterRename, refuse } from "../../../config/liveChangeRules";
 import type { GcpConfig } from "./config";
 
 export interface GkeDeployed {
