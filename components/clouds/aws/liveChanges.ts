@@ -1,6 +1,6 @@
 /**
  * A running EKS stack: the settings it records (`deployedSettings`) and the changes refused or warned
- * about at preview (`config/liveChanges.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
+ * about at preview (`config/liveChangeRules.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
  */
 import type { EndpointKind } from "../../../config/settings";
 import { DeployedStateOf, LiveChanges, clusterRename, refuse } from "../../../config/liveChangeRules";
