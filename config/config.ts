@@ -9,14 +9,14 @@ import * as path from "path";
 import { cidrProblem } from "../contract/cidr";
 import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { ConfigError, ConfigReader, misplacedKeyIssues } from "./configReader";
-import type { CloudRules } from "../components/clouds/registry";
+import type { ConfigIssue } from "./configReader";
+import type { RulesOf } from "../components/clouds/registry";
 import { CLOUDS, COLLECTORS, cloudAbout, cloudRules } from "../components/clouds/registry";
-import type { Cloud, CloudSections, Collector, GatewayPlatformSettings, LocalSettings } from "../components/clouds/registry";
+import type { Cloud, CloudSections, Collector, LocalSettings } from "../components/clouds/registry";
 import { managedFlags } from "../serving/flags";
 import { tfServingFlagProblem } from "../serving/tfServingFlags";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
-import { RolloutStrategy } from "../serving/rollout";
 import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
 import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from "../serving/autoscaling";
 import { planGpuCapacity } from "./gpuCapacity";
@@ -25,127 +25,14 @@ import { RULES_CONFIGMAP_LABEL } from "../observability/collectors";
 import { ENDPOINT_SECURITY_DOC, MODEL_PLACEHOLDER } from "../serving/gatewayAccess";
 import { readGatewayEndpoint } from "./gateway";
 import { canaryName, labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
-import { providerRuleIssues } from "./providerRules";
+import { ENDPOINT_KINDS, SERVICE_TYPES } from "./settings";
+import type { CommonConfig, ModelSettings, MonitoringSettings, ServiceSettings } from "./settings";
 
 export type { LocalSettings };
 export { CLOUDS };
 export type { Cloud };
-
-export const SERVICE_TYPES = ["LoadBalancer", "NodePort", "ClusterIP"] as const;
-export type ServiceType = (typeof SERVICE_TYPES)[number];
-
-/** One model served by its own image and model server. */
-export interface ModelSettings {
-    /** DNS label: the TF Serving model name, and the name of its Deployment and Service. */
-    name: string;
-    /** Absolute path of the model base folder (numeric version folders inside). */
-    path: string;
-    /** Signature the smoke test and preflight require; TF Serving's REST default is `serving_default`. */
-    signature: string;
-    /** Versions to bake and serve; undefined means the highest one only (TF Serving's default `latest {1}`). */
-    versions?: number[];
-    /** TF Serving version labels (`stable: 123`); each must name a served version. */
-    versionLabels: Record<string, number>;
-    /** Serve on GPU nodes with the `-gpu` base image. */
-    gpu: boolean;
-    /** `nvidia.com/gpu` per pod; 0 unless `gpu`. */
-    gpuCount: number;
-    /** Desired pods (the HPA's minimum when autoscaling is on). */
-    replicas: number;
-    /** How pods are replaced: `surge` unless a GPU pool has no GPU to spare for an extra pod (`gpuCapacity.ts`). */
-    rollout: RolloutStrategy;
-    /** Base image override; undefined means the pinned `tensorflow/serving` (or `-gpu`) release. */
-    baseImage?: string;
-    /** Overrides of the sizing derived from the model; each is checked against what the model needs. */
-    resources: { cpu?: string; memoryRequest?: string; memoryLimit?: string };
-    /** Server-side batching; `parametersFile` is a batching_parameters text proto on disk. */
-    batching: { enabled: boolean; parametersFile?: string };
-    /** The HPA (`serving/autoscaling.ts`); undefined: a fixed `replicas` count. */
-    autoscaling?: AutoscalingSettings;
-    /** A metric-gated canary for every new image (needs `endpoint: gateway`); undefined: the rolling update alone. */
-    canary?: CanarySettings;
-    /** Extra `tensorflow_model_server` flags, appended after the managed ones. */
-    extraServerArgs: string[];
-    /** Replay `assets.extra/tf_serving_warmup_requests` at each load (TF Serving's default, true); false passes `--enable_model_warmup=false`. */
-    enableWarmup: boolean;
-    /**
-     * Release a version whose signatures break what the stack serves now (a removed or renamed input,
-     * a changed dtype or shape; `contract/signatureChange.ts`): true for the one update that makes the
-     * change. Default false: such a version stops the preview.
-     */
-    allowSignatureChange: boolean;
-    /**
-     * A golden file (`contract/golden.ts`): JSON lines of `:predict` bodies and the outputs expected from
-     * them. `path` is absolute; `asWritten` as the config names it (relative to the project), for
-     * messages and the canary's inputs (the same in every checkout). The canary checks them first.
-     */
-    golden?: { path: string; asWritten: string };
-    /**
-     * `golden`: the image build writes each baked version's `assets.extra/tf_serving_warmup_requests` from the
-     * golden cases (in the staged copy; the model folder is not written), replacing any file the folder holds.
-     * Needs `golden`. Undefined: the folder's own warmup file, if it has one.
-     */
-    warmup?: "golden";
-    /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange" | "golden" | "warmup"): string;
-}
-
-export interface ServiceSettings {
-    type: ServiceType;
-    /**
-     * `loadBalancer` (default): the Service is the endpoint (L4; one gRPC channel stays on one pod).
-     * `gateway`: a Gateway API Gateway of `gateway.className` in front of a ClusterIP Service,
-     * balancing each request; TLS from `gateway.tlsSecretName` or the cloud's controller's own
-     * certificate key (`config/gateway.ts`), else plaintext (h2c, where the controller allows it).
-     */
-    endpoint: EndpointKind;
-    /** The platform's own keys by `platform` (the cloud's `GatewaySection`). */
-    gateway?: {
-        className: string;
-        tlsSecretName?: string;
-        /** The stack creates the GatewayClass `className` (`GatewaySection.createsClass`). */
-        createClass?: boolean;
-    } & GatewayPlatformSettings;
-    /** CIDRs allowed to reach the load balancer. */
-    sourceRanges: string[];
-    /**
-     * The Gateway's callers' htpasswd lines (`gateway.auth.users`, a secret): the component writes them
-     * to a Secret, marked secret; never in an output or a message.
-     */
-    basicAuthUsers?: string;
-    /** Deliberately open the endpoint to any address (needed when `sourceRanges` is empty). */
-    publicEndpoint: boolean;
-    annotations: Record<string, string>;
-}
-
-/** How the model servers are observed (config key `monitoring`). */
-export interface MonitoringSettings {
-    /**
-     * Who scrapes the pods and evaluates the alerts: `prometheus-operator` (PodMonitor and
-     * PrometheusRule), `annotations` (a Prometheus that reads `prometheus.io/*`), `none`, or a cloud's
-     * managed one (`gke`, components/clouds/collectors.ts); the default and the refused are the cloud's
-     * (`CloudRules.defaultCollector`, `collectorProblem`).
-     */
-    collector: Collector;
-    thresholds: AlertThresholds;
-    /** Extra labels on the scrape and rule objects, e.g. `release: kube-prometheus-stack` for its Prometheus' selectors. */
-    labels: Record<string, string>;
-}
-
-/** What every stack has, whatever the cloud. */
-export interface CommonConfig {
-    /**
-     * The project root (Pulumi's program working directory): relative paths in config start here,
-     * and resource inputs name files relative to it so they are the same in every checkout.
-     */
-    projectDir: string;
-    namespace: string;
-    /** Create (and label for Pod Security `restricted`) the namespace, or use an existing one. */
-    createNamespace: boolean;
-    service: ServiceSettings;
-    models: ModelSettings[];
-    monitoring: MonitoringSettings;
-}
+export { ENDPOINT_KINDS, SERVICE_TYPES };
+export type { CommonConfig, EndpointKind, ModelSettings, MonitoringSettings, ServiceSettings, ServiceType, StackConfig } from "./settings";
 
 /** The whole configuration; `cloud` says which section the stack has (`CloudSections`, the registry's). */
 export type ServingConfig = CommonConfig & { [C in Cloud]: { cloud: C } & CloudSections[C] }[Cloud];
@@ -178,8 +65,14 @@ function sharedAddressProblem(models: number, grpcHostname: string | undefined):
         `needs a host of its own that clients send as their authority, e.g. "${MODEL_PLACEHOLDER}.grpc.example.com" (REST is routed by the model's path; ${ENDPOINT_SECURITY_DOC}#several-models)`;
 }
 
-export const ENDPOINT_KINDS = ["loadBalancer", "gateway"] as const;
-export type EndpointKind = typeof ENDPOINT_KINDS[number];
+/**
+ * The issues of every value the stack would send to its cloud's provider (none for a local stack),
+ * leaving out keys that already have an issue: a value refused by the config layer is reported once.
+ */
+function providerRuleIssues(config: ServingConfig, known: readonly ConfigIssue[]): ConfigIssue[] {
+    const issues = cloudRules(config.cloud).providerIssues(config);
+    return issues.filter((issue) => !known.some((k) => k.key === issue.key));
+}
 
 /**
  * Reads and validates the configuration. `all` is `pulumi.runtime.allConfig()`; `projectDir` resolves
@@ -511,7 +404,7 @@ function readAutoscaling(r: ConfigReader): AutoscalingSettings {
     };
 }
 
-function readMonitoring(top: ConfigReader, cloud: Cloud, rules: CloudRules<Cloud>): MonitoringSettings {
+function readMonitoring(top: ConfigReader, cloud: Cloud, rules: RulesOf<Cloud>): MonitoringSettings {
     const fallback = rules.defaultCollector;
     const r = top.nested("monitoring");
     if (r === undefined) {

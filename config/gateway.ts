@@ -7,9 +7,9 @@
  * and TLS is optional. The Gateway API has no source ranges, so the open endpoint must be deliberate
  * (`publicEndpoint`), unless the cloud's load balancer takes `loadBalancerSourceRanges`.
  */
-import type { ServiceSettings } from "./config";
+import type { ServiceSettings } from "./settings";
 import type { ConfigReader } from "./configReader";
-import type { GatewayPlatformSettings } from "../components/clouds/registry";
+import type { GatewayPlatformSettings } from "../components/clouds/gateways";
 import { GATEWAY_CONTROLLERS } from "../serving/gateway";
 import { MODEL_PLACEHOLDER, hostnameTemplateProblem, htpasswdProblem } from "../serving/gatewayAccess";
 

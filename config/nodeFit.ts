@@ -8,11 +8,10 @@
  * formula. These are upper bounds (the kernel keeps some memory out of the node's capacity, and
  * DaemonSets take their share), so a config refused here cannot fit; one accepted may still not.
  * Existing clusters (cloud `local`) and machine types the catalog does not know are not checked. Each
- * cloud's node formula and catalog are in its folder (`nodes.ts`), reached through its `CloudRules`.
+ * cloud's node formula and catalog are in its folder (`nodes.ts`), which builds on this module; the
+ * stack's cloud is asked for its nodes through its `CloudRules` in `config/poolNodes.ts`.
  */
 import { humanBytes } from "../contract/quantity";
-import { cloudRules } from "../components/clouds/registry";
-import { ServingConfig } from "./config";
 
 export const MI = 2 ** 20;
 export const GI = 2 ** 30;
@@ -53,23 +52,6 @@ export interface PoolNode {
     key: string;
     machineType: string;
     allocatable: NodeAllocatable;
-}
-
-/** The node a model's pods land on when the stack creates the pool; undefined on an existing cluster or an unknown machine type. */
-export function poolNodeOf(config: ServingConfig, gpu: boolean): PoolNode | undefined {
-    return cloudRules(config.cloud).poolNode(config, gpu);
-}
-
-/**
- * A warning for each pool the stack creates for models whose machine type this program cannot size
- * (a series newer than its catalog, an instance family it does not list): their node fit is not
- * checked, and the preview says so rather than passing in silence.
- */
-export function uncheckedNodeWarnings(config: ServingConfig, project: string): string[] {
-    const used = (gpu: boolean) => config.models.some((m) => m.gpu === gpu);
-    const pools = cloudRules(config.cloud).unsizedPools(config).filter((p) => used(p.gpu));
-    return pools.map((p) => `${project}:${p.key} = ${p.type}: this program does not know its vCPUs and memory, so whether a model pod fits on one node `
-        + `was not checked (docs/concepts/model-server.md#node-size): compare the pods' cpu and memoryRequest with what ${p.command} reports, less the kubelet's reservation`);
 }
 
 /** A pool the stack creates whose machine type the cloud's catalog does not know. */
@@ -127,11 +109,6 @@ export interface PoolSize {
     alsoRaise?: string;
     /** The key that would have nodes added as pods need them (`eks.clusterAutoscaler`), where it is off. */
     autoscalerKey?: string;
-}
-
-/** How many nodes the CPU pool the stack creates can have; undefined where a pool autoscales (GKE: checked per node only) and on existing clusters. */
-export function cpuPoolSizeOf(config: ServingConfig): PoolSize | undefined {
-    return cloudRules(config.cloud).cpuPoolSize(config);
 }
 
 /** One model's pods on a pool at their most: the serving pods (`replicas` or the HPA's maximum) and the canary's, with their keys. */

@@ -8,12 +8,11 @@
  *
  * This module holds what both clouds share: the rule shape, Go's CIDR parsing (the providers call
  * `net.ParseCIDR`), and the walk from the values sent to the issues. The rules themselves are in
- * each cloud's folder (`components/clouds/gcp/providerRules.ts`, `components/clouds/aws/providerRules.ts`), each naming the provider source it states.
+ * each cloud's folder (`components/clouds/gcp/providerRules.ts`, `components/clouds/aws/providerRules.ts`), each naming the provider source it states,
+ * and `readConfig` asks the stack's cloud for them (`CloudRules.providerIssues`): this module knows no cloud.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { cloudRules } from "../components/clouds/registry";
 import type { ConfigIssue } from "./configReader";
-import type { ServingConfig } from "./config";
 
 /** The page that lists what the providers refuse and how each refusal is reported. */
 export const PROVIDER_LIMITS_DOC = "docs/reference/configuration.md#provider-limits";
@@ -55,15 +54,6 @@ export function providerIssues(inputs: ProviderInput[]): ConfigIssue[] {
         issues.push({ key: i.key, value: i.derived === undefined ? i.value : i.derived.from, expected });
     }
     return issues;
-}
-
-/**
- * The issues of every value the stack would send to its cloud's provider (none for a local stack),
- * leaving out keys that already have an issue: a value refused by the config layer is reported once.
- */
-export function providerRuleIssues(config: ServingConfig, known: readonly ConfigIssue[]): ConfigIssue[] {
-    const issues = cloudRules(config.cloud).providerIssues(config);
-    return issues.filter((issue) => !known.some((k) => k.key === issue.key));
 }
 
 /** The name Pulumi gives a resource whose name is not set: its resource name, '-', seven random hex digits (here zeros). */

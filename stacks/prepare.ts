@@ -18,7 +18,8 @@ import { modelServerSizing } from "../components/modelServer";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
 import { canaryPodsAtMost } from "../serving/canary";
-import { PoolDemand, cpuPoolSizeOf, nodeFitProblems, poolCapacityProblem, poolNodeOf, uncheckedNodeWarnings } from "../config/nodeFit";
+import { PoolDemand, nodeFitProblems, poolCapacityProblem } from "../config/nodeFit";
+import { cpuPoolSizeOf, poolNodeOf, uncheckedNodeWarnings } from "../config/poolNodes";
 import { cloudRules } from "../components/clouds/registry";
 import { PreparedModel, serverModelInputs } from "./deploy";
 

@@ -3,7 +3,8 @@
  * that cloud is asked for: its components load its provider SDK (`@pulumi/gcp`, `@pulumi/aws`), about
  * a second of every run of a local stack otherwise. `readConfig` is synchronous, hence `require`
  * rather than `import()`. The config layer and the program reach a cloud only through here (a unit
- * test checks the imports: test/unit/components/clouds/imports.test.ts).
+ * test checks the imports: test/unit/components/clouds/imports.test.ts). Nothing in a cloud's folder
+ * imports this module or a config module that does: it sits above them (test/unit/project/importCycles.test.ts).
  */
 import type { CloudAbout, CloudRules } from "./cloud";
 import type { AwsConfig } from "./aws/config";
@@ -42,8 +43,14 @@ export interface CloudRecords {
     aws: { eks: EksDeployed };
 }
 
+/**
+ * The rules of cloud `C`, with its section and its record: each cloud's `cloud.ts` declares its own
+ * (`CloudRules<"gcp", { gke: GcpConfig }, { gke: GkeDeployed }>`), and `RULES` below checks they are these.
+ */
+export type RulesOf<C extends Cloud> = CloudRules<C, CloudSections[C], C extends keyof CloudRecords ? CloudRecords[C] : never>;
+
 /* eslint-disable @typescript-eslint/no-require-imports -- each cloud loads only when configured (see above) */
-const RULES: { [C in Cloud]: () => CloudRules<C> } = {
+const RULES: { [C in Cloud]: () => RulesOf<C> } = {
     local: () => (require("./local/cloud") as typeof import("./local/cloud")).localCloud,
     gcp: () => (require("./gcp/cloud") as typeof import("./gcp/cloud")).gcpCloud,
     aws: () => (require("./aws/cloud") as typeof import("./aws/cloud")).awsCloud,
@@ -58,6 +65,6 @@ export function cloudAbout(cloud: Cloud): CloudAbout {
 }
 
 /** The rules of `cloud`, its module loaded on first use. */
-export function cloudRules<C extends Cloud>(cloud: C): CloudRules<C> {
-    return RULES[cloud]() as CloudRules<C>;
+export function cloudRules<C extends Cloud>(cloud: C): RulesOf<C> {
+    return RULES[cloud]() as RulesOf<C>;
 }

@@ -6,19 +6,24 @@
 import * as fs from "fs";
 import * as path from "path";
 import { ACM_CERTIFICATE_ARN, EKS_GATEWAY_SECTION } from "./gatewayConfig";
-import type { ModelSettings } from "../../../config/config";
+import type { ModelSettings } from "../../../config/settings";
 import type { ConfigIssue } from "../../../config/configReader";
 import { INFERENCE_REQUEST_RATE_METRIC } from "../../../serving/autoscaling";
 import type { CloudRules, Env } from "../cloud";
 import { readAwsConfig } from "./config";
+import type { AwsConfig } from "./config";
 import { nvidiaGpusPerInstance } from "./instanceTypes";
 import { eksChanges } from "./liveChanges";
+import type { EksDeployed } from "./liveChanges";
 import { eksKubernetesVersionWarning, utcDay } from "./kubernetesVersions";
 import { eksCpuPoolSize, eksPoolNode, eksUnsizedPools } from "./nodes";
 import { awsPartition } from "./partition";
 import { awsProviderIssues } from "./providerRules";
 
-export const awsCloud: CloudRules<"aws"> = {
+/** aws's rules: its section `eks`, its record `eks` (the registry's `CloudSections` and `CloudRecords` members). */
+type AwsRules = CloudRules<"aws", { eks: AwsConfig }, { eks: EksDeployed }>;
+
+export const awsCloud: AwsRules = {
     readSection: (r) => ({ cloud: "aws", eks: readAwsConfig(r) }),
     gateway: EKS_GATEWAY_SECTION,
     // Nothing is assumed installed: a Prometheus that reads the pods' annotations.
@@ -66,7 +71,7 @@ export const awsCloud: CloudRules<"aws"> = {
  * What a request-rate target needs on EKS: a Prometheus the cluster runs (`eks.prometheusUrl`) for
  * the prometheus-adapter the stack installs, and a collector that has it scrape the pods.
  */
-function requestRateIssues(config: Parameters<CloudRules<"aws">["configIssues"]>[0], models: ModelSettings[]): ConfigIssue[] {
+function requestRateIssues(config: Parameters<AwsRules["configIssues"]>[0], models: ModelSettings[]): ConfigIssue[] {
     const users = models.filter((m) => m.autoscaling?.targetRequestsPerSecond !== undefined);
     const key = (m: ModelSettings) => `${m.configKey("autoscaling")}.targetRequestsPerSecond`;
     if (users.length > 0 && config.eks.prometheusUrl === undefined) {

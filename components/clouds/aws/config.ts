@@ -15,6 +15,10 @@ import { EcrSettings } from "./ecr";
 import { REPOSITORY_PATH } from "../../../contract/registry";
 import { NO_ARM64, escapeRegExp, readIpv4Cidrs, readNodeBounds, readZones, section } from "../../../config/cloudConfig";
 import { ConfigIssue, ConfigReader } from "../../../config/configReader";
+import type { StackConfig } from "../../../config/settings";
+
+/** A stack's whole configuration on aws (the registry's `ConfigFor<"aws">`), as its rules read it. */
+export type AwsStackConfig = StackConfig<"aws", { eks: AwsConfig }>;
 
 export interface AwsConfig extends Omit<EksClusterArgs, "adminPrincipalArns" | "callerArn" | "metricsServer" | "prometheusAdapter" | keyof typeof EKS_CLUSTER_DEFAULTS>,
     Required<Pick<EksClusterArgs, keyof typeof EKS_CLUSTER_DEFAULTS>> {

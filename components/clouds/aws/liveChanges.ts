@@ -1,9 +1,9 @@
 /**
  * A running EKS stack: the settings it records (`deployedSettings`) and the changes refused or warned
- * about at preview (`config/liveChanges.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
+ * about at preview (`config/liveChangeRules.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
  */
-import type { EndpointKind } from "../../../config/config";
-import { DeployedState, LiveChanges, clusterRename, refuse } from "../../../config/liveChanges";
+import type { EndpointKind } from "../../../config/settings";
+import { DeployedStateOf, LiveChanges, clusterRename, refuse } from "../../../config/liveChangeRules";
 import type { AwsConfig } from "./config";
 import type { SubnetScheme } from "./vpc";
 
@@ -33,12 +33,18 @@ export interface EksDeployed {
 }
 
 /**
+ * What the program knows of the deployed stack, as the EKS rules read it: the record of any cloud,
+ * of which an aws one has `eks` (`DeployedState`, `config/liveChanges.ts`, is one).
+ */
+export type EksDeployedState = DeployedStateOf<{ cloud: string; eks?: EksDeployed }>;
+
+/**
  * The EKS record from config and what is deployed (`state`): the subnet scheme and the cluster's zones
  * carry over from the record. `kubernetesVersion` is the configured one until the stack puts the
  * cluster's in.
  */
-export function eksSettingsOf(eks: AwsConfig, models: string[], state: DeployedState, endpoint: EndpointKind = "loadBalancer"): EksDeployed {
-    const recorded = state.kind === "recorded" && state.settings.cloud === "aws" && state.settings.eks.network.kind === "create"
+export function eksSettingsOf(eks: AwsConfig, models: string[], state: EksDeployedState, endpoint: EndpointKind = "loadBalancer"): EksDeployed {
+    const recorded = state.kind === "recorded" && state.settings.cloud === "aws" && state.settings.eks !== undefined && state.settings.eks.network.kind === "create"
         ? state.settings.eks.network : undefined;
     const network: EksNetworkDeployed = eks.network.kind === "create"
         ? {
@@ -66,11 +72,11 @@ export function eksSettingsOf(eks: AwsConfig, models: string[], state: DeployedS
  * whose record says so; `byCount` for a VPC an earlier version created (it recorded nothing, or
  * recorded `byCount`). Offline, the plan assumes a new stack.
  */
-export function subnetSchemeFor(state: DeployedState): SubnetScheme {
+export function subnetSchemeFor(state: EksDeployedState): SubnetScheme {
     if (state.kind === "unrecorded") {
         return "byCount";
     }
-    if (state.kind === "recorded" && state.settings.cloud === "aws" && state.settings.eks.network.kind === "create") {
+    if (state.kind === "recorded" && state.settings.cloud === "aws" && state.settings.eks !== undefined && state.settings.eks.network.kind === "create") {
         return state.settings.eks.network.subnetScheme;
     }
     return "slots";

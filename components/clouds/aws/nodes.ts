@@ -2,7 +2,7 @@
  * EKS's nodes as the node-fit check sees them (`config/nodeFit.ts`): what an instance type leaves
  * pods (the EKS AMIs' reservations), the node groups the stack creates and the CPU group's size.
  */
-import type { ConfigFor } from "../../../config/config";
+import type { AwsStackConfig } from "./config";
 import { EVICTION_BYTES, GI, MI, NodeAllocatable, PoolNode, PoolSize, UnsizedPool, reservedCpuMillis } from "../../../config/nodeFit";
 import { InstanceShape, instanceShape } from "./instanceTypes";
 
@@ -22,7 +22,7 @@ export function eksAllocatable(shape: InstanceShape): NodeAllocatable {
 }
 
 /** The node a model's pods land on (`gpu`: the GPU node group's); undefined without that group or for an unknown instance type. */
-export function eksPoolNode(config: ConfigFor<"aws">, gpu: boolean): PoolNode | undefined {
+export function eksPoolNode(config: AwsStackConfig, gpu: boolean): PoolNode | undefined {
     const group = gpu ? config.eks.gpuNodeGroup : config.eks.cpuNodeGroup;
     const shape = group && instanceShape(group.instanceType);
     return group && shape && {
@@ -32,7 +32,7 @@ export function eksPoolNode(config: ConfigFor<"aws">, gpu: boolean): PoolNode | 
 }
 
 /** The node groups whose instance type the catalog does not know. */
-export function eksUnsizedPools(config: ConfigFor<"aws">): UnsizedPool[] {
+export function eksUnsizedPools(config: AwsStackConfig): UnsizedPool[] {
     const pools: UnsizedPool[] = [];
     const describe = (t: string) => `\`aws ec2 describe-instance-types --instance-types ${t}\``;
     for (const [gpu, group] of [[false, config.eks.cpuNodeGroup], [true, config.eks.gpuNodeGroup]] as const) {
@@ -44,7 +44,7 @@ export function eksUnsizedPools(config: ConfigFor<"aws">): UnsizedPool[] {
 }
 
 /** How many nodes the CPU node group can have: its maximum under the Cluster Autoscaler, else its desired size. */
-export function eksCpuPoolSize(config: ConfigFor<"aws">): PoolSize {
+export function eksCpuPoolSize(config: AwsStackConfig): PoolSize {
     const group = config.eks.cpuNodeGroup;
     return config.eks.clusterAutoscaler
         ? { nodes: group.maxNodes, nodesKey: "eks.cpuNodeGroup.maxNodes" }

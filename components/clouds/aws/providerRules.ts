@@ -10,8 +10,7 @@ import { metricsServerAddonArgs, podIdentityAgentAddonArgs, vpcCniAddonArgs } fr
 import { autoscalerDiscoveryTags } from "./clusterAutoscaler";
 import { nodeGroupArgs } from "./nodeGroup";
 import { ecrRepositoryName, lifecyclePolicy, tagMutability } from "./ecr";
-import type { AwsConfig } from "./config";
-import type { ConfigFor } from "../../../config/config";
+import type { AwsConfig, AwsStackConfig } from "./config";
 import type { ConfigIssue } from "../../../config/configReader";
 import { ProviderInput, ProviderRule, autoName, goCidrRefusal, intRange, oneOf, parseGoCidr, plain, providerIssues, rule } from "../../../config/providerRules";
 
@@ -202,7 +201,7 @@ export function awsProviderInputs(eks: AwsConfig, models: { name: string; key: s
 }
 
 /** The issues of every value an EKS stack sends to the AWS provider that the provider (or the API behind it) would refuse. */
-export function awsProviderIssues(config: ConfigFor<"aws">): ConfigIssue[] {
+export function awsProviderIssues(config: AwsStackConfig): ConfigIssue[] {
     const models = config.models.map((m, i) => ({ name: m.name, key: m.configKey("path") === "modelPath" ? "modelName" : `models[${i}].name` }));
     return providerIssues(awsProviderInputs(config.eks, models));
 }

@@ -5,16 +5,21 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import type { ModelSettings } from "../../../config/config";
+import type { ModelSettings } from "../../../config/settings";
 import type { ConfigIssue } from "../../../config/configReader";
 import type { CloudRules, Env } from "../cloud";
 import { CUSTOM_METRICS_ADAPTER_RELEASE, readGcpConfig } from "./config";
+import type { GcpConfig } from "./config";
 import { GKE_GATEWAY_SECTION } from "./gatewayConfig";
 import { gkeChanges } from "./liveChanges";
+import type { GkeDeployed } from "./liveChanges";
 import { gkePoolNode, gkeUnsizedPools } from "./nodes";
 import { gcpProviderIssues } from "./providerRules";
 
-export const gcpCloud: CloudRules<"gcp"> = {
+/** gcp's rules: its section `gke`, its record `gke` (the registry's `CloudSections` and `CloudRecords` members). */
+type GcpRules = CloudRules<"gcp", { gke: GcpConfig }, { gke: GkeDeployed }>;
+
+export const gcpCloud: GcpRules = {
     readSection: (r) => ({ cloud: "gcp", gke: readGcpConfig(r) }),
     gateway: GKE_GATEWAY_SECTION,
     // The clusters this stack creates get managed collection (`stacks/gcp.ts`).
@@ -55,7 +60,7 @@ export const gcpCloud: CloudRules<"gcp"> = {
  * What a request-rate target needs on GKE: Managed Prometheus (`monitoring.collector: gke`), whose
  * rule evaluator records the rate the Custom Metrics Stackdriver Adapter serves.
  */
-function requestRateIssues(config: Parameters<CloudRules<"gcp">["configIssues"]>[0], models: ModelSettings[]): ConfigIssue[] {
+function requestRateIssues(config: Parameters<GcpRules["configIssues"]>[0], models: ModelSettings[]): ConfigIssue[] {
     const users = models.filter((m) => m.autoscaling?.targetRequestsPerSecond !== undefined);
     const key = (m: ModelSettings) => `${m.configKey("autoscaling")}.targetRequestsPerSecond`;
     if (users.length > 0 && config.gke.customMetricsAdapterImage === undefined) {

@@ -4,11 +4,21 @@
  */
 import { ipv4BlocksOverlap } from "../../../contract/cidr";
 import type { ArgsIssue } from "../../argsIssues";
-import type { ResolvedGkeClusterArgs } from "./cluster";
 
-/** The fields the checks read, defaults filled (`withGkeClusterDefaults`). */
-export type GkeClusterChecked = Pick<ResolvedGkeClusterArgs, "region" | "zones" | "privateNodes" | "subnetCidr" | "masterCidr" | "apiAccessCidrs">
-    & { gpuPool?: { acceleratorType: string } };
+/**
+ * The fields the checks read, defaults filled (`withGkeClusterDefaults`), as `GkeClusterArgs` types
+ * them: written out, not picked from it, so that the component imports its checks and not the reverse
+ * (test/unit/project/importCycles.test.ts); both callers pass the Args, which the compiler holds to this.
+ */
+export interface GkeClusterChecked {
+    region: string;
+    zones?: string[];
+    privateNodes: boolean;
+    subnetCidr: string;
+    masterCidr: string;
+    apiAccessCidrs?: string[];
+    gpuPool?: { acceleratorType: string };
+}
 
 /**
  * What GKE or the cluster's users would refuse in `args`. `key` names another field in a message

@@ -9,9 +9,13 @@ import { GKE_BOOT_DISK_TYPES, GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSe
 import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "./artifactRegistry";
 import { NO_ARM64, escapeRegExp, readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "../../../config/cloudConfig";
 import { ConfigReader } from "../../../config/configReader";
+import type { StackConfig } from "../../../config/settings";
 import { CUSTOM_METRICS_ADAPTER } from "./customMetricsAdapter";
 import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
 import { gkeClusterIssues } from "./clusterChecks";
+
+/** A stack's whole configuration on gcp (the registry's `ConfigFor<"gcp">`), as its rules read it. */
+export type GcpStackConfig = StackConfig<"gcp", { gke: GcpConfig }>;
 
 export interface GcpConfig extends Omit<ResolvedGkeClusterArgs, "customMetricsAdapter"> {
     /** The Custom Metrics Stackdriver Adapter's image pinned by digest, for a request-rate HPA; checked against the models in `readConfig`. */

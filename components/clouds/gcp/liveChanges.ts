@@ -1,9 +1,9 @@
 /**
  * A running GKE stack: the settings it records (`deployedSettings`) and the changes refused or warned
- * about at preview (`config/liveChanges.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
+ * about at preview (`config/liveChangeRules.ts` has the shared rules; docs/concepts/changing-a-stack.md the table).
  */
 import { formatIpv4Cidr, parseIpv4Cidr } from "../../../contract/cidr";
-import { LiveChanges, clusterRename, refuse } from "../../../config/liveChanges";
+import { LiveChanges, clusterRename, refuse } from "../../../config/liveChangeRules";
 import type { GcpConfig } from "./config";
 
 export interface GkeDeployed {

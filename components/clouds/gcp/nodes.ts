@@ -2,7 +2,7 @@
  * GKE's nodes as the node-fit check sees them (`config/nodeFit.ts`): what a machine type of the
  * catalog leaves pods (GKE's documented reservations), and the pools the stack creates.
  */
-import type { ConfigFor } from "../../../config/config";
+import type { GcpStackConfig } from "./config";
 import { EVICTION_BYTES, GI, MI, NodeAllocatable, PoolNode, UnsizedPool, reservedCpuMillis } from "../../../config/nodeFit";
 import { MachineShape, machineShape } from "./machines";
 
@@ -45,7 +45,7 @@ export function gkeAllocatable(shape: MachineShape): NodeAllocatable {
 }
 
 /** The node a model's pods land on (`gpu`: the GPU pool's); undefined without that pool or for an unknown machine type. */
-export function gkePoolNode(config: ConfigFor<"gcp">, gpu: boolean): PoolNode | undefined {
+export function gkePoolNode(config: GcpStackConfig, gpu: boolean): PoolNode | undefined {
     const pool = gpu ? config.gke.gpuPool : config.gke.cpuPool;
     const shape = pool && machineShape(pool.machineType);
     return pool && shape && {
@@ -55,7 +55,7 @@ export function gkePoolNode(config: ConfigFor<"gcp">, gpu: boolean): PoolNode | 
 }
 
 /** The pools whose machine type the catalog does not know. */
-export function gkeUnsizedPools(config: ConfigFor<"gcp">): UnsizedPool[] {
+export function gkeUnsizedPools(config: GcpStackConfig): UnsizedPool[] {
     const pools: UnsizedPool[] = [];
     const describe = (t: string) => `\`gcloud compute machine-types describe ${t} --zone ZONE\``;
     for (const [gpu, pool] of [[false, config.gke.cpuPool], [true, config.gke.gpuPool]] as const) {

@@ -9,9 +9,8 @@ import { adapterPrincipal } from "./customMetricsAdapter";
 import { nodePoolArgs } from "./nodePool";
 import { ownedRepositoryArgs } from "./artifactRegistry";
 import { cloudMonitoringDashboard } from "../../../observability/dashboard";
-import type { ConfigFor } from "../../../config/config";
 import type { ConfigIssue } from "../../../config/configReader";
-import type { GcpConfig } from "./config";
+import type { GcpConfig, GcpStackConfig } from "./config";
 import { ProviderInput, ProviderRule, autoName, goCidrRefusal, intRange, isJson, oneOf, parseGoCidr, plain, providerIssues, rule } from "../../../config/providerRules";
 
 const TPG = "terraform-provider-google";
@@ -196,7 +195,7 @@ export function gcpProviderInputs(gke: GcpConfig, models: { name: string }[], na
 }
 
 /** The issues of every value a GKE stack sends to the Google provider that the provider would refuse. */
-export function gcpProviderIssues(config: ConfigFor<"gcp">): ConfigIssue[] {
+export function gcpProviderIssues(config: GcpStackConfig): ConfigIssue[] {
     return providerIssues(gcpProviderInputs(config.gke, config.models, config.namespace, config.monitoring.collector === "gke"));
 }
 

@@ -7,9 +7,11 @@ import * as fs from "fs";
 import * as path from "path";
 import type { CloudRules, Env } from "../cloud";
 import { readLocal } from "./config";
+import type { LocalSettings } from "./config";
 import { GENERIC_GATEWAY_SECTION } from "../../../config/gateway";
 
-export const localCloud: CloudRules<"local"> = {
+/** local's rules: its section `local`; its stack records nothing. */
+export const localCloud: CloudRules<"local", { local: LocalSettings }> = {
     readSection: (r, projectDir) => ({ cloud: "local", local: readLocal(r, projectDir) }),
     gateway: GENERIC_GATEWAY_SECTION,
     // Nothing is assumed installed on an existing cluster but a Prometheus that reads the pods' annotations.

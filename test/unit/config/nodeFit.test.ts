@@ -1,8 +1,9 @@
 import * as assert from "assert";
 import { readConfig } from "../../../config/config";
 import {
-    PodRequests, PoolNode, nodeFitProblems, poolCapacityProblem, poolNodeOf, reservedCpuMillis,
+    PodRequests, PoolNode, nodeFitProblems, poolCapacityProblem, reservedCpuMillis,
 } from "../../../config/nodeFit";
+import { poolNodeOf } from "../../../config/poolNodes";
 import { gkeAllocatable, gkeReservedMemoryBytes } from "../../../components/clouds/gcp/nodes";
 import { eksAllocatable } from "../../../components/clouds/aws/nodes";
 import { machineShape } from "../../../components/clouds/gcp/machines";
