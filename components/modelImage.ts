@@ -15,8 +15,8 @@ import { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
 import { WarmupSource } from "../model/warmup";
 import { stageBuildContext, StagingError } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
-import { projectRelative } from "../serving/contextLocation";
 import { defaultBaseImage } from "../serving/images";
+import { resolveModelImageLocation } from "./modelImageArgs";
 import { heldDigest, pushedImageName } from "./pushedImage";
 import { ImageBuildRecord, PreviousImage, pushDecision } from "../serving/pushDecision";
 
@@ -170,8 +170,9 @@ export class ModelImage extends pulumi.ComponentResource {
     readonly build: pulumi.Output<ImageBuildRecord>;
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Checked and resolved once (`modelImageArgs.ts`), before anything is staged or registered.
+        const location = resolveModelImageLocation(name, args);
         super("tf-serving:index:ModelImage", name, {}, opts);
-        const location = projectRelative(args.projectDir, args.contextDir);
         const { model, modelPath } = modelImageSource(args);
         const staged = stageBuildContext({
             modelBaseDir: modelPath,

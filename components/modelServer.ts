@@ -15,9 +15,8 @@ import {
     MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, modelServerLabels,
 } from "../contract/labels";
 import { CanarySettings } from "../serving/canary";
-import { GoldenSource, goldenIssues } from "../contract/golden";
+import { GoldenSource } from "../contract/golden";
 import { SignatureSpec } from "../contract/signature";
-import { argsError } from "./argsIssues";
 import { CanaryRelease } from "./canary/canaryRelease";
 import type { ModelGateway } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
@@ -26,10 +25,10 @@ import {
     defaultBatchingConfig, monitoringConfig, serverArgs, warmupReplays,
 } from "../serving/flags";
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
-import { modelNameProblem } from "../serving/modelConfig";
 import { modelStatusPath, serverProbes } from "../serving/probes";
 import { AutoscalingSettings, PodMetricRef, hpaSpec, replicaOwnership } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
+import { resolveModelServerArgs } from "./modelServerArgs";
 import {
     MIN_READY_SECONDS, PRESTOP_SLEEP_SECONDS, RolloutStrategy, RolloutTiming, SHUTDOWN_SECONDS, deploymentTimeouts, rollingUpdate, rolloutTiming,
 } from "../serving/rollout";
@@ -228,14 +227,8 @@ export class ModelServer extends pulumi.ComponentResource {
      * @throws SizingError when a `resources` value cannot work for the model (the message names both numbers).
      */
     constructor(name: string, args: ModelServerArgs, opts?: pulumi.ComponentResourceOptions) {
-        const problem = modelNameProblem(args.model.name) ?? (args.canary && canaryGatewayProblem(args.model.name, args.canary.gateway));
-        if (problem) {
-            throw new Error(`ModelServer ${name}: ${problem}`);
-        }
-        const golden = args.golden === undefined ? [] : goldenIssues(args.golden, args.model.signatures ?? []);
-        if (golden.length > 0) {
-            throw argsError("ModelServer", name, golden.map((message) => ({ field: "golden", value: args.golden?.file, message: `(${message})` })));
-        }
+        // Every default and check (`modelServerArgs.ts`), before any child is registered.
+        args = resolveModelServerArgs(name, args);
         const sizing = modelServerSizing(args);
         super("tf-serving:index:ModelServer", name, {}, opts);
         this.sizing = sizing;
@@ -357,15 +350,6 @@ const SERVING_PORTS = [
     { name: "grpc", port: GRPC_PORT, targetPort: "grpc", protocol: "TCP", appProtocol: "kubernetes.io/h2c" },
     { name: "http", port: REST_PORT, targetPort: "http", protocol: "TCP", appProtocol: "http" },
 ];
-
-/** Why `gateway` cannot be the one a canary of `model` shifts (another model's, or made without `canary`); undefined when it can. */
-function canaryGatewayProblem(model: string, gateway: ModelGateway): string | undefined {
-    if (gateway.model === model && gateway.canaryService === canaryName(model)) {
-        return undefined;
-    }
-    return `canary.gateway is the ModelGateway of model "${gateway.model}"${gateway.canaryService === undefined ? ", made without canary: true" : ""}; ` +
-        `a canary shifts the routes of its own model's gateway, which must carry ${canaryName(model)}: new ModelGateway(name, { model: "${model}", canary: true, ... }) (see docs/guides/canary.md)`;
-}
 
 /**
  * The canary's Service and NetworkPolicy (kept between releases: a route's backend must exist) and

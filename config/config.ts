@@ -13,12 +13,10 @@ import type { ConfigIssue } from "./configReader";
 import type { RulesOf } from "../components/clouds/registry";
 import { CLOUDS, COLLECTORS, cloudAbout, cloudRules } from "../components/clouds/registry";
 import type { Cloud, CloudSections, Collector, LocalSettings } from "../components/clouds/registry";
-import { managedFlags } from "../serving/flags";
-import { tfServingFlagProblem } from "../serving/tfServingFlags";
+import { MODEL_SERVER_BOUNDS, ModelServerChecked, extraServerArgProblem, resolveModelServerSettings } from "../components/modelServerArgs";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
-import { CANARY_DEFAULTS, CanarySettings, canaryHoldProblem, canaryPodsAtMost } from "../serving/canary";
-import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from "../serving/autoscaling";
+import { CANARY_DEFAULTS, CanarySettings, canaryPodsAtMost } from "../serving/canary";
 import { planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { RULES_CONFIGMAP_LABEL } from "../observability/collectors";
@@ -135,13 +133,6 @@ export function readConfig(all: Record<string, string>, project: string, project
                 "a LoadBalancer splits connections (one gRPC channel would reach the canary for all or none of its calls). Set endpoint: gateway (docs/guides/canary.md#what-it-is-not), or remove canary",
         });
     }
-    for (const m of models) {
-        const problem = m.canary && m.autoscaling
-            ? canaryHoldProblem(m.canary, m.autoscaling.scaleDownStabilizationSeconds ?? DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS) : undefined;
-        if (problem !== undefined) {
-            r.issues.push({ key: `${m.configKey("canary")}.holdSeconds`, value: m.canary?.holdSeconds, expected: problem });
-        }
-    }
     const gpuModels = models.filter((m) => m.gpu);
     r.issues.push(...rules.configIssues(config, models));
     const pool = rules.gpuPool(config);
@@ -248,19 +239,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         src("versionLabels").fail("versionLabels", "labels need an explicit `versions` list naming the versions they point at");
     }
 
-    const autoscalingReader = src("autoscaling").nested("autoscaling");
-    let autoscaling: ModelSettings["autoscaling"];
-    if (autoscalingReader) {
-        autoscaling = readAutoscaling(autoscalingReader);
-    }
-
-    const canary = readCanary(src("canary"), name);
-
-    const extraServerArgs = src("extraServerArgs").stringList("extraServerArgs", (arg) => {
-        const flag = arg.split("=")[0];
-        const why = managedFlags().get(flag);
-        return why !== undefined ? `${flag} is set by this program: ${why}` : tfServingFlagProblem(arg);
-    }) ?? [];
+    const { replicas, autoscaling, canary, extraServerArgs } = readServerSettings(src, name);
 
     const baseImage = src("baseImage").string("baseImage");
     const imageProblem = baseImage === undefined ? undefined : imageReferenceProblem(baseImage);
@@ -283,7 +262,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         versionLabels: labels,
         gpu,
         gpuCount,
-        replicas: src("replicas").int("replicas", 2, { min: 1, max: MAX_REPLICAS }),
+        replicas,
         rollout: "surge",
         baseImage: imageProblem ? undefined : baseImage,
         resources: {
@@ -308,61 +287,70 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
     };
 }
 
-/** The most pods one model runs (`replicas`, `autoscaling.maxReplicas`). */
-const MAX_REPLICAS = 1000;
+/**
+ * A model's `replicas`, `autoscaling`, `canary` and `extraServerArgs`, read as written and checked by
+ * `ModelServer`'s own resolver (`components/modelServerArgs.ts`), whose issues are recorded here under
+ * the keys behind them: `autoscaling.maxReplicas`, `canary.steps`, `models[1].canary.gates.maxErrorRatio`.
+ */
+function readServerSettings(src: (key: string) => ConfigReader, model: string): Pick<ModelSettings, "replicas" | "autoscaling" | "canary" | "extraServerArgs"> {
+    const autoscalingReader = src("autoscaling").nested("autoscaling");
+    const canaryRead = readCanary(src("canary"));
+    const extraServerArgs = src("extraServerArgs").stringList("extraServerArgs", extraServerArgProblem) ?? [];
+    const args: ModelServerChecked = {
+        model: { name: model },
+        replicas: src("replicas").int("replicas", 2, MODEL_SERVER_BOUNDS.replicas, false),
+        autoscaling: autoscalingReader && readAutoscaling(autoscalingReader),
+        extraServerArgs,
+        canary: canaryRead && { settings: canaryRead.settings },
+    };
+    /** The reader and the key name a resolver field is written under. */
+    const at = (field: string): [ConfigReader, string] => {
+        const [head, ...rest] = field.split(".");
+        if (head === "autoscaling" && rest.length > 0 && autoscalingReader) {
+            return [autoscalingReader, rest.join(".")];
+        }
+        if (head === "canary" && rest[0] === "settings" && canaryRead) {
+            const inner = rest.slice(1);
+            return inner[0] === "gates" && canaryRead.gates ? [canaryRead.gates, inner.slice(1).join(".")] : [canaryRead.reader, inner.join(".")];
+        }
+        return [src(head), field];
+    };
+    const { settings, issues } = resolveModelServerSettings(args, (field) => {
+        const [reader, name] = at(field);
+        return reader.key(name);
+    });
+    for (const issue of issues) {
+        const [reader, name] = at(issue.field);
+        reader.fail(name, issue.message);
+    }
+    return { replicas: settings.replicas, autoscaling: settings.autoscaling, canary: settings.canary, extraServerArgs };
+}
 
-/** The longest model name a canary allows: its Deployment and Service are `<name>-canary`, a DNS label too. */
-const CANARY_NAME_MAX = 63 - "-canary".length;
-
-/** `canary`: steps (ascending percents), the hold, the canary's pods and the gates; each key checked with its bounds. */
-function readCanary(r: ConfigReader, model: string): CanarySettings | undefined {
+/** `canary`: steps, the hold, the canary's pods and the gates, as written (the resolver checks them); its readers, for the resolver's issues. */
+function readCanary(r: ConfigReader): { settings: CanarySettings; reader: ConfigReader; gates?: ConfigReader } | undefined {
     const c = r.nested("canary");
     if (c === undefined) {
         return undefined;
     }
     c.rejectUnknown(["steps", "holdSeconds", "replicas", "gates"]);
-    const listed = c.list("steps");
-    let steps = CANARY_DEFAULTS.steps;
-    if (listed !== undefined) {
-        const valid = listed.every((v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 99)
-            && listed.every((v, i) => i === 0 || (v as number) > (listed[i - 1] as number));
-        if (!valid || listed.length === 0 || listed.length > 10) {
-            c.fail("steps", "must list 1 to 10 percents of the requests sent to the canary, ascending, each from 1 to 99 (e.g. [10, 50]); after the last step the new version takes all");
-        } else {
-            steps = listed as number[];
-        }
-    }
     const g = c.nested("gates");
     g?.rejectUnknown(["maxErrorRatio", "maxP99Ms", "minRequests"]);
     const defaults = CANARY_DEFAULTS.gates;
-    if (model.length > CANARY_NAME_MAX) {
-        r.fail("canary", `a canary runs as "${model}-canary", longer than a DNS label's 63 characters: shorten the model name to ${CANARY_NAME_MAX} characters`, undefined);
-    }
+    const bounds = MODEL_SERVER_BOUNDS;
     return {
-        steps,
-        holdSeconds: c.int("holdSeconds", CANARY_DEFAULTS.holdSeconds, { min: 5, max: 3600 }),
-        replicas: c.int("replicas", CANARY_DEFAULTS.replicas, { min: 1, max: 100 }),
-        gates: {
-            maxErrorRatio: g === undefined ? defaults.maxErrorRatio : readErrorRatio(g, defaults.maxErrorRatio),
-            maxP99Ms: g?.int("maxP99Ms", defaults.maxP99Ms, { min: 1, max: 600_000 }) ?? defaults.maxP99Ms,
-            minRequests: g?.int("minRequests", defaults.minRequests, { min: 1, max: 1_000_000 }) ?? defaults.minRequests,
+        reader: c,
+        gates: g,
+        settings: {
+            steps: (c.list("steps") ?? CANARY_DEFAULTS.steps) as number[],
+            holdSeconds: c.int("holdSeconds", CANARY_DEFAULTS.holdSeconds, bounds.holdSeconds, false),
+            replicas: c.int("replicas", CANARY_DEFAULTS.replicas, bounds.canaryReplicas, false),
+            gates: {
+                maxErrorRatio: g?.number("maxErrorRatio", defaults.maxErrorRatio, bounds.maxErrorRatio, false) ?? defaults.maxErrorRatio,
+                maxP99Ms: g?.int("maxP99Ms", defaults.maxP99Ms, bounds.maxP99Ms, false) ?? defaults.maxP99Ms,
+                minRequests: g?.int("minRequests", defaults.minRequests, bounds.minRequests, false) ?? defaults.minRequests,
+            },
         },
     };
-}
-
-/**
- * `canary.gates.maxErrorRatio`: a fraction, failed calls over all calls. The gate fails a step when the
- * canary's ratio is above it, so 1 (all calls failing) passes everything: refused, with the reading
- * that leads there ("1" meant as 1 %) named.
- */
-function readErrorRatio(g: ConfigReader, fallback: number): number {
-    const ratio = g.number("maxErrorRatio", fallback, { min: 0, max: 1 });
-    if (ratio >= 1) {
-        g.fail("maxErrorRatio", "is a fraction of the canary's calls, not a percent (0.01 = 1 %), and at 1 or more the gate passes a version whose every call fails: " +
-            `set a fraction below 1, e.g. 0.01, or remove the key for the default ${fallback} (see docs/guides/canary.md#gates)`);
-        return fallback;
-    }
-    return ratio;
 }
 
 /**
@@ -379,28 +367,24 @@ const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number
 };
 
 /**
- * `autoscaling`: the HPA's bounds and targets. Without either target the HPA is on CPU at 70 %, as it
- * always was; a request-rate target alone leaves CPU out (a batching or GPU server is full long before
- * its CPU is); both make the HPA follow whichever asks for more pods.
+ * `autoscaling`: the HPA's bounds and targets, as written (the resolver checks them). Without either
+ * target the HPA is on CPU at 70 %, as it always was; a request-rate target alone leaves CPU out (a
+ * batching or GPU server is full long before its CPU is); both make the HPA follow whichever asks for
+ * more pods. The counts default in the resolver (2, and 10 or `minReplicas`).
  */
-function readAutoscaling(r: ConfigReader): AutoscalingSettings {
+function readAutoscaling(r: ConfigReader): NonNullable<ModelServerChecked["autoscaling"]> {
     r.rejectUnknown(["minReplicas", "maxReplicas", "targetCpuUtilization", "targetRequestsPerSecond", "scaleDownStabilizationSeconds"]);
-    // As `replicas`: the rollout's update timeout grows with the pods (it must stay a duration the engine parses), and the HPA takes an int32.
-    const minReplicas = r.int("minReplicas", 2, { min: 1, max: MAX_REPLICAS });
-    const maxReplicas = r.int("maxReplicas", Math.max(minReplicas, 10), { min: 1, max: MAX_REPLICAS });
-    if (maxReplicas < minReplicas) {
-        r.fail("maxReplicas", `must be >= autoscaling.minReplicas (${minReplicas})`);
-    }
-    const targetRequestsPerSecond = r.int("targetRequestsPerSecond", undefined, { min: 1 });
-    const cpuBounds = { min: 10, max: 100 };
-    const targetCpuUtilization = targetRequestsPerSecond === undefined ? r.int("targetCpuUtilization", 70, cpuBounds) : r.int("targetCpuUtilization", undefined, cpuBounds);
-    // The HPA API's bound (autoscaling/v2 HPAScalingRules: stabilizationWindowSeconds <= 3600).
-    const scaleDownStabilizationSeconds = r.int("scaleDownStabilizationSeconds", DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, { min: 0, max: 3600 });
+    const bounds = MODEL_SERVER_BOUNDS;
+    const targetRequestsPerSecond = r.int("targetRequestsPerSecond", undefined, { min: bounds.targetRequestsPerSecond.min }, false);
+    const targetCpuUtilization = targetRequestsPerSecond === undefined
+        ? r.int("targetCpuUtilization", 70, bounds.targetCpuUtilization, false)
+        : r.int("targetCpuUtilization", undefined, bounds.targetCpuUtilization, false);
     return {
-        minReplicas, maxReplicas,
+        minReplicas: r.int("minReplicas", undefined, bounds.replicas, false),
+        maxReplicas: r.int("maxReplicas", undefined, bounds.replicas, false),
         ...(targetCpuUtilization !== undefined ? { targetCpuUtilization } : {}),
         ...(targetRequestsPerSecond !== undefined ? { targetRequestsPerSecond } : {}),
-        scaleDownStabilizationSeconds,
+        scaleDownStabilizationSeconds: r.int("scaleDownStabilizationSeconds", undefined, bounds.scaleDownStabilizationSeconds, false),
     };
 }
 

@@ -182,9 +182,14 @@ export class ConfigReader {
         return fallback;
     }
 
-    int(name: string, fallback: number, bounds?: { min?: number; max?: number }): number;
-    int(name: string, fallback: undefined, bounds?: { min?: number; max?: number }): number | undefined;
-    int(name: string, fallback: number | undefined, bounds?: { min?: number; max?: number }): number | undefined {
+    /**
+     * A whole number within `bounds`. With `checkRange: false` the bounds only word the message of a
+     * value that is no whole number: another check owns the range (a component's resolver, whose issues
+     * the caller records under this key).
+     */
+    int(name: string, fallback: number, bounds?: { min?: number; max?: number }, checkRange?: boolean): number;
+    int(name: string, fallback: undefined, bounds?: { min?: number; max?: number }, checkRange?: boolean): number | undefined;
+    int(name: string, fallback: number | undefined, bounds?: { min?: number; max?: number }, checkRange = true): number | undefined {
         const v = this.raw[name];
         if (!this.has(name)) {
             return fallback;
@@ -198,21 +203,21 @@ export class ConfigReader {
             this.fail(name, `has a leading zero, which Pulumi's YAML reader takes as octal inside a mapping (010 is 8 there): write the number without it${range ? `, a whole number${range}` : ""}`);
             return fallback;
         }
-        if (!Number.isSafeInteger(n) || (min !== undefined && n < min) || (max !== undefined && n > max)) {
+        if (!Number.isSafeInteger(n) || (checkRange && ((min !== undefined && n < min) || (max !== undefined && n > max)))) {
             this.fail(name, `must be a whole number${range}`);
             return fallback;
         }
         return n;
     }
 
-    /** A number (a fraction allowed) within `bounds`, inclusive. */
-    number(name: string, fallback: number, bounds: { min: number; max: number }): number {
+    /** A number (a fraction allowed) within `bounds`, inclusive; `checkRange` as for `int`. */
+    number(name: string, fallback: number, bounds: { min: number; max: number }, checkRange = true): number {
         const v = this.raw[name];
         if (!this.has(name)) {
             return fallback;
         }
         const n = typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(v.trim()) ? Number(v) : NaN;
-        if (!Number.isFinite(n) || n < bounds.min || n > bounds.max) {
+        if (!Number.isFinite(n) || (checkRange && (n < bounds.min || n > bounds.max))) {
             this.fail(name, `must be a number from ${bounds.min} to ${bounds.max}`);
             return fallback;
         }

@@ -15,6 +15,7 @@ import { GoldenError, GoldenSource, goldenIssues, parseGolden, readGoldenSource 
 import { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
 import { WarmupSource } from "../model/warmup";
 import { modelServerSizing } from "../components/modelServer";
+import { resolveModelServerSettings } from "../components/modelServerArgs";
 import { SizingError, cpuCores, memoryBytes } from "../serving/sizing";
 import { defaultBaseImage } from "../serving/images";
 import { canaryPodsAtMost } from "../serving/canary";
@@ -108,6 +109,10 @@ export function prepareModels(config: ServingConfig, project: string, today?: st
         if (settings.batching.parametersFile !== undefined) {
             try {
                 batchingParameters = fs.readFileSync(settings.batching.parametersFile, "utf8");
+                // ModelServer's own check (`components/modelServerArgs.ts`), named here by the key.
+                const unparsed = resolveModelServerSettings({ model: { name: settings.name }, batching: { enabled: true, parametersText: batchingParameters } })
+                    .issues.filter((i) => i.field === "batching.parametersText");
+                problems.push(...unparsed.map((i) => `${key("batchingParametersFile")} = ${settings.batching.parametersFile}: ${i.message}`));
             } catch (err) {
                 problems.push(`${key("batchingParametersFile")} = ${settings.batching.parametersFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err}); point it at a batching_parameters text proto file`);
             }

@@ -211,4 +211,22 @@ describe("ModelImage", () => {
             imageName: "r/m", registry: { server: "r" }, projectDir, contextDir: "../elsewhere",
         }), new RegExp(`not inside the project ${projectDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     });
+
+    it("refuses a relative projectDir, which would stage in one folder and build from another, before it stages or registers anything", async () => {
+        // Staging resolves projectDir against this process's working directory (serving/buildContext.ts); the Docker
+        // provider resolves the Image's relative build.context against the program's: "app" would name two folders.
+        const rec = await startMockRuntime();
+        const relative = path.relative(process.cwd(), projectDir);
+        assert.throws(() => new ModelImage("m", {
+            model: "m", modelPath: fixtureModelDir("half_plus_two_cpu"), versions: [123],
+            imageName: "r/m", registry: { server: "r" }, projectDir: relative, contextDir: ".tfs/build/test/relative",
+        }), (err: Error) => {
+            assert.ok(!err.message.includes("\n"), err.message);
+            assert.match(err.message, /^ModelImage m: projectDir ".*" is relative: .*pass an absolute path/);
+            return true;
+        });
+        await rec.settle();
+        assert.deepStrictEqual(rec.resources.map((r) => r.type), [], "nothing registered");
+        assert.strictEqual(fs.existsSync(path.join(projectDir, ".tfs/build/test/relative")), false, "nothing staged");
+    });
 });

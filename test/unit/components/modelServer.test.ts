@@ -1,9 +1,14 @@
 import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
 import { ModelServer, ModelServerArgs, modelServerSizing, modelServerTiming } from "../../../components/modelServer";
 import { ModelGateway } from "../../../components/modelGateway";
+import { resolveModelServerSettings } from "../../../components/modelServerArgs";
+import { batchingParametersProblem } from "../../../serving/batchingParameters";
+import { defaultBatchingConfig } from "../../../serving/flags";
 import { PUBLIC_ANNOTATION } from "../../../contract/labels";
-import { CANARY_DEFAULTS } from "../../../serving/canary";
+import { CANARY_DEFAULTS, CanarySettings } from "../../../serving/canary";
 import { SERVING_GID, SERVING_UID } from "../../../serving/images";
 import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, SizingError, sizeServer } from "../../../serving/sizing";
@@ -383,5 +388,108 @@ describe("ModelServer", () => {
         assert.deepStrictEqual(rec.ofType("pulumi-nodejs:dynamic:Resource"), []);
         assert.strictEqual(rec.ofType("kubernetes:core/v1:Service").length, 1);
         assert.deepStrictEqual(rec.one("kubernetes:apps/v1:Deployment").dependsOn, []);
+    });
+});
+
+describe("ModelServer: the arguments it refuses, in one line naming the field, before it registers anything", () => {
+    /** The model's gateway as the resolver reads it: a canary's checks need nothing else of it. */
+    const GATEWAY = { model: MODEL.name, canaryService: "half-plus-two-canary" } as unknown as ModelGateway;
+    const canary = (settings: Partial<CanarySettings>) => ({ settings: { ...CANARY_DEFAULTS, ...settings }, gateway: GATEWAY });
+    const BASE_ARGS: ModelServerArgs = { model: MODEL, namespace: "serving", image: "registry.test/m@sha256:0123", loadBalancerSourceRanges: ["203.0.113.0/24"] };
+
+    /** Constructs the server under mocks; its one-line error, having checked that nothing was registered. */
+    async function refusal(args: Partial<ModelServerArgs>): Promise<string> {
+        const rec = await startMockRuntime();
+        const provider = new k8s.Provider("test", {});
+        let message = "";
+        assert.throws(() => new ModelServer("half-plus-two", { ...BASE_ARGS, ...args }, { provider }), (err: Error) => {
+            message = err.message;
+            return true;
+        });
+        await rec.settle();
+        assert.deepStrictEqual(rec.resources.filter((r) => r.type !== "pulumi:providers:kubernetes").map((r) => r.type), [], "nothing registered");
+        assert.ok(!message.includes("\n"), `one line: ${message}`);
+        return message;
+    }
+
+    async function refused(args: Partial<ModelServerArgs>, field: string, said: RegExp): Promise<void> {
+        const message = await refusal(args);
+        assert.ok(message.startsWith(`ModelServer half-plus-two: ${field} `), message);
+        assert.match(message, said);
+    }
+
+    it("replicas below 1, or not a whole number", async () => {
+        await refused({ replicas: 0 }, "replicas", /must be a whole number from 1 to 1000/);
+        await refused({ replicas: 1.5 }, "replicas", /must be a whole number from 1 to 1000/);
+    });
+
+    it("maxReplicas of 1e9: the update timeout it yields is past what Go's time.ParseDuration reads", async () => {
+        // Pulumi's engine parses customTimeouts with time.ParseDuration (pulumi/pulumi pkg/resource/deploy/source_eval.go,
+        // generateTimeoutInSeconds); a Duration is an int64 of nanoseconds (Go src/time/time.go, maxDuration = 1<<63 - 1).
+        const goMaxMinutes = Number(2n ** 63n - 1n) / 1e9 / 60;
+        const autoscaling = { minReplicas: 2, maxReplicas: 1e9, targetCpuUtilization: 60 };
+        const minutes = Number(deploymentTimeouts(modelServerTiming({ ...BASE_ARGS, autoscaling })).update.replace(/m$/, ""));
+        assert.ok(minutes > goMaxMinutes, `${minutes}m would be an update timeout the engine cannot parse`);
+        await refused({ autoscaling }, "autoscaling.maxReplicas", /from 1 to 1000: .*time\.ParseDuration/);
+        const most = Number(deploymentTimeouts(modelServerTiming({ ...BASE_ARGS, autoscaling: { ...autoscaling, maxReplicas: 1000 } })).update.replace(/m$/, ""));
+        assert.ok(most < goMaxMinutes, "the most pods allowed give a timeout the engine reads");
+        await refused({ autoscaling: { ...autoscaling, minReplicas: 4, maxReplicas: 3 } }, "autoscaling.maxReplicas", /must be >= autoscaling\.minReplicas \(4\)/);
+    });
+
+    it("a targetCpuUtilization a pod whose limit is its request never reaches, and an HPA with no target", async () => {
+        // Utilization is of the request, and the limit equals it: at most 100 %. The HPA controller changes the count only when
+        // utilization / target is outside 1 +- its tolerance, 0.1 by default (kubernetes/kubernetes
+        // pkg/controller/podautoscaler/replica_calculator.go, GetResourceReplicas: `math.Abs(1.0-usageRatio) <= c.tolerance`).
+        const tolerance = 0.1;
+        const reachable = (target: number) => 100 / target > 1 + tolerance;
+        assert.ok(reachable(90) && !reachable(91));
+        await refused({ autoscaling: { minReplicas: 2, maxReplicas: 4, targetCpuUtilization: 95 } }, "autoscaling.targetCpuUtilization", /from 10 to 90: .*never scale up/);
+        await refused({ autoscaling: { minReplicas: 2, maxReplicas: 4, targetCpuUtilization: 150 } }, "autoscaling.targetCpuUtilization", /from 10 to 90/);
+        assert.deepStrictEqual(resolveModelServerSettings({ model: MODEL, autoscaling: { minReplicas: 2, maxReplicas: 4, targetCpuUtilization: 90 } }).issues, []);
+        await refused({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }, "autoscaling", /needs autoscaling\.targetCpuUtilization .*, autoscaling\.targetRequestsPerSecond or both/);
+    });
+
+    it("managed flags and flags TF Serving does not have in extraServerArgs", async () => {
+        await refused({ extraServerArgs: ["--port=9000"] }, "extraServerArgs[0]", /--port is set by this program/);
+        await refused({ extraServerArgs: ["--rest_api_timeout_in_ms=5000", "--enable_batchin=true"] }, "extraServerArgs[1]",
+            /--enable_batchin is not a tensorflow_model_server flag \(did you mean --enable_batching\?\)/);
+        await refused({ extraServerArgs: ["--rest_api_num_threads=many"] }, "extraServerArgs[0]", /is set by this program/);
+        await refused({ extraServerArgs: ["--rest_api_timeout_in_ms=soon"] }, "extraServerArgs[0]", /takes a whole number .* every pod would crash-loop/);
+    });
+
+    it("canary steps that do not rise, maxErrorRatio 1 (the gate off), holdSeconds 0", async () => {
+        await refused({ canary: canary({ steps: [50, 10] }) }, "canary.settings.steps", /ascending, each from 1 to 99/);
+        await refused({ canary: canary({ steps: [10, 10] }) }, "canary.settings.steps", /ascending/);
+        await refused({ canary: canary({ gates: { ...CANARY_DEFAULTS.gates, maxErrorRatio: 1 } }) }, "canary.settings.gates.maxErrorRatio", /not a percent \(0\.01 = 1 %\).*every call fails/);
+        await refused({ canary: canary({ holdSeconds: 0 }) }, "canary.settings.holdSeconds", /from 5 to 3600/);
+        await refused({ canary: canary({ replicas: 0 }) }, "canary.settings.replicas", /from 1 to 100/);
+    });
+
+    it("canary holds that the HPA's scale-down window undercuts", async () => {
+        const autoscaling = { minReplicas: 2, maxReplicas: 4, targetCpuUtilization: 60, scaleDownStabilizationSeconds: 60 };
+        await refused({ autoscaling, canary: canary({ holdSeconds: 30 }) }, "canary.settings.holdSeconds",
+            /up to 90 s .*longer than autoscaling\.scaleDownStabilizationSeconds \(60\)/);
+        const defaults = resolveModelServerSettings({ model: MODEL, autoscaling: { ...autoscaling, scaleDownStabilizationSeconds: undefined }, canary: { settings: CANARY_DEFAULTS } });
+        assert.deepStrictEqual(defaults.issues, [], "the default window (300 s) outlasts the default holds (2 x 60 s + 30 s)");
+    });
+
+    it("a batching parameters text TF Serving cannot parse", async () => {
+        await refused({ batching: { enabled: true, parametersText: "max_batch_size { value: 32" } }, "batching.parametersText", /does not parse as a BatchingParameters text proto/);
+        await refused({ batching: { enabled: true, parametersText: "max_batch_size { value: 32 }\nbatch_size: 3\n" } }, "batching.parametersText", /unknown field 'batch_size'/);
+        assert.strictEqual(batchingParametersProblem(defaultBatchingConfig(4)), undefined, "the derived parameters parse");
+        assert.strictEqual(batchingParametersProblem(fs.readFileSync(path.resolve(__dirname, "../../fixtures/batching_config.txt"), "utf8")), undefined);
+    });
+
+    it("names every field in the one line", async () => {
+        const message = await refusal({ replicas: 0, extraServerArgs: ["--port=9000"], canary: canary({ holdSeconds: 0 }) });
+        assert.match(message, /^ModelServer half-plus-two: replicas must .*; extraServerArgs\[0\] --port is set .*; canary\.settings\.holdSeconds must /);
+    });
+
+    it("fills every default: 2 pods, no extra flags, no batching; an HPA's counts and window", () => {
+        assert.deepStrictEqual(resolveModelServerSettings({ model: MODEL }), {
+            settings: { replicas: 2, extraServerArgs: [], batching: { enabled: false, parametersText: undefined } }, issues: [],
+        });
+        assert.deepStrictEqual(resolveModelServerSettings({ model: MODEL, autoscaling: { targetRequestsPerSecond: 5 } }).settings.autoscaling,
+            { minReplicas: 2, maxReplicas: 10, targetRequestsPerSecond: 5, scaleDownStabilizationSeconds: 300 });
     });
 });

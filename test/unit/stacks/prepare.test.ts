@@ -29,6 +29,22 @@ describe("prepareModels", () => {
         assert.match(warning, /docs\/concepts\/model-server\.md#gpu-capacity/);
     });
 
+    it("refuses a batchingParametersFile TF Serving cannot parse, naming the key (ModelServer's own check)", () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-batching-"));
+        try {
+            const file = path.join(dir, "batching.txt");
+            fs.writeFileSync(file, "max_batch_size { value: 32 }\nbatch_size: 3\n");
+            assert.throws(() => prepared({ batchingParametersFile: file }), (err: Error) => {
+                assert.match(err.message, /batchingParametersFile = .*batching\.txt: does not parse as a BatchingParameters text proto \(.*unknown field 'batch_size'/);
+                return true;
+            });
+            fs.writeFileSync(file, "max_batch_size { value: 32 }\n");
+            assert.strictEqual(prepared({ batchingParametersFile: file }).models[0].batchingParameters, "max_batch_size { value: 32 }\n");
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
     it("says nothing when a second replica keeps serving, or the pool has room to surge", () => {
         for (const values of [{ replicas: "2", gke: gke(2) }, { replicas: "1", gke: gke(2) }]) {
             const { warnings } = prepared({ cloud: "gcp", gpu: "true", ...values });

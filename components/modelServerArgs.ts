@@ -1,0 +1,275 @@
+/**
+ * `ModelServer`'s arguments resolved, pure: every default filled and every check run, each problem
+ * keyed by the field path the Args name it (`autoscaling.maxReplicas`, `canary.settings.steps`,
+ * `extraServerArgs[1]`). The component throws them all before it registers a child; the stack's
+ * config reader (`config/config.ts`) reads its keys into these Args and records the same issues
+ * under its own key names (`components/argsIssues.ts`), so each rule is stated here once.
+ */
+import type { ArgsIssue } from "./argsIssues";
+import { argsError } from "./argsIssues";
+import type { ModelGateway } from "./modelGateway";
+import type { ModelServerArgs } from "./modelServer";
+import { goldenIssues } from "../contract/golden";
+import { canaryName } from "../contract/labels";
+import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from "../serving/autoscaling";
+import { batchingParametersProblem } from "../serving/batchingParameters";
+import { CANARY_DEFAULTS, CanaryGates, CanarySettings, canaryHoldProblem } from "../serving/canary";
+import { managedFlags } from "../serving/flags";
+import { modelNameProblem } from "../serving/modelConfig";
+import { tfServingFlagProblem } from "../serving/tfServingFlags";
+
+interface Bounds { min: number; max: number }
+
+/**
+ * The bounds of `ModelServer`'s numbers, by field path. The config reader words its type errors
+ * with them ("must be a whole number from 1 to 1000"); only the resolver checks them.
+ */
+export const MODEL_SERVER_BOUNDS = {
+    /**
+     * The most pods one model runs (`replicas`, `autoscaling.maxReplicas`). The Deployment's update
+     * timeout grows with the pods (`serving/rollout.ts`, one replaced pod after another) and the engine
+     * parses it with Go's `time.ParseDuration` (pulumi/pulumi pkg/resource/deploy/source_eval.go,
+     * `generateTimeoutInSeconds`), which refuses anything past 2562047h (an int64 of nanoseconds):
+     * 1e9 pods would ask for about 3e9 minutes. The HPA's counts are int32s as well.
+     */
+    replicas: { min: 1, max: 1000 },
+    /**
+     * Percent of the CPU request. The limit equals the request (`ServerResources.cpu`), so the pods'
+     * utilization never passes 100; and the HPA controller adds pods only when utilization over target
+     * is above 1 + its tolerance, 0.1 by default (kubernetes/kubernetes
+     * pkg/controller/podautoscaler/replica_calculator.go, `math.Abs(1.0-usageRatio) <= c.tolerance`;
+     * kube-controller-manager's `--horizontal-pod-autoscaler-tolerance`, which GKE and EKS do not let
+     * users set). Above 90, 100 / target is at most 1.1: the HPA would never scale up.
+     */
+    targetCpuUtilization: { min: 10, max: 90 },
+    targetRequestsPerSecond: { min: 1, max: Number.MAX_SAFE_INTEGER },
+    /** The HPA API's bound (autoscaling/v2 HPAScalingRules: stabilizationWindowSeconds <= 3600). */
+    scaleDownStabilizationSeconds: { min: 0, max: 3600 },
+    /** A hold shorter than a few scrapes of the canary's metrics page decides on too few calls; 0 decides nothing. */
+    holdSeconds: { min: 5, max: 3600 },
+    canaryReplicas: { min: 1, max: 100 },
+    /** A fraction of the canary's calls; 1 would pass a version whose every call fails (refused on its own). */
+    maxErrorRatio: { min: 0, max: 1 },
+    maxP99Ms: { min: 1, max: 600_000 },
+    minRequests: { min: 1, max: 1_000_000 },
+} as const satisfies Record<string, Bounds>;
+
+/** The longest model name a canary allows: its Deployment and Service are `<name>-canary`, a DNS label too. */
+export const CANARY_NAME_MAX = 63 - "-canary".length;
+
+/** What the checks read: the Args' fields, with a canary's gateway optional (the config layer has none yet). */
+export interface ModelServerChecked {
+    model: { name: string };
+    replicas?: number;
+    /** The counts may be left out here (the config layer's defaults are the resolver's: 2, and 10 or `minReplicas`). */
+    autoscaling?: Omit<AutoscalingSettings, "minReplicas" | "maxReplicas"> & Partial<Pick<AutoscalingSettings, "minReplicas" | "maxReplicas">>;
+    extraServerArgs?: string[];
+    batching?: ModelServerArgs["batching"];
+    canary?: { settings: CanarySettings; gateway?: Pick<ModelGateway, "model" | "canaryService"> };
+}
+
+/** The checked fields with every default filled; a refused value is replaced by its default. */
+export interface ModelServerSettings {
+    replicas: number;
+    autoscaling?: AutoscalingSettings & { scaleDownStabilizationSeconds: number };
+    extraServerArgs: string[];
+    batching: { enabled: boolean; parametersText?: string };
+    canary?: CanarySettings;
+}
+
+/** `ModelServerArgs` with the defaults `ModelServerSettings` names filled in. */
+export type ResolvedModelServerArgs = ModelServerArgs & Omit<ModelServerSettings, "canary"> & { enableWarmup: boolean };
+
+/** Why `arg` cannot be one of `extraServerArgs`: a flag this program sets, or one TF Serving would not take. */
+export function extraServerArgProblem(arg: string): string | undefined {
+    const flag = arg.split("=")[0];
+    const why = managedFlags().get(flag);
+    return why !== undefined ? `${flag} is set by this program: ${why}` : tfServingFlagProblem(arg);
+}
+
+const TOO_MANY_PODS = "the Deployment's update timeout grows with the pods, one replaced after another, and far past 1000 it becomes a duration " +
+    "Pulumi's engine cannot parse (Go's time.ParseDuration stops at 2562047h)";
+
+const STEPS_MESSAGE = "must list 1 to 10 percents of the requests sent to the canary, ascending, each from 1 to 99 (e.g. [10, 50]); after the last step the new version takes all";
+
+/**
+ * The checked fields resolved, and every problem found, keyed by field path. `key` names another field
+ * inside a message (the config layer's `autoscaling.minReplicas`; the field itself for a library user).
+ */
+export function resolveModelServerSettings(args: ModelServerChecked, key: (field: string) => string = (field) => field): { settings: ModelServerSettings; issues: ArgsIssue[] } {
+    const issues: ArgsIssue[] = [];
+    const whole: Whole = (field, value, fallback, bounds, whyAbove) => {
+        if (value === undefined) {
+            return fallback;
+        }
+        if (!Number.isSafeInteger(value) || value < bounds.min || value > bounds.max) {
+            const why = whyAbove !== undefined && Number.isSafeInteger(value) && value > bounds.max ? `: ${whyAbove}` : "";
+            issues.push({ field, value, message: `must be a whole number ${rangeText(bounds)}${why}` });
+            return fallback;
+        }
+        return value;
+    };
+    const replicas = whole("replicas", args.replicas, 2, MODEL_SERVER_BOUNDS.replicas, TOO_MANY_PODS);
+    const autoscaling = args.autoscaling && resolveAutoscaling(args.autoscaling, whole, issues, key);
+    const extraServerArgs = (args.extraServerArgs ?? []).filter((arg, i) => {
+        const problem = typeof arg !== "string" || arg.trim() === "" ? "must be a non-empty string" : extraServerArgProblem(arg);
+        if (problem !== undefined) {
+            issues.push({ field: `extraServerArgs[${i}]`, value: arg, message: problem });
+        }
+        return problem === undefined;
+    });
+    const batching = { enabled: args.batching?.enabled ?? false, parametersText: args.batching?.parametersText };
+    if (batching.enabled && batching.parametersText !== undefined) {
+        const problem = batchingParametersProblem(batching.parametersText);
+        if (problem !== undefined) {
+            issues.push({ field: "batching.parametersText", value: batching.parametersText, message: problem });
+        }
+    }
+    let canary: CanarySettings | undefined;
+    if (args.canary !== undefined) {
+        canary = resolveCanary(args.canary.settings, whole, issues);
+        if (args.model.name.length > CANARY_NAME_MAX) {
+            issues.push({
+                field: "canary", value: args.model.name,
+                message: `a canary runs as "${args.model.name}-canary", longer than a DNS label's 63 characters: shorten the model name to ${CANARY_NAME_MAX} characters`,
+            });
+        }
+        const gateway = args.canary.gateway;
+        const gatewayProblem = gateway === undefined ? undefined : canaryGatewayProblem(args.model.name, gateway);
+        if (gatewayProblem !== undefined) {
+            issues.push({ field: "canary.gateway", value: gateway?.model, message: gatewayProblem });
+        }
+        const hold = autoscaling === undefined ? undefined : canaryHoldProblem(canary, autoscaling.scaleDownStabilizationSeconds);
+        if (hold !== undefined) {
+            issues.push({ field: "canary.settings.holdSeconds", value: canary.holdSeconds, message: hold });
+        }
+    }
+    return { settings: { replicas, ...(autoscaling ? { autoscaling } : {}), extraServerArgs, batching, ...(canary ? { canary } : {}) }, issues };
+}
+
+/** A whole number within `bounds`, else an issue (with `whyAbove` when it is too large) and `fallback`. */
+type Whole = (field: string, value: number | undefined, fallback: number, bounds: Bounds, whyAbove?: string) => number;
+
+function rangeText(bounds: Bounds): string {
+    return bounds.max === Number.MAX_SAFE_INTEGER ? `>= ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
+}
+
+/** The HPA: its counts, its targets (at least one), its scale-down window (default 300 s). */
+function resolveAutoscaling(a: NonNullable<ModelServerChecked["autoscaling"]>, whole: Whole, issues: ArgsIssue[], key: (field: string) => string): ModelServerSettings["autoscaling"] {
+    const minReplicas = whole("autoscaling.minReplicas", a.minReplicas, 2, MODEL_SERVER_BOUNDS.replicas);
+    let maxReplicas = whole("autoscaling.maxReplicas", a.maxReplicas, Math.max(minReplicas, 10), MODEL_SERVER_BOUNDS.replicas, TOO_MANY_PODS);
+    if (maxReplicas < minReplicas) {
+        issues.push({ field: "autoscaling.maxReplicas", value: a.maxReplicas, message: `must be >= ${key("autoscaling.minReplicas")} (${minReplicas})` });
+        maxReplicas = minReplicas;
+    }
+    const cpu = a.targetCpuUtilization === undefined ? undefined : whole("autoscaling.targetCpuUtilization", a.targetCpuUtilization, 70, MODEL_SERVER_BOUNDS.targetCpuUtilization,
+        "the CPU limit equals the request, so utilization never passes 100 %, and the HPA adds pods only when utilization is above the target by more than " +
+        "its 10 % tolerance: above 90 it would never scale up (see docs/guides/autoscaling.md)");
+    const rps = a.targetRequestsPerSecond === undefined ? undefined : whole("autoscaling.targetRequestsPerSecond", a.targetRequestsPerSecond, 1, MODEL_SERVER_BOUNDS.targetRequestsPerSecond);
+    if (a.targetCpuUtilization === undefined && a.targetRequestsPerSecond === undefined) {
+        issues.push({
+            field: "autoscaling", value: a,
+            message: `needs ${key("autoscaling.targetCpuUtilization")} (e.g. 70), ${key("autoscaling.targetRequestsPerSecond")} or both: the HPA needs a metric to follow (see docs/guides/autoscaling.md)`,
+        });
+    }
+    const scaleDownStabilizationSeconds = whole("autoscaling.scaleDownStabilizationSeconds", a.scaleDownStabilizationSeconds,
+        DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS, MODEL_SERVER_BOUNDS.scaleDownStabilizationSeconds);
+    return {
+        minReplicas, maxReplicas,
+        ...(cpu !== undefined ? { targetCpuUtilization: cpu } : {}),
+        ...(rps !== undefined ? { targetRequestsPerSecond: rps } : {}),
+        scaleDownStabilizationSeconds,
+    };
+}
+
+/** A canary's steps (ascending percents), hold, pods and gates, each checked with its bounds. */
+function resolveCanary(c: CanarySettings, whole: Whole, issues: ArgsIssue[]): CanarySettings {
+    const listed: unknown = c.steps;
+    let steps = CANARY_DEFAULTS.steps;
+    if (listed !== undefined) {
+        const list = Array.isArray(listed) ? listed : [];
+        const valid = Array.isArray(listed) && list.length >= 1 && list.length <= 10
+            && list.every((v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 99)
+            && list.every((v, i) => i === 0 || (v as number) > (list[i - 1] as number));
+        if (valid) {
+            steps = list as number[];
+        } else {
+            issues.push({ field: "canary.settings.steps", value: listed, message: STEPS_MESSAGE });
+        }
+    }
+    const g: Partial<CanaryGates> = c.gates ?? {};
+    const defaults = CANARY_DEFAULTS.gates;
+    return {
+        steps,
+        holdSeconds: whole("canary.settings.holdSeconds", c.holdSeconds, CANARY_DEFAULTS.holdSeconds, MODEL_SERVER_BOUNDS.holdSeconds),
+        replicas: whole("canary.settings.replicas", c.replicas, CANARY_DEFAULTS.replicas, MODEL_SERVER_BOUNDS.canaryReplicas),
+        gates: {
+            maxErrorRatio: errorRatio(g.maxErrorRatio, defaults.maxErrorRatio, issues),
+            maxP99Ms: whole("canary.settings.gates.maxP99Ms", g.maxP99Ms, defaults.maxP99Ms, MODEL_SERVER_BOUNDS.maxP99Ms),
+            minRequests: whole("canary.settings.gates.minRequests", g.minRequests, defaults.minRequests, MODEL_SERVER_BOUNDS.minRequests),
+        },
+    };
+}
+
+/**
+ * `maxErrorRatio`: a fraction, failed calls over all calls. The gate fails a step when the canary's
+ * ratio is above it, so 1 (all calls failing) passes everything: refused, with the reading that leads
+ * there ("1" meant as 1 %) named.
+ */
+function errorRatio(ratio: number | undefined, fallback: number, issues: ArgsIssue[]): number {
+    const field = "canary.settings.gates.maxErrorRatio";
+    const { min, max } = MODEL_SERVER_BOUNDS.maxErrorRatio;
+    if (ratio === undefined) {
+        return fallback;
+    }
+    if (!Number.isFinite(ratio) || ratio < min || ratio > max) {
+        issues.push({ field, value: ratio, message: `must be a number from ${min} to ${max}` });
+        return fallback;
+    }
+    if (ratio >= 1) {
+        issues.push({
+            field, value: ratio,
+            message: "is a fraction of the canary's calls, not a percent (0.01 = 1 %), and at 1 or more the gate passes a version whose every call fails: " +
+                `set a fraction below 1, e.g. 0.01, or remove the key for the default ${fallback} (see docs/guides/canary.md#gates)`,
+        });
+        return fallback;
+    }
+    return ratio;
+}
+
+/** Why `gateway` cannot be the one a canary of `model` shifts (another model's, or made without `canary`); undefined when it can. */
+function canaryGatewayProblem(model: string, gateway: Pick<ModelGateway, "model" | "canaryService">): string | undefined {
+    if (gateway.model === model && gateway.canaryService === canaryName(model)) {
+        return undefined;
+    }
+    return `is the ModelGateway of model "${gateway.model}"${gateway.canaryService === undefined ? ", made without canary: true" : ""}; ` +
+        `a canary shifts the routes of its own model's gateway, which must carry ${canaryName(model)}: new ModelGateway(name, { model: "${model}", canary: true, ... }) (see docs/guides/canary.md)`;
+}
+
+/**
+ * `args` resolved, or the one error naming every field `ModelServer` `name` cannot take: the model's
+ * name, the checked settings, and the golden cases against the served signatures.
+ */
+export function resolveModelServerArgs(name: string, args: ModelServerArgs): ResolvedModelServerArgs {
+    const issues: ArgsIssue[] = [];
+    const nameProblem = modelNameProblem(args.model.name);
+    if (nameProblem !== undefined) {
+        issues.push({ field: "model.name", value: args.model.name, message: nameProblem });
+    }
+    const { settings, issues: found } = resolveModelServerSettings(args);
+    issues.push(...found);
+    if (args.golden !== undefined) {
+        issues.push(...goldenIssues(args.golden, args.model.signatures ?? []).map((message) => ({ field: "golden", value: args.golden?.file, message: `(${message})` })));
+    }
+    if (issues.length > 0) {
+        throw argsError("ModelServer", name, issues);
+    }
+    const { canary, ...resolved } = settings;
+    return {
+        ...args,
+        ...resolved,
+        autoscaling: resolved.autoscaling,
+        enableWarmup: args.enableWarmup ?? true,
+        canary: args.canary && canary ? { ...args.canary, settings: canary } : undefined,
+    };
+}
