@@ -7,7 +7,9 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { AlertThresholds, DEFAULT_THRESHOLDS, alertRules } from "../observability/alerts";
+import { AlertThresholds, alertRules } from "../observability/alerts";
+import { argsError } from "./argsIssues";
+import { resolveModelMonitoringArgs } from "./modelMonitoringArgs";
 import { KubeObject } from "../observability/collectors";
 import { Collector, collectorObjects } from "./clouds/collectors";
 import { grafanaDashboardConfigMap } from "../observability/dashboard";
@@ -25,8 +27,12 @@ export interface ModelMonitoringArgs {
     namespaceRef?: pulumi.Input<string>;
     /** Who scrapes and evaluates: `gke`, `prometheus-operator`, `annotations` or `none` (nothing registered). */
     collector: Collector;
-    /** Alert thresholds. Default `DEFAULT_THRESHOLDS`. */
-    thresholds?: AlertThresholds;
+    /**
+     * Alert thresholds, whole numbers: `errorRatioPercent` and `memoryLimitPercent` at most 99 (at 100
+     * the alert could never fire), `memoryLimitPercent` at least 50, and every one at least 1 (below, it
+     * would fire always); each one left out is `DEFAULT_THRESHOLDS`'.
+     */
+    thresholds?: Partial<AlertThresholds>;
     /** Extra labels on the scrape and rule objects (a Prometheus' `podMonitorSelector`/`ruleSelector`). Default none. */
     labels?: Record<string, string>;
     /**
@@ -41,12 +47,16 @@ export class ModelMonitoring extends pulumi.ComponentResource {
     /** The objects registered, by kind: `PodMonitoring`, `Rules`, `PodMonitor`, `PrometheusRule`, `ConfigMap`. */
     readonly kinds: string[];
 
-    constructor(name: string, args: ModelMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
+    constructor(name: string, given: ModelMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
+        const { args, issues } = resolveModelMonitoringArgs(given);
+        if (issues.length > 0) {
+            throw argsError("ModelMonitoring", name, issues);
+        }
         super("tf-serving:index:ModelMonitoring", name, {}, opts);
         const target = { name: args.model, namespace: args.namespace };
-        const group = alertRules(target, args.thresholds ?? DEFAULT_THRESHOLDS);
+        const group = alertRules(target, args.thresholds);
         const objects = args.collector === "none" ? []
-            : [...collectorObjects(args.collector, args.model, group, { labels: args.labels ?? {} }, args.recordRequestRate ? requestRateRecording(target) : undefined), grafanaDashboardConfigMap(target)];
+            : [...collectorObjects(args.collector, args.model, group, { labels: args.labels }, args.recordRequestRate ? requestRateRecording(target) : undefined), grafanaDashboardConfigMap(target)];
         const namespace = args.namespaceRef ?? args.namespace;
         // `m-podmonitoring`, `m-rules`, ... for the objects named after the model; `m-dashboard`, `m-prometheus-rules` for the ConfigMaps.
         const childName = (o: KubeObject) => `${name}-${o.metadata.name === args.model ? o.kind.toLowerCase() : o.metadata.name.slice(args.model.length + 1)}`;

@@ -1,55 +1,57 @@
 /**
- * Reading helpers shared by the `gke` and `eks` configuration sections: zones, CIDRs, node bounds.
- * Each reports through the `ConfigReader`, so messages name the full key (`gke.cpuPool.maxNodes`).
+ * Reading helpers shared by the `gke` and `eks` configuration sections: sections, node bounds, and
+ * the resolvers' issues recorded under the sections' keys, so messages name the full key
+ * (`gke.cpuPool.maxNodes`).
  */
-import { ipv4BlockProblem } from "../contract/cidr";
+import type { ArgsIssue } from "../components/argsIssues";
+import { MAX_POOL_NODES } from "../components/clusterRules";
 import { ConfigReader } from "./configReader";
-
-/** TF Serving images are amd64 only; the message for an Arm machine or instance type. */
-export const NO_ARM64 = "is an Arm (arm64) type, and TensorFlow Serving publishes amd64 images only; choose an x86 type";
 
 /** The nested section `name` (a YAML mapping), or an empty one so missing required keys still report under its prefix. */
 export function section(r: ConfigReader, name: string): ConfigReader {
     return r.nested(name) ?? new ConfigReader({}, r.issues, `${r.key(name)}.`);
 }
 
-export function escapeRegExp(text: string): string {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** A list of zones of `region`, each matching `zonePattern`, without repeats. */
-export function readZones(r: ConfigReader, name: string, region: string, zonePattern: RegExp, example: string): string[] | undefined {
-    const zones = r.stringList(name, (zone) => (zonePattern.test(zone) ? undefined : `must be a zone of region ${region || `(${r.key("region")})`}, e.g. "${example}"`));
-    if (zones !== undefined && new Set(zones).size !== zones.length) {
-        r.fail(name, "lists a zone twice");
+/**
+ * Records a component resolver's issues under this section's keys (`configField` maps a field path to
+ * the key, `network.zones` to `zones`). A list's entries the reader already refused are not in what
+ * the resolver saw, so `zones[1]` there is the second entry kept; a key already refused (a required
+ * key missing, a value of the wrong type) is not refused twice.
+ */
+export function recordArgsIssues(r: ConfigReader, issues: readonly ArgsIssue[], configField: (field: string) => string = (field) => field): void {
+    const refused = new Set(r.issues.map((i) => i.key));
+    for (const issue of issues) {
+        const key = r.key(writtenEntry(r, configField(issue.field), refused));
+        if (!refused.has(key)) {
+            r.issues.push({ key, value: issue.value, expected: issue.message });
+        }
     }
-    return zones;
 }
 
-/** An IPv4 CIDR with a prefix in [minPrefix, maxPrefix]. */
-export function readIpv4Block(r: ConfigReader, name: string, fallback: string, minPrefix: number, maxPrefix: number): string {
-    const value = r.string(name, fallback);
-    const problem = ipv4BlockProblem(value, minPrefix, maxPrefix);
-    if (problem !== undefined) {
-        r.fail(name, problem);
+/** `name[i]rest` with `i` counted among the entries of `name` not refused already, as the list was written. */
+function writtenEntry(r: ConfigReader, field: string, refused: ReadonlySet<string>): string {
+    const entry = /^([^[]+)\[(\d+)\](.*)$/.exec(field);
+    if (entry === null) {
+        return field;
     }
-    return value;
-}
-
-/** A list of IPv4 CIDRs (allowed source ranges). */
-export function readIpv4Cidrs(r: ConfigReader, name: string): string[] | undefined {
-    return r.stringList(name, (cidr) => ipv4BlockProblem(cidr, 0, 32));
+    const [, name, index, rest] = entry;
+    let kept = -1;
+    let written = -1;
+    while (kept < Number(index)) {
+        written++;
+        if (!refused.has(r.key(`${name}[${written}]`))) {
+            kept++;
+        }
+    }
+    return `${name}[${written}]${rest}`;
 }
 
 /**
- * `minNodes` and `maxNodes` of a node pool or group, with `maxNodes >= minNodes` and at least one node
- * possible. `floor` is the smallest `minNodes` allowed (1 for the CPU pool: add-ons need a node).
+ * `minNodes` and `maxNodes` of a node pool or group, as written or defaulted; `maxNodes` follows a
+ * larger `minNodes` up. The resolver checks them (`nodeBoundsIssues`).
  */
-export function readNodeBounds(r: ConfigReader, defaults: { minNodes: number; maxNodes: number }, floor: number): { minNodes: number; maxNodes: number } {
-    const minNodes = r.int("minNodes", defaults.minNodes, { min: floor, max: 1000 });
-    const maxNodes = r.int("maxNodes", Math.max(defaults.maxNodes, minNodes), { min: 1, max: 1000 });
-    if (maxNodes < minNodes) {
-        r.fail("maxNodes", `must be >= ${r.key("minNodes")} (${minNodes})`);
-    }
+export function readNodeBounds(r: ConfigReader, defaults: { minNodes: number; maxNodes: number }): { minNodes: number; maxNodes: number } {
+    const minNodes = r.int("minNodes", defaults.minNodes);
+    const maxNodes = r.int("maxNodes", Math.max(defaults.maxNodes, minNodes <= MAX_POOL_NODES ? minNodes : defaults.maxNodes));
     return { minNodes, maxNodes };
 }

@@ -12,17 +12,17 @@ import { ConfigError, ConfigReader, misplacedKeyIssues } from "./configReader";
 import type { ConfigIssue } from "./configReader";
 import type { RulesOf } from "../components/clouds/registry";
 import { CLOUDS, COLLECTORS, cloudAbout, cloudRules } from "../components/clouds/registry";
-import type { Cloud, CloudSections, Collector, LocalSettings } from "../components/clouds/registry";
+import type { Cloud, CloudSections, LocalSettings } from "../components/clouds/registry";
 import { MODEL_SERVER_BOUNDS, ModelServerChecked, extraServerArgProblem, resolveModelServerSettings } from "../components/modelServerArgs";
 import { imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, parseVersion, versionLabelProblem } from "../serving/modelConfig";
 import { CANARY_DEFAULTS, CanarySettings, canaryPodsAtMost } from "../serving/canary";
 import { planGpuCapacity } from "./gpuCapacity";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
-import { RULES_CONFIGMAP_LABEL } from "../observability/collectors";
+import { THRESHOLD_BOUNDS, resolveMonitoring } from "../components/modelMonitoringArgs";
 import { ENDPOINT_SECURITY_DOC, MODEL_PLACEHOLDER } from "../serving/gatewayAccess";
 import { readGatewayEndpoint } from "./gateway";
-import { canaryName, labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
+import { canaryName } from "../contract/labels";
 import { ENDPOINT_KINDS, SERVICE_TYPES } from "./settings";
 import type { CommonConfig, ModelSettings, MonitoringSettings, ServiceSettings } from "./settings";
 
@@ -354,19 +354,6 @@ function readCanary(r: ConfigReader): { settings: CanarySettings; reader: Config
 }
 
 /**
- * The alert thresholds' bounds. A rule fires when its figure is above the threshold, so a percent of 100
- * (no more than all calls fail, no more than the limit is used: the kernel kills the container there)
- * would switch the alert off: the percents stop at 99.
- */
-const THRESHOLD_BOUNDS: Record<keyof AlertThresholds, { min: number; max: number }> = {
-    errorRatioPercent: { min: 1, max: 99 },
-    p99LatencyMs: { min: 1, max: 600_000 },
-    memoryLimitPercent: { min: 50, max: 99 },
-    notReadyMinutes: { min: 1, max: 120 },
-    restarts: { min: 1, max: 100 },
-};
-
-/**
  * `autoscaling`: the HPA's bounds and targets, as written (the resolver checks them). Without either
  * target the HPA is on CPU at 70 %, as it always was; a request-rate target alone leaves CPU out (a
  * batching or GPU server is full long before its CPU is); both make the HPA follow whichever asks for
@@ -406,43 +393,23 @@ function readMonitoring(top: ConfigReader, cloud: Cloud, rules: RulesOf<Cloud>):
         r.fail("collector", refused);
         collector = fallback;
     }
-    const thresholds = Object.fromEntries(Object.entries(THRESHOLD_BOUNDS).map(([key, bounds]) =>
-        [key, r.int(key, DEFAULT_THRESHOLDS[key as keyof AlertThresholds], bounds)])) as unknown as AlertThresholds;
+    // Each threshold as written; `resolveMonitoring` (ModelMonitoring's) checks them and the labels, recorded under these keys.
+    const given = Object.fromEntries(Object.keys(THRESHOLD_BOUNDS).flatMap((name) => {
+        const value = r.int(name, undefined);
+        return value === undefined ? [] : [[name, value]];
+    })) as Partial<AlertThresholds>;
     if (collector === "none") {
         for (const key of Object.keys(THRESHOLD_BOUNDS).filter((k) => r.has(k))) {
             r.fail(key, "does nothing with monitoring.collector \"none\" (no alert rules are created): remove it, or choose a collector that evaluates the rules");
         }
     }
-    const labels = readMonitoringLabels(r, collector);
-    return { collector, thresholds, labels };
-}
-
-/**
- * `monitoring.labels`: valid Kubernetes labels that leave the model-server labels alone (the scrape
- * objects select the pods on them, and `tfs doctor` and the policy pack find the objects by them).
- * Only the `gke` and `prometheus-operator` objects carry them.
- */
-function readMonitoringLabels(r: ConfigReader, collector: Collector): Record<string, string> {
-    const labels = r.stringMap("labels") ?? {};
-    if (Object.keys(labels).length > 0 && (collector === "annotations" || collector === "none")) {
-        r.fail("labels", `do nothing with monitoring.collector "${collector}": only the ${COLLECTORS.filter((c) => c !== "annotations" && c !== "none").join(" and ")} collectors' scrape and rule objects carry them ` +
-            `(${collector === "none" ? "none creates no object" : "annotations creates only a rules ConfigMap, labelled " + RULES_CONFIGMAP_LABEL}); remove them, or choose that collector`);
-        return {};
-    }
-    const own = Object.keys(modelServerLabels("model"));
-    const out: Record<string, string> = {};
-    for (const [key, value] of Object.entries(labels)) {
-        const problem = own.includes(key)
-            ? `is a label this program sets on every model-server object (${own.join(", ")}): the scrape objects, \`tfs doctor\` and the policy pack select on it; choose another key`
-            : labelKeyProblem(key);
-        const valueProblem = problem === undefined ? labelValueProblem(value) : undefined;
-        if (problem !== undefined) {
-            r.issues.push({ key: r.key(`labels.${key}`), value: key, expected: problem });
-        } else if (valueProblem !== undefined) {
-            r.issues.push({ key: r.key(`labels.${key}`), value, expected: valueProblem });
-        } else {
-            out[key] = value;
+    const resolved = resolveMonitoring({ collector, thresholds: given, labels: r.stringMap("labels") ?? {} }, (field) => r.key(field));
+    const already = new Set(r.issues.map((i) => i.key));
+    for (const issue of resolved.issues) {
+        const key = r.key(issue.field.replace(/^thresholds\./, ""));
+        if (!already.has(key)) {
+            r.issues.push({ key, value: issue.value, expected: issue.message });
         }
     }
-    return out;
+    return { collector, thresholds: resolved.thresholds, labels: resolved.labels };
 }

@@ -5,7 +5,8 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { ACM_CERTIFICATE_ARN, EKS_GATEWAY_SECTION } from "./gatewayConfig";
+import { EKS_GATEWAY_SECTION } from "./gatewayConfig";
+import { ACM_CERTIFICATE_ARN } from "./gatewayChecks";
 import type { ModelSettings } from "../../../config/settings";
 import type { ConfigIssue } from "../../../config/configReader";
 import { INFERENCE_REQUEST_RATE_METRIC } from "../../../serving/autoscaling";

@@ -22,7 +22,11 @@ import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, NodeGroupPlacement, autoscaledSize, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
 import { argsError } from "../../argsIssues";
-import { eksClusterIssues, principalSuffix } from "./clusterChecks";
+import { principalSuffix } from "./clusterChecks";
+import { ResolvedEksClusterArgs, resolveEksClusterArgs } from "./clusterArgs";
+
+export { EKS_CLUSTER_DEFAULTS } from "./clusterArgs";
+export type { ResolvedEksClusterArgs } from "./clusterArgs";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
 export type EksNetworkSettings =
@@ -123,12 +127,6 @@ export function nodeGroupResourceName(name: string, kind: PoolKind): string {
     return `${name}-${kind}`;
 }
 
-/** What `EksCluster` sets for a field its Args leave out: also the `eks` config section's defaults. */
-export const EKS_CLUSTER_DEFAULTS: { readonly deletionProtection: boolean; readonly apiAccessCidrs: readonly string[] } = Object.freeze({
-    deletionProtection: true,
-    apiAccessCidrs: Object.freeze(["0.0.0.0/0"]),
-});
-
 export { principalSuffix };
 
 export class EksCluster extends pulumi.ComponentResource {
@@ -157,8 +155,8 @@ export class EksCluster extends pulumi.ComponentResource {
     /** Where CPU and GPU model pods go on this cluster. */
     readonly placement: { cpu: NodePlacement; gpu: NodePlacement };
 
-    constructor(name: string, args: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-        const issues = eksClusterIssues(args);
+    constructor(name: string, given: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        const { args, issues } = resolveEksClusterArgs(given);
         if (issues.length > 0) {
             throw argsError("EksCluster", name, issues);
         }
@@ -196,13 +194,13 @@ export class EksCluster extends pulumi.ComponentResource {
                 subnetIds: controlPlaneSubnetIds,
                 endpointPublicAccess: true,
                 endpointPrivateAccess: true,
-                publicAccessCidrs: args.apiAccessCidrs ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs],
+                publicAccessCidrs: args.apiAccessCidrs,
             },
             // Access entries only, and no implicit admin for the creator: EKS's bootstrap entry would live outside
             // Pulumi's state (never reviewed, never revoked when the list changes), would collide with the creator's
             // own entry below (EKS refuses a second entry for one principal), and changing it replaces the cluster.
             accessConfig: { authenticationMode: "API", bootstrapClusterCreatorAdminPermissions: false },
-            deletionProtection: args.deletionProtection ?? EKS_CLUSTER_DEFAULTS.deletionProtection,
+            deletionProtection: args.deletionProtection,
         }, { parent: this, dependsOn: clusterRole.attachments });
 
         const admins = this.adminAccess(name, cluster, args, partition);
@@ -302,7 +300,7 @@ export class EksCluster extends pulumi.ComponentResource {
      * replaces another, and whoever runs `up` (a laptop, then CI) registers the same entries, so no run
      * revokes another identity. The caller is one of them (checked at preview, `adminAccessIssues`).
      */
-    private adminAccess(name: string, cluster: aws.eks.Cluster, args: EksClusterArgs, partition: string): aws.eks.AccessPolicyAssociation[] {
+    private adminAccess(name: string, cluster: aws.eks.Cluster, args: ResolvedEksClusterArgs, partition: string): aws.eks.AccessPolicyAssociation[] {
         return args.adminPrincipalArns.map((arn) => {
             const resourceName = `${name}-admin-${principalSuffix(arn)}`;
             const aliases = arn === args.callerArn ? [{ name: `${name}-admin-deployer` }] : [];

@@ -3,17 +3,14 @@
  * ECR repositories. Set keys with `pulumi config set --path eks.region us-west-2`. Every value is
  * checked here, before anything is registered; docs/reference/configuration.md#eks-cloud-aws lists the keys.
  */
-import { EKS_CLUSTER_DEFAULTS, EksClusterArgs, EksNetworkSettings } from "./cluster";
-import { eksClusterIssues } from "./clusterChecks";
-import { DIGEST_PINNED_IMAGE } from "./devicePlugin";
-import { instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType, NVIDIA_GPU_FAMILIES } from "./instanceTypes";
-import { eksKubernetesVersionProblem, utcDay } from "./kubernetesVersions";
-import { CAPACITY_TYPES, EksNodeGroupSettings } from "./nodeGroup";
+import { EksClusterArgs, EksNetworkSettings } from "./cluster";
+import { EKS_CLUSTER_DEFAULTS, resolveEksClusterArgs } from "./clusterArgs";
+import { CapacityType, EksNodeGroupSettings } from "./nodeGroup";
 import { prometheusEndpoint } from "./prometheusAdapter";
-import { NAT_GATEWAY_MODES, subnetLayout } from "./vpc";
+import { NatGatewayMode } from "./vpc";
 import { EcrSettings } from "./ecr";
 import { REPOSITORY_PATH } from "../../../contract/registry";
-import { NO_ARM64, escapeRegExp, readIpv4Cidrs, readNodeBounds, readZones, section } from "../../../config/cloudConfig";
+import { readNodeBounds, recordArgsIssues, section } from "../../../config/cloudConfig";
 import { ConfigIssue, ConfigReader } from "../../../config/configReader";
 import type { StackConfig } from "../../../config/settings";
 
@@ -37,67 +34,48 @@ const EKS_KEYS = [
 ];
 const GROUP_KEYS = ["instanceType", "desiredNodes", "minNodes", "maxNodes", "diskSizeGb", "capacityType"];
 
-const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$/;
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
-const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+(-[a-z0-9]+)?$/;
-const SUBNET_ID = /^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/;
-const IAM_PRINCIPAL = /^arn:aws[a-z-]*:iam::[0-9]{12}:(role|user)\/[\w+=,.@/-]+$/;
-const STS_SESSION = /^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role\/([^/]+)\/.+$/;
+/** The config key of an `EksClusterArgs` field: the network's fields sit at the section's top, the VPC range as `vpcCidr`. */
+const configField = (field: string) => field.replace(/^network\.cidr$/, "vpcCidr").replace(/^network\./, "");
 
+/**
+ * The section, read as `EksCluster` takes it: the keys are its Args' fields (the network's flattened),
+ * so this reads their types and the section's own defaults, and `resolveEksClusterArgs` checks every
+ * value (its issues are recorded under these keys). The administrators are checked against the
+ * identity running Pulumi later (`adminAccessIssues`).
+ */
 export function readAwsConfig(top: ConfigReader): AwsConfig {
     const r = section(top, "eks");
     r.rejectUnknown(EKS_KEYS);
 
     const region = r.required("region", "the AWS region, e.g. `pulumi config set --path eks.region us-west-2`");
-    if (region && !REGION.test(region)) {
-        r.fail("region", "must be an AWS region such as \"us-west-2\" (a region, not a zone like \"us-west-2a\")");
-    }
-    const clusterName = r.string("clusterName", "tf-serving");
-    if (!CLUSTER_NAME.test(clusterName)) {
-        r.fail("clusterName", "must be 1-100 letters, digits, '-' and '_', starting with a letter or digit");
-    }
-
-    const kubernetesVersion = readKubernetesVersion(r);
-    const adminPrincipalArns = r.stringList("adminPrincipalArns", (arn) => {
-        const session = STS_SESSION.exec(arn);
-        if (session) {
-            return `is an STS session ARN, which changes with every session; use the role ARN arn:${session[1]}:iam::${session[2]}:role/${session[3]} ` +
-                "(with the role's path if it has one, e.g. aws-reserved/sso.amazonaws.com/ for SSO roles: `pulumi preview` names the exact ARN)";
-        }
-        return IAM_PRINCIPAL.test(arn) ? undefined : "must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/deployer";
-    });
-    const apiAccessCidrs = readIpv4Cidrs(r, "apiAccessCidrs") ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs];
-    // The checks `EksCluster` runs on its Args, on the lists as written (a list whose entries were all refused is not empty).
-    const asWritten = (name: string, read: string[] | undefined) => (read !== undefined && read.length === 0 && (r.listLength(name) ?? 0) > 0 ? undefined : read);
-    eksClusterIssues({ adminPrincipalArns: asWritten("adminPrincipalArns", adminPrincipalArns), apiAccessCidrs: r.has("apiAccessCidrs") ? asWritten("apiAccessCidrs", apiAccessCidrs) : undefined },
-        (field) => r.key(field)).forEach((i) => r.fail(i.field, i.message, i.value));
-
-    const devicePluginImage = r.string("devicePluginImage");
-    const gpuNodeGroup = readGpuNodeGroup(r);
-    if (devicePluginImage !== undefined && gpuNodeGroup === undefined) {
-        r.fail("devicePluginImage", "applies only with eks.gpuNodeGroup");
-    } else if (devicePluginImage !== undefined && !DIGEST_PINNED_IMAGE.test(devicePluginImage)) {
-        r.fail("devicePluginImage", "must be pinned by digest, e.g. \"mirror.example/k8s-device-plugin:v0.17.1@sha256:<64 hex digits>\" " +
-            "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images");
-    }
-
-    return {
+    const apiAccessCidrs = readList(r, "apiAccessCidrs");
+    const settings: AwsConfig = {
         region,
         profile: r.string("profile"),
-        clusterName,
-        kubernetesVersion,
+        clusterName: r.string("clusterName", "tf-serving"),
+        kubernetesVersion: readKubernetesVersion(r),
         deletionProtection: r.bool("deletionProtection", EKS_CLUSTER_DEFAULTS.deletionProtection),
         network: readNetwork(r, region),
-        apiAccessCidrs,
-        adminPrincipalArns,
+        apiAccessCidrs: apiAccessCidrs ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs],
+        adminPrincipalArns: readList(r, "adminPrincipalArns"),
         cpuNodeGroup: readCpuNodeGroup(section(r, "cpuNodeGroup")),
-        gpuNodeGroup,
-        devicePluginImage,
+        gpuNodeGroup: readGpuNodeGroup(r),
+        devicePluginImage: r.string("devicePluginImage"),
         // Off unless asked: turning it on adds resources and tags to a running stack's node groups.
         clusterAutoscaler: r.bool("clusterAutoscaler", false),
         prometheusUrl: readPrometheusUrl(r),
         registry: readRegistry(section(r, "registry")),
     };
+    const { issues } = resolveEksClusterArgs({ ...settings, apiAccessCidrs, adminPrincipalArns: settings.adminPrincipalArns as string[] },
+        { key: (field) => r.key(configField(field)), adminsCheckedLater: true });
+    recordArgsIssues(r, issues, configField);
+    return settings;
+}
+
+/** A list of strings as written, or undefined when it holds none that are strings (each refused already, not an empty list). */
+function readList(r: ConfigReader, name: string): string[] | undefined {
+    const read = r.stringList(name);
+    return read !== undefined && read.length === 0 && (r.listLength(name) ?? 0) > 0 ? undefined : read;
 }
 
 /**
@@ -142,106 +120,58 @@ function readPrometheusUrl(r: ConfigReader): string | undefined {
     return url;
 }
 
+/** The version as text; a YAML number (1.30 read as 1.3) is refused here with why quoting matters. */
 function readKubernetesVersion(r: ConfigReader): string | undefined {
-    const expected = "must be a Kubernetes minor version in quotes, such as \"1.33\" (unquoted, YAML reads 1.30 as the number 1.3)";
     const before = r.issues.length;
     const value = r.string("kubernetesVersion");
     if (r.issues.length > before) {
-        // A YAML number, not a string: say why quoting matters instead of the generic message.
-        r.issues[r.issues.length - 1].expected = expected;
-    } else if (value !== undefined && !/^1\.[0-9]{2}$/.test(value)) {
-        r.fail("kubernetesVersion", expected);
-    } else if (value !== undefined) {
-        const problem = eksKubernetesVersionProblem(value, utcDay());
-        if (problem !== undefined) {
-            r.fail("kubernetesVersion", problem);
-        }
+        r.issues[r.issues.length - 1].expected = "must be a Kubernetes minor version in quotes, such as \"1.33\" (unquoted, YAML reads 1.30 as the number 1.3)";
     }
     return value;
 }
 
+/** Existing subnets, or the VPC to create; keys of the other kind are refused here, as the Args' union cannot hold both. */
 function readNetwork(r: ConfigReader, region: string): EksNetworkSettings {
-    const subnetCheck = (id: string) => (SUBNET_ID.test(id) ? undefined : "must be a subnet id such as subnet-0123456789abcdef0");
-    const privateSubnetIds = r.stringList("privateSubnetIds", subnetCheck);
-    const publicSubnetIds = r.stringList("publicSubnetIds", subnetCheck);
+    const privateSubnetIds = r.stringList("privateSubnetIds");
+    const publicSubnetIds = r.stringList("publicSubnetIds");
     if (privateSubnetIds !== undefined) {
         for (const key of ["zones", "vpcCidr", "natGateways"]) {
             if (r.has(key)) {
                 r.fail(key, "does not apply with eks.privateSubnetIds (existing subnets): remove one or the other");
             }
         }
-        if ((r.listLength("privateSubnetIds") ?? 0) < 2) {
-            r.fail("privateSubnetIds", "must list at least two subnets, in different availability zones (EKS requires two zones)");
-        }
         return { kind: "existing", privateSubnetIds, publicSubnetIds: publicSubnetIds ?? [] };
     }
     if (publicSubnetIds !== undefined) {
         r.fail("publicSubnetIds", "needs eks.privateSubnetIds too (the nodes run in private subnets)");
     }
-    // Lists are counted as written: a refused entry is reported as itself, not as a list too short.
-    const zones = readZones(r, "zones", region, new RegExp(`^${escapeRegExp(region)}[a-z]$`), `${region || "us-west-2"}a`);
+    const zones = r.stringList("zones");
     if (zones === undefined) {
         r.fail("zones", `required: the availability zones for the VPC's subnets, at least two, e.g. \`pulumi config set --path 'eks.zones[0]' ${region || "us-west-2"}a\` and '[1]' ${region || "us-west-2"}b; or existing subnets in eks.privateSubnetIds`, undefined);
-    } else if ((r.listLength("zones") ?? 0) < 2 || (r.listLength("zones") ?? 0) > 6) {
-        r.fail("zones", "must list 2 to 6 availability zones (EKS requires two)");
     }
-    const cidr = r.string("vpcCidr", "10.0.0.0/16");
-    const layout = subnetLayout(cidr, Math.max(zones?.length ?? 2, 2));
-    if (typeof layout === "string") {
-        r.fail("vpcCidr", layout);
-    }
-    return { kind: "create", cidr, zones: zones ?? [], natGateways: r.oneOf("natGateways", NAT_GATEWAY_MODES, "single") };
+    return { kind: "create", cidr: r.string("vpcCidr", "10.0.0.0/16"), zones: zones ?? [], natGateways: r.string("natGateways", "single") as NatGatewayMode };
 }
 
-function readInstanceType(r: ConfigReader, fallback: string): string {
-    const instanceType = r.string("instanceType", fallback);
-    if (!INSTANCE_TYPE.test(instanceType)) {
-        r.fail("instanceType", "must be an EC2 instance type such as \"m6i.xlarge\"");
-    } else if (isArm64InstanceType(instanceType)) {
-        r.fail("instanceType", `${NO_ARM64} such as "m6i.xlarge" (CPU) or "g5.xlarge" (GPU)`);
-    } else if (instanceSizeProblem(instanceType) !== undefined) {
-        r.fail("instanceType", instanceSizeProblem(instanceType) ?? "");
-    }
-    return instanceType;
-}
-
-function readGroup(r: ConfigReader, instanceType: string, defaults: { desiredNodes: number; minNodes: number; maxNodes: number; diskSizeGb: number }, floor: number): EksNodeGroupSettings {
-    const { minNodes, maxNodes } = readNodeBounds(r, defaults, floor);
-    const desiredNodes = r.int("desiredNodes", Math.min(Math.max(defaults.desiredNodes, minNodes), maxNodes), { min: 0, max: 1000 });
-    if (desiredNodes < minNodes || desiredNodes > maxNodes) {
-        r.fail("desiredNodes", `must be between ${r.key("minNodes")} (${minNodes}) and ${r.key("maxNodes")} (${maxNodes})`);
-    }
+function readGroup(r: ConfigReader, instanceType: string, defaults: { desiredNodes: number; minNodes: number; maxNodes: number; diskSizeGb: number }): EksNodeGroupSettings {
+    r.rejectUnknown(GROUP_KEYS);
+    const { minNodes, maxNodes } = readNodeBounds(r, defaults);
     return {
-        instanceType,
-        desiredNodes,
+        instanceType: r.string("instanceType", instanceType),
+        desiredNodes: r.int("desiredNodes", Math.min(Math.max(defaults.desiredNodes, minNodes), maxNodes)),
         minNodes,
         maxNodes,
-        diskSizeGb: r.int("diskSizeGb", defaults.diskSizeGb, { min: 20, max: 16384 }),
-        capacityType: r.oneOf("capacityType", CAPACITY_TYPES, "ON_DEMAND"),
+        diskSizeGb: r.int("diskSizeGb", defaults.diskSizeGb),
+        capacityType: r.string("capacityType", "ON_DEMAND") as CapacityType,
     };
 }
 
 function readCpuNodeGroup(r: ConfigReader): EksNodeGroupSettings {
-    r.rejectUnknown(GROUP_KEYS);
-    const instanceType = readInstanceType(r, "m6i.xlarge");
-    if (isAcceleratedInstanceType(instanceType)) {
-        r.fail("instanceType", "is an accelerated (GPU) type; the CPU node group should be a general-purpose type such as \"m6i.xlarge\", with GPUs in eks.gpuNodeGroup");
-    }
-    return readGroup(r, instanceType, { desiredNodes: 2, minNodes: 1, maxNodes: 4, diskSizeGb: 50 }, 1);
+    return readGroup(r, "m6i.xlarge", { desiredNodes: 2, minNodes: 1, maxNodes: 4, diskSizeGb: 50 });
 }
 
 function readGpuNodeGroup(eks: ConfigReader): EksNodeGroupSettings | undefined {
     const r = eks.nested("gpuNodeGroup");
-    if (r === undefined) {
-        return undefined;
-    }
-    r.rejectUnknown(GROUP_KEYS);
-    const instanceType = readInstanceType(r, "g4dn.xlarge");
-    if (INSTANCE_TYPE.test(instanceType) && !isArm64InstanceType(instanceType) && !isNvidiaGpuInstanceType(instanceType)) {
-        r.fail("instanceType", `must be an NVIDIA GPU instance type (families ${NVIDIA_GPU_FAMILIES.join(", ")}), such as "g4dn.xlarge" or "g5.xlarge"; ` +
-            "TF Serving's GPU image needs CUDA");
-    }
-    return readGroup(r, instanceType, { desiredNodes: 1, minNodes: 0, maxNodes: 2, diskSizeGb: 100 }, 0);
+    return r === undefined ? undefined : readGroup(r, "g4dn.xlarge", { desiredNodes: 1, minNodes: 0, maxNodes: 2, diskSizeGb: 100 });
 }
 
 function readRegistry(r: ConfigReader): EcrSettings {

@@ -13,7 +13,7 @@ export interface EksGatewaySettings {
     platform: "eks";
     /** The ACM certificate both HTTPS listeners present. */
     certificateArn: string;
-    /** Seconds a target group keeps a removed pod draining (the pod's termination grace); default the ALB's 300. */
+    /** Seconds a target group keeps a removed pod draining (the pod's termination grace), 0 to 3600; default the ALB's 300. */
     drainSeconds?: number;
     /**
      * The account's quota of inbound rules per security group (VPC quota "Inbound or outbound rules per

@@ -1,6 +1,6 @@
 /**
  * What the ALB or the AWS Load Balancer Controller would refuse, or silently drop, in an EKS
- * Gateway's source ranges and caller authentication, pure: `ModelGateway` throws what they find
+ * Gateway's certificate, drain time, source ranges and caller authentication, pure: `ModelGateway` throws what they find
  * before it registers anything, and the `gateway` config section records it under its keys
  * (`components/argsIssues.ts`). The rules and their sources are stated in
  * test/unit/components/clouds/aws/gatewayChecks.test.ts.
@@ -52,8 +52,17 @@ export interface EksJwtValidation {
     claims?: JwtClaim[];
 }
 
+/** `arn:PARTITION:acm:REGION:ACCOUNT:certificate/UUID`. */
+export const ACM_CERTIFICATE_ARN = /^arn:(aws(?:-cn|-us-gov|-iso(?:-[a-z])?)?):acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The seconds a target group's deregistration delay (`deregistration_delay.timeout_seconds`) may take. */
+export const ALB_DRAIN_SECONDS = { min: 0, max: 3600 } as const;
+
 /** The fields the checks read. */
 export interface EksGatewayChecked {
+    /** The listeners' ACM certificate (required by `renderEksGatewayObjects`). */
+    certificateArn?: string;
+    drainSeconds?: number;
     sourceRanges?: string[];
     /** The account's quota of inbound rules per security group; default `SECURITY_GROUP_RULE_QUOTA.default`. */
     securityGroupRuleQuota?: number;
@@ -123,6 +132,20 @@ function claimIssues(claims: JwtClaim[], at: string): ArgsIssue[] {
  */
 export function eksGatewayIssues(args: EksGatewayChecked, key: (field: string) => string = (field) => field): ArgsIssue[] {
     const issues: ArgsIssue[] = [];
+    if (args.certificateArn !== undefined && !ACM_CERTIFICATE_ARN.test(args.certificateArn)) {
+        issues.push({
+            field: "certificateArn", value: args.certificateArn,
+            message: "must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate/ID (e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b; `aws acm list-certificates`)",
+        });
+    }
+    const drain = args.drainSeconds;
+    if (drain !== undefined && (!Number.isInteger(drain) || drain < ALB_DRAIN_SECONDS.min || drain > ALB_DRAIN_SECONDS.max)) {
+        issues.push({
+            field: "drainSeconds", value: drain,
+            message: `must be a whole number of seconds from ${ALB_DRAIN_SECONDS.min} to ${ALB_DRAIN_SECONDS.max}, the target group's deregistration delay the ALB accepts; ` +
+                "remove it for the ALB's 300",
+        });
+    }
     const quota = args.securityGroupRuleQuota ?? SECURITY_GROUP_RULE_QUOTA.default;
     if (!Number.isInteger(quota) || quota < 1 || quota > SECURITY_GROUP_RULE_QUOTA.max) {
         issues.push({ field: "securityGroupRuleQuota", value: quota, message: `must be a whole number from 1 to ${SECURITY_GROUP_RULE_QUOTA.max} (the account's "Inbound or outbound rules per security group")` });

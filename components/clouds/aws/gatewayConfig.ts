@@ -18,9 +18,6 @@ import { EksJwtValidation, JWT_CLAIM_FORMATS, JwtClaim, SECURITY_GROUP_RULE_QUOT
 /** The GatewayClass of the AWS Load Balancer Controller's ALBs the EKS stack creates, unless `gateway.className` names another. */
 export const EKS_DEFAULT_GATEWAY_CLASS = "tf-serving-alb";
 
-/** `arn:PARTITION:acm:REGION:ACCOUNT:certificate/UUID`. */
-export const ACM_CERTIFICATE_ARN = /^arn:(aws(?:-cn|-us-gov|-iso(?:-[a-z])?)?):acm:([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]+):([0-9]{12}):certificate\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** `gateway.auth` with `type: jwt`: the issuer, its key set and the claims, as written (the checks are `eksGatewayIssues`'). */
 function readJwtValidation(auth: ConfigReader): EksJwtValidation {
     auth.rejectUnknown(["type", "issuer", "jwksEndpoint", "claims"]);
@@ -79,8 +76,6 @@ export const EKS_GATEWAY_SECTION: GatewaySection = {
         if (certificateArn === undefined) {
             g.fail("certificateArn", "required on aws: an ALB serves gRPC only on HTTPS listeners; name an ACM certificate for your hostname in eks.region " +
                 "(`aws acm request-certificate` or `import-certificate`), e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", undefined);
-        } else if (!ACM_CERTIFICATE_ARN.test(certificateArn)) {
-            g.fail("certificateArn", "must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate/ID (e.g. arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b; `aws acm list-certificates`)");
         }
         const securityGroupRuleQuota = g.int("securityGroupRuleQuota", undefined, { min: 1, max: SECURITY_GROUP_RULE_QUOTA.max });
         const auth = readGatewayAuth(g, EKS_GATEWAY_SECTION);

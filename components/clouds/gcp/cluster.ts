@@ -14,10 +14,11 @@ import { CustomMetricsStackdriverAdapter, gkeRequestRateMetric } from "./customM
 import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 import { REST_PORT } from "../../../serving/images";
 import { argsError } from "../../argsIssues";
-import { gkeClusterIssues } from "./clusterChecks";
+import { ResolvedGkeClusterArgs, resolveGkeClusterArgs } from "./clusterArgs";
+import type { GkeReleaseChannel } from "./clusterArgs";
 
-export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
-export type GkeReleaseChannel = (typeof GKE_RELEASE_CHANNELS)[number];
+export { GKE_CLUSTER_DEFAULTS, GKE_RELEASE_CHANNELS, withGkeClusterDefaults } from "./clusterArgs";
+export type { GkeReleaseChannel, ResolvedGkeClusterArgs } from "./clusterArgs";
 
 /**
  * Project roles of the node service account: only Kubernetes Engine Default Node Service Account,
@@ -73,30 +74,6 @@ export interface GkeClusterArgs {
      * sets it when a model has `targetRequestsPerSecond`.
      */
     customMetricsAdapter?: { image: string };
-}
-
-/** What `GkeCluster` sets for a field its Args leave out: also the `gke` config section's defaults. */
-export const GKE_CLUSTER_DEFAULTS = {
-    releaseChannel: "REGULAR",
-    deletionProtection: true,
-    privateNodes: false,
-    subnetCidr: "10.0.0.0/20",
-    masterCidr: "172.16.0.0/28",
-} as const satisfies Required<Pick<GkeClusterArgs, "releaseChannel" | "deletionProtection" | "privateNodes" | "subnetCidr" | "masterCidr">>;
-
-/** `GkeClusterArgs` with every default filled in. */
-export type ResolvedGkeClusterArgs = GkeClusterArgs & Required<Pick<GkeClusterArgs, keyof typeof GKE_CLUSTER_DEFAULTS>>;
-
-/** `args` with `GKE_CLUSTER_DEFAULTS` for the fields it leaves out. */
-export function withGkeClusterDefaults(args: GkeClusterArgs): ResolvedGkeClusterArgs {
-    return {
-        ...args,
-        releaseChannel: args.releaseChannel ?? GKE_CLUSTER_DEFAULTS.releaseChannel,
-        deletionProtection: args.deletionProtection ?? GKE_CLUSTER_DEFAULTS.deletionProtection,
-        privateNodes: args.privateNodes ?? GKE_CLUSTER_DEFAULTS.privateNodes,
-        subnetCidr: args.subnetCidr ?? GKE_CLUSTER_DEFAULTS.subnetCidr,
-        masterCidr: args.masterCidr ?? GKE_CLUSTER_DEFAULTS.masterCidr,
-    };
 }
 
 /** Node service account id (6-30 characters) derived from the cluster name. */
@@ -187,8 +164,7 @@ export class GkeCluster extends pulumi.ComponentResource {
     readonly customMetricsAdapter?: CustomMetricsStackdriverAdapter;
 
     constructor(name: string, given: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-        const args = withGkeClusterDefaults(given);
-        const issues = gkeClusterIssues(args);
+        const { args, issues } = resolveGkeClusterArgs(given);
         if (issues.length > 0) {
             throw argsError("GkeCluster", name, issues);
         }

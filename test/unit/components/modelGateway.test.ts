@@ -24,6 +24,17 @@ const SECRET = "kubernetes:core/v1:Secret";
 const USERS = `alice:{SHA}${"A".repeat(27)}=`;
 
 describe("ModelGateway", () => {
+    it("on EKS refuses a certificate that is no ACM ARN and a drain time the ALB refuses, in one line, before registering any child", async () => {
+        const rec = await startMockRuntime(ADDRESS);
+        const provider = new k8s.Provider("test", {});
+        assert.throws(() => new ModelGateway("half-plus-two", {
+            model: "half-plus-two", namespace: "serving", className: "tf-serving-alb", platform: "eks", certificateArn: "my-cert", drainSeconds: -5,
+        }, { provider }), (e: Error) => /^ModelGateway half-plus-two: certificateArn must be an ACM certificate ARN[^\n]*; drainSeconds must be a whole number of seconds from 0 to 3600/.test(e.message));
+        await rec.settle();
+        // The platform's checks run where its objects are rendered, after the component itself is registered.
+        assert.deepStrictEqual(rec.resources.map((r) => r.type), ["pulumi:providers:kubernetes", "tf-serving:index:ModelGateway"]);
+    });
+
     it("with Traefik: the callers' Secret, then the ranges' and the credentials' Middlewares, before the routes that reference them", async () => {
         const { rec } = await gateway({ controller: "traefik", sourceRanges: ["127.0.0.0/8"], basicAuthUsers: USERS, canary: true });
         const secret = rec.one(SECRET).inputs as any;
@@ -114,7 +125,7 @@ describe("ModelGateway", () => {
         const gke = (await gateway({ platform: "gke", canary: true })).rec;
         const policies = gke.ofType("kubernetes:networking.gke.io/v1:HealthCheckPolicy").map((r) => (r.inputs as any).spec.targetRef.name).sort();
         assert.deepStrictEqual(policies, ["half-plus-two", "half-plus-two-canary"]);
-        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/x", canary: true })).rec;
+        const eks = (await gateway({ platform: "eks", tlsSecretName: undefined, certificateArn: "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", canary: true })).rec;
         const groups = eks.ofType("kubernetes:gateway.k8s.aws/v1:TargetGroupConfiguration").map((r) => (r.inputs as any).spec.targetReference.name).sort();
         assert.deepStrictEqual(groups, ["half-plus-two", "half-plus-two-canary"]);
     });

@@ -1,5 +1,5 @@
 import * as assert from "assert";
-import { readIpv4Block, readIpv4Cidrs, readNodeBounds, readZones, section } from "../../../config/cloudConfig";
+import { readNodeBounds, recordArgsIssues, section } from "../../../config/cloudConfig";
 import { readConfig } from "../../../config/config";
 import { ConfigError, ConfigReader } from "../../../config/configReader";
 import { ROOT } from "../../support/cloudMocks";
@@ -11,26 +11,27 @@ describe("cloud config helpers", () => {
         assert.deepStrictEqual(top.issues.map((i) => i.key), ["gke.project"]);
     });
 
-    it("readZones: zones of the region, once each", () => {
-        const r = new ConfigReader({ zones: ["us-west-2a", "eu-west-1a", "us-west-2a"] });
-        assert.deepStrictEqual(readZones(r, "zones", "us-west-2", /^us-west-2[a-z]$/, "us-west-2a"), ["us-west-2a", "us-west-2a"]);
-        assert.deepStrictEqual(r.issues.map((i) => [i.key, i.value]), [["zones[1]", "eu-west-1a"], ["zones", ["us-west-2a", "eu-west-1a", "us-west-2a"]]]);
+    it("readNodeBounds: defaults follow minNodes up (the checks are the resolvers', test/unit/components/clusterRules.test.ts)", () => {
+        assert.deepStrictEqual(readNodeBounds(new ConfigReader({ minNodes: 6 }), { minNodes: 2, maxNodes: 4 }), { minNodes: 6, maxNodes: 6 });
+        assert.deepStrictEqual(readNodeBounds(new ConfigReader({ minNodes: "3", maxNodes: "2" }), { minNodes: 1, maxNodes: 4 }), { minNodes: 3, maxNodes: 2 });
     });
 
-    it("readIpv4Block and readIpv4Cidrs name the key and the fix", () => {
-        const r = new ConfigReader({ a: "10.0.0.5/24", b: ["10.0.0.0/8", "::/0"] });
-        assert.strictEqual(readIpv4Block(r, "a", "10.0.0.0/16", 16, 28), "10.0.0.5/24");
-        assert.strictEqual(readIpv4Block(r, "missing", "10.0.0.0/16", 16, 28), "10.0.0.0/16");
-        readIpv4Cidrs(r, "b");
-        assert.deepStrictEqual(r.issues.map((i) => i.key), ["a", "b[1]"]);
-        assert.match(r.issues[0].expected, /the block is 10\.0\.0\.0\/24/);
-    });
-
-    it("readNodeBounds: defaults follow minNodes up; max below min is refused", () => {
-        assert.deepStrictEqual(readNodeBounds(new ConfigReader({ minNodes: 6 }), { minNodes: 2, maxNodes: 4 }, 1), { minNodes: 6, maxNodes: 6 });
-        const r = new ConfigReader({ minNodes: "3", maxNodes: "2" });
-        readNodeBounds(r, { minNodes: 1, maxNodes: 4 }, 1);
-        assert.deepStrictEqual(r.issues.map((i) => [i.key, i.value]), [["maxNodes", "2"]]);
+    it("recordArgsIssues: a resolver's issues under the section's keys, a list entry counted as written, a key refused once", () => {
+        const top = new ConfigReader({ eks: JSON.stringify({ zones: [7, "us-east-1a"], region: 5 }) });
+        const r = section(top, "eks");
+        r.stringList("zones");
+        r.string("region");
+        recordArgsIssues(r, [
+            { field: "network.zones[0]", value: "us-east-1a", message: "must be a zone of region us-west-2" },
+            { field: "region", value: 5, message: "must be an AWS region" },
+            { field: "network.cidr", value: "10.0.0.0/8", message: "is too large" },
+        ], (field) => field.replace(/^network\.cidr$/, "vpcCidr").replace(/^network\./, ""));
+        assert.deepStrictEqual(top.issues.map((i) => [i.key, i.expected]), [
+            ["eks.zones[0]", "must be a non-empty string"],
+            ["eks.region", "must be a non-empty string"],
+            ["eks.zones[1]", "must be a zone of region us-west-2"],
+            ["eks.vpcCidr", "is too large"],
+        ]);
     });
 });
 

@@ -273,7 +273,7 @@ describe("EksCluster", () => {
     });
 
     it("load balancer controller: the pinned chart in kube-system with the cluster's name, region and VPC, after its CRDs, credentials and nodes", async () => {
-        const { recorder } = await build(args({ region: "us-east-2", loadBalancerController: {} }));
+        const { recorder } = await build(args({ region: "us-east-2", network: { ...args().network, zones: ["us-east-2a", "us-east-2b"] } as EksClusterArgs["network"], loadBalancerController: {} }));
         const release = recorder.one("kubernetes:helm.sh/v3:Release");
         const inputs = release.inputs as any;
         assert.deepStrictEqual([inputs.name, inputs.chart, inputs.version, inputs.repositoryOpts.repo, inputs.namespace, inputs.skipCrds],
@@ -349,3 +349,54 @@ describe("eksClusterIssues: one check for EksCluster and the eks config section"
     });
 });
 
+
+describe("EksCluster refuses what the eks config section refuses, as a library user gives it", () => {
+    /** The one line `EksCluster` throws for `overrides`, with nothing registered. */
+    async function refusal(overrides: Partial<EksClusterArgs>): Promise<string> {
+        const recorder = await startMockRuntime();
+        let message = "";
+        assert.throws(() => new EksCluster("eks", args(overrides)), (e: Error) => (message = e.message) !== "");
+        await recorder.settle();
+        assert.deepStrictEqual(recorder.resources, [], "nothing registered");
+        assert.ok(!message.includes("\n"), `one line: ${message}`);
+        return message;
+    }
+    const create = (zones: string[]): EksClusterArgs["network"] => ({ kind: "create", cidr: "10.0.0.0/16", zones, natGateways: "single" });
+
+    it("one availability zone", async () => {
+        assert.match(await refusal({ network: create(["us-west-2a"]) }), /^EksCluster eks: network\.zones must list 2 to 6 availability zones \(EKS requires two\)$/);
+    });
+
+    it("Kubernetes 1.20, long out of EKS's support (kubernetesVersions.ts keeps the list)", async () => {
+        assert.match(await refusal({ kubernetesVersion: "1.20" }), /^EksCluster eks: kubernetesVersion is not a version EKS creates clusters on; use one of "1\.3/);
+    });
+
+    it("Graviton instances: TF Serving's images are x86 (instanceTypes.ts)", async () => {
+        assert.match(await refusal({ cpuNodeGroup: { ...args().cpuNodeGroup, instanceType: "m7g.xlarge" } }),
+            /^EksCluster eks: cpuNodeGroup\.instanceType is an Arm \(arm64\) type, and TensorFlow Serving publishes amd64 images only/);
+        assert.match(await refusal({ gpuNodeGroup: { ...GPU_GROUP, instanceType: "g5g.xlarge" } }), /^EksCluster eks: gpuNodeGroup\.instanceType is an Arm \(arm64\) type/);
+    });
+
+    it("min above max", async () => {
+        assert.match(await refusal({ cpuNodeGroup: { ...args().cpuNodeGroup, minNodes: 5, maxNodes: 2, desiredNodes: 3 } }), /^EksCluster eks: cpuNodeGroup\.maxNodes must be >= cpuNodeGroup\.minNodes \(5\)$/);
+    });
+
+    it("one existing subnet", async () => {
+        assert.match(await refusal({ network: { kind: "existing", privateSubnetIds: ["subnet-0123456789abcdef0"], publicSubnetIds: [] } }),
+            /^EksCluster eks: network\.privateSubnetIds must list at least two subnets, in different availability zones \(EKS requires two zones\)$/);
+    });
+
+    it("and the rest the section checks: a zone as the region, zones elsewhere, an STS session ARN, a tag-only device plugin image", async () => {
+        const message = await refusal({
+            region: "us-west-2a", adminPrincipalArns: ["arn:aws:sts::123456789012:assumed-role/deployer/alice"], gpuNodeGroup: GPU_GROUP,
+            devicePluginImage: "mirror.example/k8s-device-plugin:v0.17.1", network: create(["us-east-1a", "us-west-2b"]),
+        });
+        for (const field of ["region", "network.zones[0]", "adminPrincipalArns[0]", "devicePluginImage"]) {
+            assert.ok(message.includes(`; ${field} `) || message.includes(`: ${field} `), `${field} in: ${message}`);
+        }
+    });
+
+    it("a missing administrator list is named, not a TypeError", async () => {
+        assert.match(await refusal({ adminPrincipalArns: undefined }), /^EksCluster eks: adminPrincipalArns is required/);
+    });
+});

@@ -149,3 +149,35 @@ describe("EKS Gateway caller authentication: the ALB's jwt-validation action and
         assert.deepStrictEqual(withClaims([claim("name", ["Jane Doe"])]), []);
     });
 });
+
+describe("EKS Gateway certificate and drain time", () => {
+    /*
+     * The ACM certificate ARN form: arn:PARTITION:acm:REGION:ACCOUNT:certificate/ID (AWS's "Amazon Resource
+     * Names" reference, ACM's resource types); a listener's certificate must be one.
+     */
+    it("refuses a certificate that is not an ACM certificate ARN, naming the field", () => {
+        assert.deepStrictEqual(fields({ certificateArn: EKS.certificateArn }), []);
+        for (const bad of ["arn", "arn:aws:acm:us-west-2:123456789012:certificate/x", "arn:aws:iam::123456789012:server-certificate/x"]) {
+            assert.match(fields({ certificateArn: bad }).join("\n"), /^certificateArn: must be an ACM certificate ARN, arn:aws:acm:REGION:ACCOUNT:certificate\/ID/, bad);
+        }
+    });
+
+    /*
+     * pulumi/pulumi-aws, the lb.TargetGroup `deregistrationDelay` input (the target group attribute
+     * `deregistration_delay.timeout_seconds` the controller's TargetGroupConfiguration sets): "The range is
+     * 0-3600 seconds. The default value is 300 seconds."
+     */
+    it("drainSeconds: a whole number of seconds from 0 to 3600, the deregistration delay the ALB takes", () => {
+        for (const fine of [0, 45, 3600]) {
+            assert.deepStrictEqual(fields({ drainSeconds: fine }), [], String(fine));
+        }
+        for (const bad of [-1, 3601, 1.5]) {
+            assert.match(fields({ drainSeconds: bad }).join("\n"), /^drainSeconds: must be a whole number of seconds from 0 to 3600/, String(bad));
+        }
+    });
+
+    it("renderEksGatewayObjects throws both in one line before anything is rendered", () => {
+        assert.throws(() => renderEksGatewayObjects({ ...EKS, certificateArn: "arn:aws:acm:us-west-2:1:certificate/x", drainSeconds: 7200 } as any), (e: Error) =>
+            /^ModelGateway half-plus-two: certificateArn must be an ACM certificate ARN.*; drainSeconds must be a whole number of seconds from 0 to 3600[^\n]*$/.test(e.message));
+    });
+});

@@ -271,3 +271,48 @@ describe("gkeClusterIssues: one check for GkeCluster and the gke config section"
         }
     });
 });
+
+describe("GkeCluster refuses what the gke config section refuses, as a library user gives it", () => {
+    /** The one line `GkeCluster` throws for `overrides`, with nothing registered. */
+    async function refusal(overrides: Partial<GkeClusterArgs>): Promise<string> {
+        const recorder = await startMockRuntime();
+        let message = "";
+        assert.throws(() => new GkeCluster("gke", args(overrides)), (e: Error) => (message = e.message) !== "");
+        await recorder.settle();
+        assert.deepStrictEqual(recorder.resources, [], "nothing registered");
+        assert.ok(!message.includes("\n"), `one line: ${message}`);
+        return message;
+    }
+
+    it("min above max nodes", async () => {
+        assert.match(await refusal({ cpuPool: { ...args().cpuPool, minNodes: 5, maxNodes: 2 } }), /^GkeCluster gke: cpuPool\.maxNodes must be >= cpuPool\.minNodes \(5\)$/);
+    });
+
+    it("a zone given as the region", async () => {
+        assert.match(await refusal({ region: "us-central1-a" }), /^GkeCluster gke: region must be a Compute Engine region such as "us-central1" \(a region, not a zone like "us-central1-a"\)$/);
+    });
+
+    it("an Arm machine type (machineCatalog.ts's Tau T2A, Axion C4A)", async () => {
+        assert.match(await refusal({ cpuPool: { ...args().cpuPool, machineType: "c4a-standard-4" } }), /^GkeCluster gke: cpuPool\.machineType is an Arm \(arm64\) type, and TensorFlow Serving publishes amd64 images only/);
+    });
+
+    it("acceleratorCount 0", async () => {
+        assert.match(await refusal({ zones: ["us-central1-a"], gpuPool: { ...GPU_POOL, acceleratorCount: 0 } }),
+            /^GkeCluster gke: gpuPool\.acceleratorCount must be at least 1 GPU per node; to run without GPUs, remove gpuPool$/);
+    });
+
+    it("and the rest the section checks: the project id, zones of the region, a disk type, the adapter's image unpinned", async () => {
+        const message = await refusal({
+            project: "My Project", zones: ["us-east1-b"], cpuPool: { ...args().cpuPool, diskType: "ssd" as never, diskSizeGb: 5 },
+            customMetricsAdapter: { image: "gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.1-gke.0" },
+        });
+        for (const field of ["project", "zones[0]", "cpuPool.diskType", "cpuPool.diskSizeGb", "customMetricsAdapter.image"]) {
+            assert.ok(message.includes(`; ${field} `) || message.includes(`: ${field} `), `${field} in: ${message}`);
+        }
+    });
+
+    it("the section's defaults pass the resolver unchanged (the stack hands GkeCluster its section)", async () => {
+        const { recorder } = await build(args({ zones: ["us-central1-a"], gpuPool: GPU_POOL }));
+        assert.strictEqual(recorder.ofType("gcp:container/nodePool:NodePool").length, 2);
+    });
+});

@@ -1,0 +1,195 @@
+/**
+ * `EksCluster`'s resolver, pure: its Args with every default filled in, and every value EKS, EC2 or
+ * TF Serving would refuse, keyed by field path. `EksCluster` throws what it finds before it registers
+ * anything; the `eks` config section maps its keys onto these fields and records the issues under
+ * them (`components/argsIssues.ts`).
+ */
+import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
+import type { ArgsIssue } from "../../argsIssues";
+import {
+    FieldKey, NO_ARM64, firstPerField, ipv4ListIssues, nodeBoundsIssues, oneOfIssue, sameField, wholeNumberIssue, zoneIssues,
+} from "../../clusterRules";
+import type { EksClusterArgs, EksNetworkSettings } from "./cluster";
+import { eksClusterIssues } from "./clusterChecks";
+import { NVIDIA_GPU_FAMILIES, instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType } from "./instanceTypes";
+import { eksKubernetesVersionProblem, utcDay } from "./kubernetesVersions";
+import { CAPACITY_TYPES, EksNodeGroupSettings } from "./nodeGroup";
+import { NAT_GATEWAY_MODES, SUBNET_SCHEMES, subnetLayout } from "./vpc";
+
+/** What `EksCluster` sets for a field its Args leave out: also the `eks` config section's defaults. */
+export const EKS_CLUSTER_DEFAULTS: { readonly deletionProtection: boolean; readonly apiAccessCidrs: readonly string[] } = Object.freeze({
+    deletionProtection: true,
+    apiAccessCidrs: Object.freeze(["0.0.0.0/0"]),
+});
+
+/** `EksClusterArgs` with every default filled in. */
+export type ResolvedEksClusterArgs = EksClusterArgs & { deletionProtection: boolean; apiAccessCidrs: string[] };
+
+/** An AWS region (`us-west-2`, `us-gov-west-1`), never a zone (`us-west-2a`). */
+export const AWS_REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$/;
+const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+(-[a-z0-9]+)?$/;
+const SUBNET_ID = /^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/;
+const IAM_PRINCIPAL = /^arn:aws[a-z-]*:iam::[0-9]{12}:(role|user)\/[\w+=,.@/-]+$/;
+const STS_SESSION = /^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role\/([^/]+)\/.+$/;
+
+/** How many availability zones a VPC made here spans: EKS needs two; the subnet slots hold six. */
+export const EKS_ZONES = { min: 2, max: 6 } as const;
+
+export interface EksClusterResolveOptions {
+    /** Names another field in a message; default the field itself. */
+    key?: FieldKey;
+    /** Today (UTC, YYYY-MM-DD), for the versions EKS creates clusters on; default the clock's. */
+    today?: string;
+    /**
+     * Leave a missing `adminPrincipalArns` to the caller: the `eks` config section checks it against the
+     * identity running Pulumi later (`adminAccessIssues`), so its message can name that identity.
+     */
+    adminsCheckedLater?: boolean;
+}
+
+/** What `resolveEksClusterArgs` returns: the settings `EksCluster` builds from, and what is wrong with them. */
+export interface EksClusterResolution {
+    args: ResolvedEksClusterArgs;
+    issues: ArgsIssue[];
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** `given` resolved: its defaults (`EKS_CLUSTER_DEFAULTS`) and its issues, at most one per field. */
+export function resolveEksClusterArgs(given: EksClusterArgs, options: EksClusterResolveOptions = {}): EksClusterResolution {
+    const key = options.key ?? sameField;
+    const args: ResolvedEksClusterArgs = {
+        ...given,
+        deletionProtection: given.deletionProtection ?? EKS_CLUSTER_DEFAULTS.deletionProtection,
+        apiAccessCidrs: given.apiAccessCidrs ?? [...EKS_CLUSTER_DEFAULTS.apiAccessCidrs],
+    };
+    const issues: ArgsIssue[] = [];
+    const push = (issue: ArgsIssue | undefined) => issue && issues.push(issue);
+    const region = args.region ?? "";
+    if (!AWS_REGION.test(region)) {
+        push({ field: "region", value: args.region, message: "must be an AWS region such as \"us-west-2\" (a region, not a zone like \"us-west-2a\")" });
+    }
+    if (!CLUSTER_NAME.test(args.clusterName ?? "")) {
+        push({ field: "clusterName", value: args.clusterName, message: "must be 1-100 letters, digits, '-' and '_', starting with a letter or digit" });
+    }
+    if (args.kubernetesVersion !== undefined) {
+        push(kubernetesVersionIssue(args.kubernetesVersion, options.today ?? utcDay()));
+    }
+    issues.push(...ipv4ListIssues("apiAccessCidrs", given.apiAccessCidrs));
+    if (args.adminPrincipalArns === undefined && !options.adminsCheckedLater) {
+        push({
+            field: "adminPrincipalArns", value: undefined,
+            message: "is required: list the IAM roles or users that administer the cluster (each gets its own access entry), including the identity running Pulumi and CI's",
+        });
+    }
+    (args.adminPrincipalArns ?? []).forEach((arn, i) => push(principalIssue(`adminPrincipalArns[${i}]`, arn)));
+    issues.push(...networkIssues(args.network, region, key));
+    issues.push(...groupIssues("cpuNodeGroup", args.cpuNodeGroup, 1, key));
+    if (args.gpuNodeGroup !== undefined) {
+        issues.push(...groupIssues("gpuNodeGroup", args.gpuNodeGroup, 0, key));
+    }
+    if (args.devicePluginImage !== undefined) {
+        if (args.gpuNodeGroup === undefined) {
+            push({ field: "devicePluginImage", value: args.devicePluginImage, message: `applies only with ${key("gpuNodeGroup")}` });
+        } else if (!DIGEST_PINNED_IMAGE.test(args.devicePluginImage)) {
+            push({
+                field: "devicePluginImage", value: args.devicePluginImage,
+                message: "must be pinned by digest, e.g. \"mirror.example/k8s-device-plugin:v0.17.1@sha256:<64 hex digits>\" " +
+                    "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images",
+            });
+        }
+    }
+    issues.push(...eksClusterIssues({ adminPrincipalArns: args.adminPrincipalArns, apiAccessCidrs: given.apiAccessCidrs, callerArn: args.callerArn }, key));
+    return { args, issues: firstPerField(issues) };
+}
+
+/** Why EKS would not create a cluster on `version` today, as an issue. */
+function kubernetesVersionIssue(version: string, today: string): ArgsIssue | undefined {
+    if (!/^1\.[0-9]{2}$/.test(version)) {
+        return { field: "kubernetesVersion", value: version, message: "must be a Kubernetes minor version such as \"1.33\" (no patch, no \"v\")" };
+    }
+    const problem = eksKubernetesVersionProblem(version, today);
+    return problem === undefined ? undefined : { field: "kubernetesVersion", value: version, message: problem };
+}
+
+/** An IAM role or user ARN, as an access entry names a principal; an STS session ARN names its role. */
+function principalIssue(field: string, arn: string): ArgsIssue | undefined {
+    const session = STS_SESSION.exec(arn);
+    if (session) {
+        return {
+            field, value: arn,
+            message: `is an STS session ARN, which changes with every session; use the role ARN arn:${session[1]}:iam::${session[2]}:role/${session[3]} ` +
+                "(with the role's path if it has one, e.g. aws-reserved/sso.amazonaws.com/ for SSO roles: `pulumi preview` names the exact ARN)",
+        };
+    }
+    return IAM_PRINCIPAL.test(arn) ? undefined : { field, value: arn, message: "must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/deployer" };
+}
+
+/** The VPC made here (zones of the region, two to six; a range the subnets fit in) or the subnets given (two or more). */
+function networkIssues(network: EksNetworkSettings, region: string, key: FieldKey): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const push = (issue: ArgsIssue | undefined) => issue && issues.push(issue);
+    if (network.kind === "existing") {
+        const subnetIssue = (field: string) => (id: string, i: number) =>
+            push(SUBNET_ID.test(id) ? undefined : { field: `network.${field}[${i}]`, value: id, message: "must be a subnet id such as subnet-0123456789abcdef0" });
+        (network.privateSubnetIds ?? []).forEach(subnetIssue("privateSubnetIds"));
+        (network.publicSubnetIds ?? []).forEach(subnetIssue("publicSubnetIds"));
+        if ((network.privateSubnetIds ?? []).length < 2) {
+            push({ field: "network.privateSubnetIds", value: network.privateSubnetIds, message: "must list at least two subnets, in different availability zones (EKS requires two zones)" });
+        }
+        return issues;
+    }
+    const zones = network.zones ?? [];
+    if (zones.length < EKS_ZONES.min || zones.length > EKS_ZONES.max) {
+        push({ field: "network.zones", value: network.zones, message: `must list ${EKS_ZONES.min} to ${EKS_ZONES.max} availability zones (EKS requires two)` });
+    }
+    issues.push(...zoneIssues("network.zones", zones, region, new RegExp(`^${escapeRegExp(region)}[a-z]$`), `${region || "us-west-2"}a`, key));
+    (network.clusterZones ?? []).forEach((zone, i) => push(zones.includes(zone) ? undefined : {
+        field: `network.clusterZones[${i}]`, value: zone, message: `is not one of ${key("network.zones")}: the control plane's zones are some of the VPC's`,
+    }));
+    push(oneOfIssue("network.natGateways", network.natGateways, NAT_GATEWAY_MODES));
+    const scheme = network.subnetScheme ?? "slots";
+    push(oneOfIssue("network.subnetScheme", scheme, SUBNET_SCHEMES));
+    const layout = subnetLayout(network.cidr ?? "", Math.max(zones.length, EKS_ZONES.min), scheme);
+    if (typeof layout === "string") {
+        push({ field: "network.cidr", value: network.cidr, message: layout });
+    }
+    return issues;
+}
+
+/** A node group (under `at`): an x86 type of the right kind (NVIDIA for the GPU group), bounds, size, disk, capacity type. */
+function groupIssues(at: "cpuNodeGroup" | "gpuNodeGroup", group: EksNodeGroupSettings, floor: number, key: FieldKey): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const push = (issue: ArgsIssue | undefined) => issue && issues.push(issue);
+    const instanceType = group.instanceType ?? "";
+    const field = `${at}.instanceType`;
+    if (!INSTANCE_TYPE.test(instanceType)) {
+        push({ field, value: instanceType, message: "must be an EC2 instance type such as \"m6i.xlarge\"" });
+    } else if (isArm64InstanceType(instanceType)) {
+        push({ field, value: instanceType, message: `${NO_ARM64} such as "m6i.xlarge" (CPU) or "g5.xlarge" (GPU)` });
+    } else if (instanceSizeProblem(instanceType) !== undefined) {
+        push({ field, value: instanceType, message: instanceSizeProblem(instanceType) ?? "" });
+    } else if (at === "cpuNodeGroup" && isAcceleratedInstanceType(instanceType)) {
+        push({ field, value: instanceType, message: `is an accelerated (GPU) type; the CPU node group should be a general-purpose type such as "m6i.xlarge", with GPUs in ${key("gpuNodeGroup")}` });
+    } else if (at === "gpuNodeGroup" && !isNvidiaGpuInstanceType(instanceType)) {
+        push({
+            field, value: instanceType,
+            message: `must be an NVIDIA GPU instance type (families ${NVIDIA_GPU_FAMILIES.join(", ")}), such as "g4dn.xlarge" or "g5.xlarge"; TF Serving's GPU image needs CUDA`,
+        });
+    }
+    const bounds = nodeBoundsIssues(at, group, floor, key);
+    issues.push(...bounds);
+    const desired = wholeNumberIssue(`${at}.desiredNodes`, group.desiredNodes, 0, 1000);
+    if (desired !== undefined) {
+        issues.push(desired);
+    } else if (bounds.length === 0 && (group.desiredNodes < group.minNodes || group.desiredNodes > group.maxNodes)) {
+        push({
+            field: `${at}.desiredNodes`, value: group.desiredNodes,
+            message: `must be between ${key(`${at}.minNodes`)} (${group.minNodes}) and ${key(`${at}.maxNodes`)} (${group.maxNodes})`,
+        });
+    }
+    push(wholeNumberIssue(`${at}.diskSizeGb`, group.diskSizeGb, 20, 16384));
+    push(oneOfIssue(`${at}.capacityType`, group.capacityType, CAPACITY_TYPES));
+    return issues;
+}
