@@ -21,7 +21,7 @@ import { PodMetricRef } from "../../../serving/autoscaling";
 import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, NodeGroupPlacement, autoscaledSize, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
-import { argsError } from "../../argsIssues";
+import { argsError } from "../../refusal";
 import { eksClusterIssues, principalSuffix } from "./clusterChecks";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */

@@ -13,7 +13,7 @@ import { PodMetricRef } from "../../../serving/autoscaling";
 import { CustomMetricsStackdriverAdapter, gkeRequestRateMetric } from "./customMetricsAdapter";
 import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 import { REST_PORT } from "../../../serving/images";
-import { argsError } from "../../argsIssues";
+import { argsError } from "../../refusal";
 import { gkeClusterIssues } from "./clusterChecks";
 
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
