@@ -17,7 +17,8 @@ import { GatewayApiObject, GatewayPolicy, gatewayEndpoints, plaintextGatewayWarn
 import { GatewayInput, GenericGatewaySettings, gatewayHasTls, gatewayPort, renderGatewayObjects } from "./clouds/gateways";
 import { modelNameProblem } from "../serving/modelConfig";
 import { ENDPOINT_SECURITY_DOC, OFFLINE_SECRET, hostnameProblem, htpasswdProblem, sourceRangeIssues } from "../serving/gatewayAccess";
-import { ArgsIssue, argsError } from "./argsIssues";
+import { ArgsIssue } from "./argsIssues";
+import { argsError, refusing } from "./refusal";
 
 /** A route a canary release moves the weights of. */
 export interface RouteRef {
@@ -72,19 +73,21 @@ export class ModelGateway extends pulumi.ComponentResource {
         if (issues.length > 0) {
             throw argsError("ModelGateway", name, issues);
         }
-        super("tf-serving:index:ModelGateway", name, {}, opts);
         const { model, namespace, canary, basicAuthUsers, ...settings } = args;
+        const canaryService = canary ? canaryName(model) : undefined;
+        // `settings` keeps `args`' platform and its fields: the rest of a union loses the link for the compiler only.
+        const callers = basicAuthUsers === undefined ? undefined : callersSecretName(model);
+        // Rendered before anything is registered: the platform's own checks refuse here.
+        const objects = refusing("ModelGateway", name, "platform", () => renderGatewayObjects({
+            ...settings, name: model, labels: modelServerLabels(model), canaryService, ...(callers === undefined ? {} : { basicAuthSecret: callers }),
+        } as GatewayInput));
+        super("tf-serving:index:ModelGateway", name, {}, opts);
         if (isGeneric(args)) {
             program.push({ className: args.className, grpcHostname: args.grpcHostname });
         }
         this.model = model;
-        this.canaryService = canary ? canaryName(model) : undefined;
+        this.canaryService = canaryService;
         this.grpcAuthority = isGeneric(args) ? args.grpcHostname : undefined;
-        // `settings` keeps `args`' platform and its fields: the rest of a union loses the link for the compiler only.
-        const callers = basicAuthUsers === undefined ? undefined : callersSecretName(model);
-        const objects = renderGatewayObjects({
-            ...settings, name: model, labels: modelServerLabels(model), canaryService: this.canaryService, ...(callers === undefined ? {} : { basicAuthSecret: callers }),
-        } as GatewayInput);
         const tls = gatewayHasTls(args);
         if (!tls) {
             pulumi.log.warn(plaintextGatewayWarning(args.model, args.className), this);

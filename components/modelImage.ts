@@ -15,8 +15,9 @@ import { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
 import { WarmupSource } from "../model/warmup";
 import { stageBuildContext, StagingError } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
-import { defaultBaseImage } from "../serving/images";
+import { defaultBaseImage, imageReferenceProblem } from "../serving/images";
 import { resolveModelImageLocation } from "./modelImageArgs";
+import { argsError, refusing } from "./refusal";
 import { heldDigest, pushedImageName } from "./pushedImage";
 import { ImageBuildRecord, PreviousImage, pushDecision } from "../serving/pushDecision";
 
@@ -172,18 +173,24 @@ export class ModelImage extends pulumi.ComponentResource {
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         // Checked and resolved once (`modelImageArgs.ts`), before anything is staged or registered.
         const location = resolveModelImageLocation(name, args);
-        super("tf-serving:index:ModelImage", name, {}, opts);
         const { model, modelPath } = modelImageSource(args);
-        const staged = stageBuildContext({
+        const baseImage = args.baseImage ?? defaultBaseImage(args.gpu ?? false);
+        const baseProblem = imageReferenceProblem(baseImage);
+        if (baseProblem !== undefined) {
+            throw argsError("ModelImage", name, [{ field: "baseImage", value: baseImage, message: baseProblem }]);
+        }
+        const warmupFiles = refusing("ModelImage", name, "warmup", () => modelImageWarmupFiles(modelPath, model, args.versions, args.warmup));
+        const staged = refusing("ModelImage", name, (err) => (err.about === "out" ? "contextDir" : "modelPath"), () => stageBuildContext({
             modelBaseDir: modelPath,
             modelName: model,
             versions: args.versions,
             versionLabels: args.versionLabels,
-            baseImage: args.baseImage ?? defaultBaseImage(args.gpu ?? false),
+            baseImage,
             outDir: location.stagingDir,
             recordFile: `${location.stagingDir}.staging.json`,
-            warmupFiles: modelImageWarmupFiles(modelPath, model, args.versions, args.warmup),
-        });
+            warmupFiles,
+        }));
+        super("tf-serving:index:ModelImage", name, {}, opts);
         this.tag = contentTag(staged.digest);
 
         // Only the Docker provider's own lookups log in with the credentials: the cloud registries'

@@ -4,7 +4,8 @@
  * staged or registered.
  */
 import * as path from "path";
-import { ArgsIssue, argsError } from "./argsIssues";
+import type { ArgsIssue } from "./argsIssues";
+import { argsError } from "./refusal";
 import { isInside } from "../contract/paths";
 import { ContextLocation, projectRelative } from "../serving/contextLocation";
 

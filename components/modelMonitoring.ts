@@ -8,7 +8,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { AlertThresholds, alertRules } from "../observability/alerts";
-import { argsError } from "./argsIssues";
+import { argsError } from "./refusal";
 import { resolveModelMonitoringArgs } from "./modelMonitoringArgs";
 import { KubeObject } from "../observability/collectors";
 import { Collector, collectorObjects } from "./clouds/collectors";

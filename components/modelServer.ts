@@ -8,15 +8,17 @@
  * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
  * NetworkPolicy and, when asked, a HorizontalPodAutoscaler and an image pull Secret.
  */
+import * as crypto from "crypto";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { dockerConfigJson } from "../contract/registry";
 import {
-    MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, modelServerLabels,
+    MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, isDnsSubdomain, modelServerLabels,
 } from "../contract/labels";
 import { CanarySettings } from "../serving/canary";
 import { GoldenSource } from "../contract/golden";
 import { SignatureSpec } from "../contract/signature";
+import { refusing } from "./refusal";
 import { CanaryRelease } from "./canary/canaryRelease";
 import type { ModelGateway } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
@@ -224,12 +226,13 @@ export class ModelServer extends pulumi.ComponentResource {
 
     /**
      * @param opts the cluster's Kubernetes provider goes here (`provider` or `providers`); children inherit it.
-     * @throws SizingError when a `resources` value cannot work for the model (the message names both numbers).
+     * @throws pulumi.RunError, before anything is registered, when an argument cannot work: a `resources` value
+     * the model cannot run with names `resources.<field>` and both numbers (the sizing's `SizingError`).
      */
     constructor(name: string, args: ModelServerArgs, opts?: pulumi.ComponentResourceOptions) {
         // Every default and check (`modelServerArgs.ts`), before any child is registered.
         args = resolveModelServerArgs(name, args);
-        const sizing = modelServerSizing(args);
+        const sizing = refusing("ModelServer", name, "resources", () => modelServerSizing(args));
         super("tf-serving:index:ModelServer", name, {}, opts);
         this.sizing = sizing;
         const modelName = args.model.name;
@@ -247,9 +250,10 @@ export class ModelServer extends pulumi.ComponentResource {
         if (args.batching?.enabled) {
             configData[BATCHING_CONFIG_FILE] = args.batching.parametersText ?? defaultBatchingConfig(sizing.cpuCount);
         }
-        // Auto-named, so a config change creates a new ConfigMap and rolls the pods onto it.
+        // Auto-named, so a config change creates a new ConfigMap and rolls the pods onto it; named
+        // after the model where the component's name would make an object name Kubernetes refuses.
         const serverConfig = new k8s.core.v1.ConfigMap(`${name}-server-config`, {
-            metadata: meta,
+            metadata: { ...meta, ...serverConfigName(name, modelName, configData) },
             data: configData,
         }, childOpts);
 
@@ -337,6 +341,25 @@ export class ModelServer extends pulumi.ComponentResource {
             imageRef: this.imageRef,
         });
     }
+}
+
+/** The provider's auto-name suffix: `-` and 8 lowercase letters or digits. */
+const AUTONAME_SUFFIX = "-abcd1234";
+
+/**
+ * The server config ConfigMap's `metadata.name`, when it needs one. The ConfigMap is auto-named
+ * after its Pulumi name (`<component>-server-config-<8 random>`), which live stacks hold; a component
+ * name that makes no DNS-1123 subdomain (`twoServer`, as Pulumi YAML programs name resources) would
+ * make a ConfigMap the API server refuses at `pulumi up`. Then: the model's name (a DNS label) and
+ * the data's hash, so a config change still makes a new ConfigMap and rolls the pods onto it.
+ */
+export function serverConfigName(component: string, model: string, data: Record<string, string>): { name?: string } {
+    const autoPrefix = `${component}-server-config`;
+    if (isDnsSubdomain(`${autoPrefix}${AUTONAME_SUFFIX}`)) {
+        return {};
+    }
+    const hash = crypto.createHash("sha256").update(JSON.stringify(Object.entries(data).sort(([a], [b]) => (a < b ? -1 : 1)))).digest("hex");
+    return { name: `${model}-server-config-${hash.slice(0, 10)}` };
 }
 
 /** The Secret's `.dockerconfigjson`, a secret output whatever the inputs' secretness. */

@@ -6,7 +6,7 @@
  * under its own key names (`components/argsIssues.ts`), so each rule is stated here once.
  */
 import type { ArgsIssue } from "./argsIssues";
-import { argsError } from "./argsIssues";
+import { argsError } from "./refusal";
 import type { ModelGateway } from "./modelGateway";
 import type { ModelServerArgs } from "./modelServer";
 import { goldenIssues } from "../contract/golden";

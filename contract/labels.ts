@@ -65,8 +65,17 @@ export const PUBLIC_ANNOTATION = "tf-serving.dev/public";
 
 /** A label name or a key's name part: at most 63 of letters, digits, '-', '_' and '.', alphanumeric at both ends. */
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-/** A key's prefix: a DNS subdomain (lowercase labels joined by '.'), at most 253 characters. */
-const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A DNS-1123 subdomain: lowercase labels joined by '.'. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Whether `name` is a DNS-1123 subdomain of at most 253 characters: what the API server accepts as
+ * the name of most objects (a ConfigMap's, a Secret's) and as a label key's prefix
+ * (k8s.io/apimachinery `pkg/util/validation/validation.go`, `IsDNS1123Subdomain`).
+ */
+export function isDnsSubdomain(name: string): boolean {
+    return name.length <= 253 && DNS_SUBDOMAIN.test(name);
+}
 
 /**
  * Why the API server would refuse `key` as a label key, or undefined: `[prefix/]name` as
@@ -75,7 +84,7 @@ const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-
 export function labelKeyProblem(key: string): string | undefined {
     const slash = key.lastIndexOf("/");
     const [prefix, name] = slash < 0 ? [undefined, key] : [key.slice(0, slash), key.slice(slash + 1)];
-    if (prefix !== undefined && (prefix.length > 253 || !LABEL_PREFIX.test(prefix))) {
+    if (prefix !== undefined && !isDnsSubdomain(prefix)) {
         return "is not a Kubernetes label key: its prefix (before '/') must be a DNS subdomain such as \"example.com\"";
     }
     if (!LABEL_NAME.test(name)) {

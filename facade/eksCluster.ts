@@ -95,12 +95,12 @@ export function eksNetwork(network: EksNetwork, where: string): library.EksNetwo
     const other = kind === "create" ? "existing" : "create";
     const stray = fields[other].filter((f) => network[f] !== undefined);
     if (stray.length > 0) {
-        throw new Error(`${where}: ${stray.join(", ")} only go with kind ${other}, and this network is kind ${kind}; remove them (see ${DOCS})`);
+        throw new pulumi.RunError(`${where}: ${stray.join(", ")} only go with kind ${other}, and this network is kind ${kind}; remove them (see ${DOCS})`);
     }
     const required = (field: keyof EksNetwork) => {
         const value = network[field];
         if (value === undefined) {
-            throw new Error(`${where}: kind ${kind} needs ${field} (see ${DOCS})`);
+            throw new pulumi.RunError(`${where}: kind ${kind} needs ${field} (see ${DOCS})`);
         }
         return value;
     };
@@ -121,7 +121,7 @@ export function eksNetwork(network: EksNetwork, where: string): library.EksNetwo
 export function toEksClusterArgs(name: string, args: EksClusterArgs): library.EksClusterArgs {
     const where = `EksCluster "${name}"`;
     if (args.gatewayClassName !== undefined && args.loadBalancerController !== true) {
-        throw new Error(`${where}: gatewayClassName needs loadBalancerController: true (see ${DOCS})`);
+        throw new pulumi.RunError(`${where}: gatewayClassName needs loadBalancerController: true (see ${DOCS})`);
     }
     return {
         region: args.region,
@@ -150,8 +150,10 @@ export class EksCluster extends pulumi.ComponentResource {
     readonly kubeconfig: pulumi.Output<string>;
 
     constructor(name: string, args: EksClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Mapped before anything is registered: a refused argument registers nothing.
+        const libraryArgs = toEksClusterArgs(name, args);
         super("tf-serving:index:EksCluster", name, {}, opts);
-        const cluster = new library.EksCluster(name, toEksClusterArgs(name, args), { parent: this });
+        const cluster = new library.EksCluster(name, libraryArgs, { parent: this });
         this.clusterName = cluster.clusterName;
         this.kubernetesVersion = cluster.kubernetesVersion;
         this.kubeconfig = pulumi.secret(cluster.kubeconfig);

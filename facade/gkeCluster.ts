@@ -111,8 +111,10 @@ export class GkeCluster extends pulumi.ComponentResource {
     readonly nodeServiceAccountEmail: pulumi.Output<string>;
 
     constructor(name: string, args: GkeClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Mapped before anything is registered: a refused argument registers nothing.
+        const libraryArgs = toGkeClusterArgs(name, args);
         super("tf-serving:index:GkeCluster", name, {}, opts);
-        const cluster = new library.GkeCluster(name, toGkeClusterArgs(name, args), { parent: this });
+        const cluster = new library.GkeCluster(name, libraryArgs, { parent: this });
         this.clusterName = cluster.clusterName;
         this.kubeconfig = pulumi.secret(cluster.kubeconfig);
         this.nodeServiceAccountEmail = cluster.nodeServiceAccountEmail;

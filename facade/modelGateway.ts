@@ -75,7 +75,7 @@ export function toModelGatewayArgs(name: string, args: ModelGatewayArgs): librar
             };
         case "eks":
             if (args.certificateArn === undefined) {
-                throw new Error(`ModelGateway "${name}": certificateArn is required with platform eks (the ALB's HTTPS listeners present it; see docs/guides/other-languages.md#arguments)`);
+                throw new pulumi.RunError(`ModelGateway "${name}": certificateArn is required with platform eks (the ALB's HTTPS listeners present it; see docs/guides/other-languages.md#arguments)`);
             }
             return {
                 ...common, platform, certificateArn: args.certificateArn, sourceRanges: args.sourceRanges, drainSeconds: args.drainSeconds,
@@ -106,8 +106,10 @@ export class ModelGateway extends pulumi.ComponentResource {
     readonly grpcRouteName: pulumi.Output<string>;
 
     constructor(name: string, args: ModelGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Mapped before anything is registered: a refused argument registers nothing.
+        const libraryArgs = toModelGatewayArgs(name, args);
         super("tf-serving:index:ModelGateway", name, {}, opts);
-        const gateway = new library.ModelGateway(name, toModelGatewayArgs(name, args), { parent: this });
+        const gateway = new library.ModelGateway(name, libraryArgs, { parent: this });
         const route = (kind: library.RouteRef["kind"]) => pulumi.output(gateway.routes.find((r) => r.kind === kind)?.name ?? "");
         this.restUrl = gateway.restUrl;
         this.grpcEndpoint = gateway.grpcEndpoint;

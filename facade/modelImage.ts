@@ -69,9 +69,11 @@ export class ModelImage extends pulumi.ComponentResource {
     readonly tag: pulumi.Output<string>;
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Mapped before anything is registered: a refused argument registers nothing.
+        const libraryArgs = toModelImageArgs(name, args);
         super("tf-serving:index:ModelImage", name, {}, opts);
         const previous = new PreviousOutputs(false).resources().apply((resources) => facadePreviousImage(resources, name));
-        const image = new library.ModelImage(name, { ...toModelImageArgs(name, args), previousImage: previous }, { parent: this });
+        const image = new library.ModelImage(name, { ...libraryArgs, previousImage: previous }, { parent: this });
         this.imageRef = image.imageRef;
         this.tag = pulumi.output(image.tag);
         this.registerOutputs({ imageRef: this.imageRef, tag: this.tag });

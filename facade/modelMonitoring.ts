@@ -56,8 +56,10 @@ export class ModelMonitoring extends pulumi.ComponentResource {
     readonly kinds: pulumi.Output<string[]>;
 
     constructor(name: string, args: ModelMonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Mapped before anything is registered: a refused argument registers nothing.
+        const libraryArgs = toModelMonitoringArgs(name, args);
         super("tf-serving:index:ModelMonitoring", name, {}, opts);
-        const monitoring = new library.ModelMonitoring(name, toModelMonitoringArgs(name, args), { parent: this });
+        const monitoring = new library.ModelMonitoring(name, libraryArgs, { parent: this });
         this.kinds = pulumi.output(monitoring.kinds);
         this.registerOutputs({ kinds: this.kinds });
     }

@@ -124,8 +124,10 @@ export class ModelServer extends pulumi.ComponentResource {
     readonly memoryLimit: pulumi.Output<string>;
 
     constructor(name: string, args: ModelServerArgs, opts?: pulumi.ComponentResourceOptions) {
+        // Mapped before anything is registered: a refused argument registers nothing.
+        const libraryArgs = toModelServerArgs(name, args);
         super("tf-serving:index:ModelServer", name, {}, opts);
-        const server = new library.ModelServer(name, toModelServerArgs(name, args), { parent: this });
+        const server = new library.ModelServer(name, libraryArgs, { parent: this });
         this.restUrl = server.restUrl;
         this.grpcEndpoint = server.grpcEndpoint;
         this.modelStatusUrl = server.modelStatusUrl;

@@ -2,9 +2,11 @@
  * Checks on what a multi-language program passes a facade component: a YAML or Python program is
  * not type-checked against the library's unions, so each value is checked against the library's own
  * list, and a path must be absolute (the component runs in the plugin's process, not the program's
- * folder). Each refusal is one line naming the component, the argument and the fix.
+ * folder). Each refusal is one line naming the component, the argument and the fix: a
+ * `pulumi.RunError`, which the engine prints without a stack trace.
  */
 import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
 import { GoldenError, readGoldenSource } from "../lib/preflight";
 import type { GoldenSource } from "../lib/preflight";
 import { preflight } from "../lib/preflight";
@@ -15,7 +17,7 @@ const DOCS = "docs/guides/other-languages.md";
 /** `value` if `allowed` holds it; else an error naming `where` and the allowed values. */
 export function oneOf<T extends string>(value: string, allowed: readonly T[], where: string): T {
     if (!(allowed as readonly string[]).includes(value)) {
-        throw new Error(`${where}: ${JSON.stringify(value)} is not one of ${allowed.join(", ")} (see ${DOCS}#arguments)`);
+        throw new pulumi.RunError(`${where}: ${JSON.stringify(value)} is not one of ${allowed.join(", ")} (see ${DOCS}#arguments)`);
     }
     return value as T;
 }
@@ -23,7 +25,7 @@ export function oneOf<T extends string>(value: string, allowed: readonly T[], wh
 /** `value` if it is an absolute path; else an error saying how a program passes one. */
 export function absolutePath(value: string, where: string): string {
     if (!path.isAbsolute(value)) {
-        throw new Error(`${where}: ${JSON.stringify(value)} is not an absolute path; the component runs in the plugin's folder, ` +
+        throw new pulumi.RunError(`${where}: ${JSON.stringify(value)} is not an absolute path; the component runs in the plugin's folder, ` +
             `so pass one, e.g. \${pulumi.cwd}/models/half_plus_two in YAML (see ${DOCS}#paths)`);
     }
     return value;
@@ -33,7 +35,7 @@ export function absolutePath(value: string, where: string): string {
 export function loadableModel(modelDir: string, versions: number[] | undefined, where: string): PreflightReport {
     const report = preflight(absolutePath(modelDir, where), versions === undefined ? {} : { versions });
     if (!report.ok) {
-        throw new Error(`${where}: TF Serving could not load ${modelDir}: ${report.errors.map((e) => `${e.code}: ${e.message}`).join("; ")}` +
+        throw new pulumi.RunError(`${where}: TF Serving could not load ${modelDir}: ${report.errors.map((e) => `${e.code}: ${e.message}`).join("; ")}` +
             ` (run \`tfs preflight\` on it; see docs/reference/cli.md#tfs-preflight-and-tfs-build-context)`);
     }
     return report;
@@ -54,6 +56,6 @@ export function goldenSource(file: string, where: string): GoldenSource {
     try {
         return readGoldenSource(file);
     } catch (err) {
-        throw err instanceof GoldenError ? new Error(`${where}: ${err.message}`) : err;
+        throw err instanceof GoldenError ? new pulumi.RunError(`${where}: ${err.message}`) : err;
     }
 }

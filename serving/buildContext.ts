@@ -12,6 +12,9 @@ import { contextDigest } from "./contextDigest";
 import { DOCKERFILE_HEADER, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
 import { normalizeVersions, renderModelConfig } from "./modelConfig";
 import { RecordedFile, fingerprint, forgetRecord, nowNs, readRecord, settled, writeRecord } from "./stagingRecord";
+import { StagingError } from "./stagingError";
+
+export { StagingError };
 
 export interface StageOptions {
     /** The model base folder: numeric version folders inside (`00000123` is version 123). */
@@ -76,14 +79,6 @@ export interface StagedContext {
     versions: number[];
 }
 
-/** A staging refused for a reason the user can fix (a missing folder, a link out of the model, ...). */
-export class StagingError extends Error {
-    /** What the user should change: the model folder, or the output folder (`tfs build-context --out`). */
-    constructor(message: string, readonly about: "model" | "out" = "model") {
-        super(message);
-        this.name = "StagingError";
-    }
-}
 
 /** Modes written into the context, whatever the user's umask or the source modes were. */
 const FILE_MODE = 0o644;

@@ -9,6 +9,7 @@
  */
 import * as path from "path";
 import { isInside } from "../contract/paths";
+import { StagingError } from "./stagingError";
 
 export interface ContextLocation {
     /** Absolute folder to stage into (this machine only; never a resource input). */
@@ -32,7 +33,7 @@ export function projectRelative(projectDir: string, folder: string): ContextLoca
     const root = path.resolve(projectDir);
     const stagingDir = path.resolve(root, folder);
     if (stagingDir === root || !isInside(stagingDir, root)) {
-        throw new Error(`build context folder ${stagingDir} is not inside the project ${root}: stage it under the project (e.g. .tfs/build/<stack>/<model>) so every machine names it the same way`);
+        throw new StagingError(`build context folder ${stagingDir} is not inside the project ${root}: stage it under the project (e.g. .tfs/build/<stack>/<model>) so every machine names it the same way`);
     }
     const context = path.relative(root, stagingDir).split(path.sep).join("/");
     return { stagingDir, context, dockerfile: `${context}/Dockerfile` };

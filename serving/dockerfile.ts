@@ -9,6 +9,7 @@ import {
 } from "./images";
 import { modelNameProblem, normalizeVersions } from "./modelConfig";
 import { ServerFlag, flagArgs } from "./serverFlag";
+import { StagingError } from "./stagingError";
 
 /** What goes into one model image. */
 export interface ModelImageSpec {
@@ -106,15 +107,15 @@ export function imageLabels(spec: ModelImageSpec): Record<string, string> {
 export function renderDockerfile(spec: ModelImageSpec): string {
     const refProblem = imageReferenceProblem(spec.baseImage);
     if (refProblem) {
-        throw new Error(`base image: ${refProblem}`);
+        throw new StagingError(`base image: ${refProblem}`);
     }
     const nameProblem = modelNameProblem(spec.modelName);
     if (nameProblem) {
-        throw new Error(nameProblem);
+        throw new StagingError(nameProblem);
     }
     const versions = normalizeVersions(spec.versions);
     if (versions.length === 0) {
-        throw new Error(`model "${spec.modelName}": no version to bake into the image`);
+        throw new StagingError(`model "${spec.modelName}": no version to bake into the image`);
     }
     const base = modelBasePath(spec.modelName);
     const lines = [

@@ -2,6 +2,7 @@
  * TF Serving's model config file (`--model_config_file`): a `ModelServerConfig` text proto listing
  * each model with its base path, version policy and version labels.
  */
+import { StagingError } from "./stagingError";
 
 /** One model entry of the config file. */
 export interface ServedModel {
@@ -77,7 +78,7 @@ export function normalizeVersions(versions: readonly number[]): number[] {
     for (const v of versions) {
         const problem = versionProblem(v);
         if (problem) {
-            throw new Error(problem);
+            throw new StagingError(problem);
         }
     }
     return [...new Set(versions)].sort((a, b) => a - b);
@@ -90,17 +91,17 @@ export function normalizeVersions(versions: readonly number[]): number[] {
  */
 export function renderModelConfig(models: readonly ServedModel[]): string {
     if (models.length === 0) {
-        throw new Error("a model config needs at least one model");
+        throw new StagingError("a model config needs at least one model");
     }
     const seen = new Set<string>();
     const lines = ["model_config_list {"];
     for (const model of models) {
         const nameProblem = modelNameProblem(model.name);
         if (nameProblem) {
-            throw new Error(nameProblem);
+            throw new StagingError(nameProblem);
         }
         if (seen.has(model.name)) {
-            throw new Error(`model "${model.name}" appears twice in the model config; model names must be unique`);
+            throw new StagingError(`model "${model.name}" appears twice in the model config; model names must be unique`);
         }
         seen.add(model.name);
         lines.push("  config {");
@@ -110,7 +111,7 @@ export function renderModelConfig(models: readonly ServedModel[]): string {
         const versions = model.versions === undefined ? undefined : normalizeVersions(model.versions);
         if (versions !== undefined) {
             if (versions.length === 0) {
-                throw new Error(`model "${model.name}": an empty versions list would serve nothing; list at least one version or leave it unset for the latest`);
+                throw new StagingError(`model "${model.name}": an empty versions list would serve nothing; list at least one version or leave it unset for the latest`);
             }
             lines.push("    model_version_policy {", "      specific {");
             lines.push(...versions.map((v) => `        versions: ${v}`));
@@ -130,13 +131,13 @@ function sortedLabels(model: ServedModel, versions: number[] | undefined): [stri
     for (const [label, version] of labels) {
         const problem = versionLabelProblem(label) ?? versionProblem(version);
         if (problem) {
-            throw new Error(`model "${model.name}": ${problem}`);
+            throw new StagingError(`model "${model.name}": ${problem}`);
         }
         if (versions === undefined) {
-            throw new Error(`model "${model.name}": label "${label}" needs an explicit versions list naming version ${version}`);
+            throw new StagingError(`model "${model.name}": label "${label}" needs an explicit versions list naming version ${version}`);
         }
         if (!versions.includes(version)) {
-            throw new Error(`model "${model.name}": label "${label}" points at version ${version}, which is not served (served: ${versions.join(", ")})`);
+            throw new StagingError(`model "${model.name}": label "${label}" points at version ${version}, which is not served (served: ${versions.join(", ")})`);
         }
     }
     return labels;

@@ -21,7 +21,7 @@ import { PodMetricRef } from "../../../serving/autoscaling";
 import { nvidiaGpuModel, nvidiaGpusPerInstance } from "./instanceTypes";
 import { EksNodeGroupSettings, NodeGroupPlacement, autoscaledSize, nodeGroupArgs } from "./nodeGroup";
 import { EksVpc, NatGatewayMode, SubnetScheme } from "./vpc";
-import { argsError } from "../../argsIssues";
+import { argsError } from "../../refusal";
 import { principalSuffix } from "./clusterChecks";
 import { ResolvedEksClusterArgs, resolveEksClusterArgs } from "./clusterArgs";
 

@@ -62,7 +62,7 @@ export function clusterAutoscalerImageTag(kubernetesVersion: string): string {
     if (minor !== undefined && Number(minor) > Number(newest.split(".")[1])) {
         return CLUSTER_AUTOSCALER_IMAGE_TAGS[newest];
     }
-    throw new Error(`no Cluster Autoscaler release is pinned for Kubernetes ${kubernetesVersion}: add it to CLUSTER_AUTOSCALER_IMAGE_TAGS (components/clouds/aws/clusterAutoscaler.ts)`);
+    throw new pulumi.RunError(`kubernetesVersion: no Cluster Autoscaler release is pinned for Kubernetes ${kubernetesVersion}: add it to CLUSTER_AUTOSCALER_IMAGE_TAGS (components/clouds/aws/clusterAutoscaler.ts)`);
 }
 
 /** The chart's service account, which the Pod Identity association names. */

@@ -18,6 +18,7 @@ import { GPU_TOLERATION } from "../../nodePlacement";
 export const NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1@sha256:af31e2b7c7f89834c4e5219860def7ac2e49a207b3d4e8610d5a26772b7738e5";
 
 import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
+import { argsError } from "../../refusal";
 
 export { DIGEST_PINNED_IMAGE };
 
@@ -85,7 +86,7 @@ export class NvidiaDevicePlugin extends pulumi.ComponentResource {
         const image = args.image ?? NVIDIA_DEVICE_PLUGIN_IMAGE;
         if (!DIGEST_PINNED_IMAGE.test(image)) {
             // Config validation (eks.devicePluginImage) refuses this first; a direct user of the component gets it here.
-            throw new Error(`NvidiaDevicePlugin image "${image}" is not pinned by digest: use NAME@sha256:<digest>`);
+            throw argsError("NvidiaDevicePlugin", name, [{ field: "image", value: image, message: `"${image}" is not pinned by digest: use NAME@sha256:<digest>` }]);
         }
         super("tf-serving:index:NvidiaDevicePlugin", name, {}, opts);
         this.daemonSet = new k8s.apps.v1.DaemonSet(name, {

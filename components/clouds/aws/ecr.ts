@@ -121,7 +121,7 @@ export class Ecr extends pulumi.ComponentResource {
     private repository(model: string): aws.ecr.Repository {
         const repository = this.repositories[model];
         if (repository === undefined) {
-            throw new Error(`no ECR repository for model "${model}" (repositories: ${Object.keys(this.repositories).join(", ")})`);
+            throw new pulumi.RunError(`no ECR repository for model "${model}" (repositories: ${Object.keys(this.repositories).join(", ")})`);
         }
         return repository;
     }

@@ -2,7 +2,7 @@
  * The AWS Load Balancer Controller's Gateway (`platform: "eks"`): the objects it reads, pure (no SDK),
  * so `ModelGateway` renders them on any stack and the tests read them directly.
  */
-import { argsError } from "../../argsIssues";
+import { ArgsRefusal } from "../../argsIssues";
 import { GRPC_PORT, REST_PORT } from "../../../serving/images";
 import { modelStatusPath } from "../../../serving/probes";
 import { GatewayApiObject, GatewayBase, GatewayObjects, GatewayRenderer, forCanary, renderListenerGateway } from "../../../serving/gateway";
@@ -103,7 +103,7 @@ export function renderEksGatewayObjects(input: GatewayBase & EksGatewaySettings)
         ...eksGatewayIssues(input),
     ];
     if (issues.length > 0) {
-        throw argsError("ModelGateway", input.name, issues);
+        throw new ArgsRefusal("ModelGateway", input.name, issues);
     }
     const rendered = renderListenerGateway(input, true);
     const listenerRuleConfiguration = input.auth === undefined ? undefined : jwtValidation(input, input.auth);

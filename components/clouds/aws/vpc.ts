@@ -6,6 +6,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { formatIpv4Cidr, ipv4BlockProblem, parseIpv4Cidr } from "../../../contract/cidr";
+import { argsError } from "../../refusal";
 
 export const NAT_GATEWAY_MODES = ["single", "perZone"] as const;
 export type NatGatewayMode = (typeof NAT_GATEWAY_MODES)[number];
@@ -82,11 +83,11 @@ export class EksVpc extends pulumi.ComponentResource {
     readonly publicSubnetIds: pulumi.Output<string>[];
 
     constructor(name: string, args: EksVpcArgs, opts?: pulumi.ComponentResourceOptions) {
-        super("tf-serving:index:EksVpc", name, {}, opts);
         const layout = subnetLayout(args.cidr, args.zones.length, args.subnetScheme ?? "slots");
         if (typeof layout === "string") {
-            throw new Error(`VPC CIDR ${args.cidr} ${layout}`);
+            throw argsError("EksVpc", name, [{ field: "cidr", value: args.cidr, message: `${args.cidr} ${layout}` }]);
         }
+        super("tf-serving:index:EksVpc", name, {}, opts);
         const clusterTag = { [`kubernetes.io/cluster/${args.clusterName}`]: "shared" };
 
         const vpc = new aws.ec2.Vpc(name, {

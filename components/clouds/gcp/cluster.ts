@@ -13,7 +13,7 @@ import { PodMetricRef } from "../../../serving/autoscaling";
 import { CustomMetricsStackdriverAdapter, gkeRequestRateMetric } from "./customMetricsAdapter";
 import { CLOUD_PLATFORM_SCOPE, GkeGpuPoolSettings, GkeNodePoolSettings, nodePoolArgs } from "./nodePool";
 import { REST_PORT } from "../../../serving/images";
-import { argsError } from "../../argsIssues";
+import { argsError } from "../../refusal";
 import { ResolvedGkeClusterArgs, resolveGkeClusterArgs } from "./clusterArgs";
 import type { GkeReleaseChannel } from "./clusterArgs";
 

@@ -2,7 +2,7 @@
  * The GKE Gateway controller's Gateway (`platform: "gke"`): the objects it reads, pure (no SDK), so
  * `ModelGateway` renders them on any stack and the tests read them directly.
  */
-import { ArgsIssue, argsError } from "../../argsIssues";
+import { ArgsIssue, ArgsRefusal } from "../../argsIssues";
 import { GRPC_PORT, REST_PORT } from "../../../serving/images";
 import { modelStatusPath } from "../../../serving/probes";
 import {
@@ -101,7 +101,7 @@ function backendPolicyDefault(input: GatewayBase & GkeGatewaySettings): Record<s
     ];
     const issues = found.filter((i): i is ArgsIssue => i.message !== undefined);
     if (issues.length > 0) {
-        throw argsError("GKE Gateway", input.name, issues);
+        throw new ArgsRefusal("GKE Gateway", input.name, issues);
     }
     if (input.securityPolicy === undefined && input.iap === undefined) {
         return undefined;
