@@ -7,41 +7,17 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { AlertThresholds, alertRules } from "../observability/alerts";
+import { alertRules } from "../observability/alerts";
 import { argsError } from "./refusal";
 import { resolveModelMonitoringArgs } from "./modelMonitoringArgs";
+import type { ModelMonitoringArgs } from "./modelMonitoringArgs";
 import { KubeObject } from "../observability/collectors";
-import { Collector, collectorObjects } from "./clouds/collectors";
+import { collectorObjects } from "./clouds/collectors";
 import { grafanaDashboardConfigMap } from "../observability/dashboard";
 import { requestRateRecording } from "../observability/requestRate";
 
-export interface ModelMonitoringArgs {
-    /** The model's name: its pods carry it as `app.kubernetes.io/instance` and its Deployment is named after it. */
-    model: string;
-    /** The namespace the model's pods run in (the rules and the dashboard query it). */
-    namespace: string;
-    /**
-     * The same namespace as a resource output (e.g. the Namespace's `metadata.name`), so the objects
-     * wait for it. Default `namespace`.
-     */
-    namespaceRef?: pulumi.Input<string>;
-    /** Who scrapes and evaluates: `gke`, `prometheus-operator`, `annotations` or `none` (nothing registered). */
-    collector: Collector;
-    /**
-     * Alert thresholds, whole numbers: `errorRatioPercent` and `memoryLimitPercent` at most 99 (at 100
-     * the alert could never fire), `memoryLimitPercent` at least 50, and every one at least 1 (below, it
-     * would fire always); each one left out is `DEFAULT_THRESHOLDS`'.
-     */
-    thresholds?: Partial<AlertThresholds>;
-    /** Extra labels on the scrape and rule objects (a Prometheus' `podMonitorSelector`/`ruleSelector`). Default none. */
-    labels?: Record<string, string>;
-    /**
-     * Record the model's inference request rate per pod (`observability/requestRate.ts`) in the `gke`
-     * collector's `Rules`, for a request-rate HPA on GKE (the Custom Metrics Stackdriver Adapter reads
-     * what GMP's rule evaluator records). Default false; ignored by the other collectors.
-     */
-    recordRequestRate?: boolean;
-}
+export type { ModelMonitoringArgs } from "./modelMonitoringArgs";
+
 
 export class ModelMonitoring extends pulumi.ComponentResource {
     /** The objects registered, by kind: `PodMonitoring`, `Rules`, `PodMonitor`, `PrometheusRule`, `ConfigMap`. */

@@ -4,13 +4,41 @@
  * finds before it registers anything; the `monitoring` config section maps its keys onto these fields
  * and records the issues under them (`components/argsIssues.ts`).
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { labelKeyProblem, labelValueProblem, modelServerLabels } from "../contract/labels";
 import { AlertThresholds, DEFAULT_THRESHOLDS } from "../observability/alerts";
 import { RULES_CONFIGMAP_LABEL } from "../observability/collectors";
 import type { ArgsIssue } from "./argsIssues";
 import { COLLECTORS, Collector } from "./clouds/collectors";
-import type { ModelMonitoringArgs } from "./modelMonitoring";
 import { modelNameProblem } from "../serving/modelConfig";
+
+export interface ModelMonitoringArgs {
+    /** The model's name: its pods carry it as `app.kubernetes.io/instance` and its Deployment is named after it. */
+    model: string;
+    /** The namespace the model's pods run in (the rules and the dashboard query it). */
+    namespace: string;
+    /**
+     * The same namespace as a resource output (e.g. the Namespace's `metadata.name`), so the objects
+     * wait for it. Default `namespace`.
+     */
+    namespaceRef?: pulumi.Input<string>;
+    /** Who scrapes and evaluates: `gke`, `prometheus-operator`, `annotations` or `none` (nothing registered). */
+    collector: Collector;
+    /**
+     * Alert thresholds, whole numbers: `errorRatioPercent` and `memoryLimitPercent` at most 99 (at 100
+     * the alert could never fire), `memoryLimitPercent` at least 50, and every one at least 1 (below, it
+     * would fire always); each one left out is `DEFAULT_THRESHOLDS`'.
+     */
+    thresholds?: Partial<AlertThresholds>;
+    /** Extra labels on the scrape and rule objects (a Prometheus' `podMonitorSelector`/`ruleSelector`). Default none. */
+    labels?: Record<string, string>;
+    /**
+     * Record the model's inference request rate per pod (`observability/requestRate.ts`) in the `gke`
+     * collector's `Rules`, for a request-rate HPA on GKE (the Custom Metrics Stackdriver Adapter reads
+     * what GMP's rule evaluator records). Default false; ignored by the other collectors.
+     */
+    recordRequestRate?: boolean;
+}
 
 /**
  * The alert thresholds' bounds. A rule fires when its figure is above the threshold

@@ -15,12 +15,8 @@ import { dockerConfigJson } from "../contract/registry";
 import {
     MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, isDnsSubdomain, modelServerLabels,
 } from "../contract/labels";
-import { CanarySettings } from "../serving/canary";
-import { GoldenSource } from "../contract/golden";
-import { SignatureSpec } from "../contract/signature";
 import { refusing } from "./refusal";
 import { CanaryRelease } from "./canary/canaryRelease";
-import type { ModelGateway } from "./modelGateway";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -28,181 +24,17 @@ import {
 } from "../serving/flags";
 import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
 import { modelStatusPath, serverProbes } from "../serving/probes";
-import { AutoscalingSettings, PodMetricRef, hpaSpec, replicaOwnership } from "../serving/autoscaling";
+import { hpaSpec, replicaOwnership } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
 import { resolveModelServerArgs } from "./modelServerArgs";
+import type { ServedModel, ImagePullCredentials, ModelServerArgs, ServerCanary } from "./modelServerArgs";
 import {
     MIN_READY_SECONDS, PRESTOP_SLEEP_SECONDS, RolloutStrategy, RolloutTiming, SHUTDOWN_SECONDS, deploymentTimeouts, rollingUpdate, rolloutTiming,
 } from "../serving/rollout";
 
 export type { NodePlacement, RolloutStrategy };
 export { PRESTOP_SLEEP_SECONDS, SHUTDOWN_SECONDS };
-
-/** The model the server loads, as the preflight found it on disk. */
-export interface ServedModel {
-    /**
-     * TF Serving model name: a DNS label (lowercase letters, digits, `-`; at most 63 characters),
-     * checked at construction. Names the Deployment, Service, ServiceAccount, PodDisruptionBudget and
-     * NetworkPolicy, is the `app.kubernetes.io/instance` label and the REST path `/v1/models/<name>`.
-     * It must match the name baked into the image (`ModelImage`'s `modelName`).
-     */
-    name: string;
-    /**
-     * Size on disk of each version the server loads, in bytes (one entry per served version; the
-     * preflight's `PreflightReport.versions[].sizeBytes`). Sets the memory request (steady state), the
-     * memory limit (reload peak: the largest version loads beside the others), the startup probe's
-     * budget, the rollout timeouts, and the `tf-serving.dev/model-bytes` pod annotation (their sum).
-     */
-    versionBytes: number[];
-    /**
-     * Warmup records the served versions hold together (the preflight's `PreflightReport.versions[].warmupRecords`).
-     * Each is replayed `--num_request_iterations_for_warmup` times at every load (once by default, none with
-     * `enableWarmup: false`), which lengthens the startup probe's budget. Default 0.
-     */
-    warmupRecords?: number;
-    /**
-     * The signatures of each served version (the preflight's `PreflightReport.versions[].signatures`).
-     * With `golden`, each case is checked against every one of them at construction. Default: not
-     * checked (a case a version refuses then fails the canary's golden check).
-     */
-    signatures?: Record<string, SignatureSpec>[];
-}
-
-/** What each pod asks for. Unset values are derived from the model (`serving/sizing.ts`). */
-export interface ServerResources {
-    /**
-     * CPU request and limit (equal), a Kubernetes quantity (`"500m"`, `"2"`). At least `250m`.
-     * Default `"1"`, `"2"` with GPUs. TF Serving's thread pools (`--tensorflow_intra_op_parallelism`,
-     * `--rest_api_num_threads`, ...) follow it, rounded up to whole CPUs.
-     */
-    cpu?: string;
-    /**
-     * Memory request, a Kubernetes quantity (`"2Gi"`). Default: the runtime (256 MiB, 1.5 GiB with
-     * GPUs) + 1.2 x the served versions (+128 MiB with batching). A value below that default is an
-     * error (`SizingError` at construction); it must not exceed the limit.
-     */
-    memoryRequest?: string;
-    /**
-     * Memory limit, a Kubernetes quantity. Default 1.25 x the reload peak (the request plus the
-     * largest version, loaded beside the old one during an update). A value below the peak is an
-     * error (`SizingError` at construction): pods would be OOMKilled on the next model update.
-     */
-    memoryLimit?: string;
-    /**
-     * `nvidia.com/gpu` per pod (request and limit). Default 0: CPU serving. Above 0 the pod also gets
-     * `TF_FORCE_GPU_ALLOW_GROWTH=true`, the GPU runtime overhead and the longer GPU startup budget and
-     * timeouts; it needs an image on the `-gpu` base (`ModelImage`'s `gpu`) and a `placement` that
-     * reaches the GPU nodes (their selector and `GPU_TOLERATION`).
-     */
-    gpuCount?: number;
-}
-
-/** A registry login for pulls; see `ModelServerArgs.imagePullCredentials`. */
-export interface ImagePullCredentials {
-    server: pulumi.Input<string>;
-    username: pulumi.Input<string>;
-    /** Made a secret output here, whether or not it is one already. */
-    password: pulumi.Input<string>;
-}
-
-export interface ModelServerArgs {
-    /** The model: its name and the size of each served version. */
-    model: ServedModel;
-    /** Namespace to deploy into; it must exist (the caller creates it, with Pod Security `restricted` if wanted). */
-    namespace: pulumi.Input<string>;
-    /**
-     * Image to run, pinned by digest (`repo@sha256:...`, e.g. `ModelImage.imageRef`), so a new model rolls
-     * the pods and an unchanged one rolls nothing. Its ENTRYPOINT must run `tensorflow_model_server` for
-     * `model.name` (as `ModelImage`'s does); the managed flags are passed as container args.
-     */
-    image: pulumi.Input<string>;
-    /**
-     * The login the nodes pull `image` with, for a registry that refuses anonymous pulls. Creates a
-     * `kubernetes.io/dockerconfigjson` Secret `<model.name>-registry` in `namespace` (its content a
-     * secret output: encrypted in state, redacted in plans) and lists it in the pods' `imagePullSecrets`.
-     * `server` is the registry host as `image` writes it (`registry.example.com`, `127.0.0.1:5001`).
-     * Default none: the nodes pull anonymously or with their own identity (GKE's and EKS's node roles).
-     */
-    imagePullCredentials?: ImagePullCredentials;
-    /** CPU, memory and GPUs per pod. Default: all derived from `model` (see each field). */
-    resources?: ServerResources;
-    /** Where pods may run. Default: any amd64 Linux node without taints. */
-    placement?: NodePlacement;
-    /** Desired pods. Default 2. Ignored when `autoscaling` is set (the HPA owns the replica count; a new Deployment starts at its `minReplicas`). */
-    replicas?: number;
-    /**
-     * How pods are replaced. `surge` (default): one extra pod first (`maxSurge: 1`, `maxUnavailable: 0`),
-     * never below the desired count. `oneAtATime`: stop a pod, then start its replacement (`maxSurge: 0`,
-     * `maxUnavailable: 1`), for GPU pools with no GPU to spare for a surge pod; with one replica every
-     * rollout is an outage while the new pod loads.
-     */
-    rollout?: RolloutStrategy;
-    /**
-     * Horizontal autoscaling (`serving/autoscaling.ts`) on CPU utilization (`targetCpuUtilization`, percent
-     * of the CPU request; needs metrics-server), on inference calls per second per pod
-     * (`targetRequestsPerSecond`; needs a custom metrics API serving `INFERENCE_REQUEST_RATE_METRIC`), or
-     * both; at least one. `scaleDownStabilizationSeconds` defaults to 300. Default: none. `maxReplicas`
-     * also sets the update timeout.
-     */
-    autoscaling?: AutoscalingSettings;
-    /**
-     * The custom metrics API's metric a `targetRequestsPerSecond` HPA reads, as the cluster's adapter
-     * names it (e.g. `GkeCluster.requestRateMetric`). Default `PROMETHEUS_ADAPTER_METRIC`, what
-     * prometheus-adapter serves with the rule in `tools/e2e-env/go/e2e-env/internal/metricsapi`.
-     */
-    requestRateMetric?: PodMetricRef;
-    /**
-     * Server-side batching. Default off. On: `--enable_batching` with a batching parameters file,
-     * `parametersText` (a `BatchingParameters` text proto) or, by default, parameters matched to the CPU
-     * count; the derived memory request grows by 128 MiB for the queues.
-     */
-    batching?: { enabled: boolean; parametersText?: string };
-    /** Replay the model's warmup requests (`assets.extra/tf_serving_warmup_requests`) at each load. Default true, as in TF Serving. */
-    enableWarmup?: boolean;
-    /**
-     * Extra `tensorflow_model_server` flags, appended after the managed ones. Default none. Must not
-     * repeat a managed flag (`managedFlags()` in `serving/flags.ts`): TF Serving takes the last
-     * occurrence, so a repeat would silently override the sizing or the image.
-     */
-    extraServerArgs?: string[];
-    /** Service type. Default `LoadBalancer`. */
-    serviceType?: "LoadBalancer" | "NodePort" | "ClusterIP";
-    /**
-     * CIDRs allowed through the load balancer (`loadBalancerSourceRanges`); only with `serviceType`
-     * `LoadBalancer`. Default empty: open to any address, which the policy pack accepts only with `publicEndpoint`.
-     */
-    loadBalancerSourceRanges?: string[];
-    /** Marks an open load balancer as deliberate (the `tf-serving.dev/public` annotation the policy pack reads). Default false. */
-    publicEndpoint?: boolean;
-    /** Extra Service annotations (cloud load balancer settings), merged over the managed ones. Default none. */
-    serviceAnnotations?: Record<string, string>;
-    /**
-     * The model's golden cases (`contract/golden.ts`: JSON lines of `:predict` bodies and expected
-     * outputs), as text with the file name messages use. A canary sends each one to a canary pod
-     * before any weight moves and stops the release on a different answer
-     * (docs/guides/model-contract.md#golden-files). Checked at construction: a file that does not
-     * parse, or a case `model.signatures` refuses, throws naming the line.
-     */
-    golden?: GoldenSource;
-    /**
-     * A canary for every change of `image` (needs the model's `ModelGateway`, made with `canary: true`,
-     * whose routes it shifts): the new image first runs in a Deployment of its
-     * own beside the serving one, the routes' weights move to it step by step, and each step's gate
-     * reads the canary pods' own metrics; only when every gate passes does the serving Deployment
-     * take the image (docs/guides/canary.md). Default none: the rolling update alone.
-     */
-    canary?: ServerCanary;
-}
-
-/** What a canary needs besides its settings: the gateway whose routes it shifts, and how to reach the cluster. */
-export interface ServerCanary {
-    settings: CanarySettings;
-    /** The model's `ModelGateway`, made with `canary: true`: the release moves its routes' weights, once they carry the canary's backend. */
-    gateway: ModelGateway;
-    /** The kubeconfig (contents or file) of the cluster; default the ambient one. The canary's own API calls use it. */
-    kubeconfig?: pulumi.Input<string>;
-    context?: string;
-}
+export type { ServedModel, ServerResources, ImagePullCredentials, ModelServerArgs, ServerCanary } from "./modelServerArgs";
 
 /** Seconds a weight change is given to reach the Gateway's data plane before the canary's pods go. */
 export const CANARY_SETTLE_SECONDS = 5;

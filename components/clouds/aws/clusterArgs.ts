@@ -4,17 +4,113 @@
  * anything; the `eks` config section maps its keys onto these fields and records the issues under
  * them (`components/argsIssues.ts`).
  */
+import type { PoolKind } from "../../nodePlacement";
+import type { PrometheusEndpoint } from "./prometheusAdapter";
+import type { NatGatewayMode, SubnetScheme } from "./vpc";
 import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
 import type { ArgsIssue } from "../../argsIssues";
 import {
     FieldKey, NO_ARM64, firstPerField, ipv4ListIssues, nodeBoundsIssues, oneOfIssue, sameField, wholeNumberIssue, zoneIssues,
 } from "../../clusterRules";
-import type { EksClusterArgs, EksNetworkSettings } from "./cluster";
 import { eksClusterIssues } from "./clusterChecks";
 import { NVIDIA_GPU_FAMILIES, instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType } from "./instanceTypes";
 import { eksKubernetesVersionProblem, utcDay } from "./kubernetesVersions";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "./nodeGroup";
 import { NAT_GATEWAY_MODES, SUBNET_SCHEMES, subnetLayout } from "./vpc";
+
+/** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
+export type EksNetworkSettings =
+    | {
+        kind: "create";
+        /** VPC range, e.g. `10.0.0.0/16`. */
+        cidr: string;
+        /** Availability zones (at least two), e.g. `us-west-2a`, `us-west-2b`. */
+        zones: string[];
+        natGateways: NatGatewayMode;
+        /** How the range is carved into subnets (`subnetLayout`); default `slots`, a fixed slot per zone. */
+        subnetScheme?: SubnetScheme;
+        /**
+         * The zones whose subnets the control plane uses: the zones it was created with (EKS accepts no
+         * others); zones appended later serve the nodes and load balancers only. Default: all of `zones`.
+         */
+        clusterZones?: string[];
+    }
+    | {
+        kind: "existing";
+        /** Subnets for the nodes (with a route to a NAT or ECR endpoints), in at least two zones. */
+        privateSubnetIds: string[];
+        /** Subnets for internet-facing load balancers (tagged `kubernetes.io/role/elb=1`). */
+        publicSubnetIds: string[];
+    };
+
+export interface EksClusterArgs {
+    /** AWS region, e.g. `us-west-2`; also written into the kubeconfig's `aws eks get-token`. */
+    region: string;
+    /** AWS CLI profile for `aws eks get-token`; undefined means the ambient credentials. */
+    profile?: string;
+    /** EKS cluster name (also used in subnet tags and resource names). */
+    clusterName: string;
+    /**
+     * Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for a new cluster and the
+     * running version for an existing one. Node groups and add-ons follow the control plane's version.
+     */
+    kubernetesVersion?: string;
+    /** When true, EKS refuses to delete the cluster until it is set to false and applied. Default true. */
+    deletionProtection?: boolean;
+    /**
+     * `create`: an `EksVpc` (public and private subnets per zone, NAT) made here. `existing`: your
+     * subnets, tagged for load balancers and routed to the internet (NAT) or to ECR endpoints.
+     */
+    network: EksNetworkSettings;
+    /** CIDRs allowed to reach the public Kubernetes API endpoint (`pulumi up` runs from one of them). Default `["0.0.0.0/0"]`: any address (still authenticated). */
+    apiAccessCidrs?: string[];
+    /**
+     * IAM role or user ARNs (roles with their path, never STS session ARNs) given cluster-admin access
+     * entries, one per principal and named after it; list every identity that runs `pulumi up`.
+     */
+    adminPrincipalArns: string[];
+    /**
+     * The IAM role or user running Pulumi, when known (one of `adminPrincipalArns`). Its entry adopts the
+     * single `ADMIN-deployer` entry earlier versions made for whoever ran last, instead of creating a
+     * second entry for the same principal (which EKS refuses).
+     */
+    callerArn?: string;
+    /** The node group every CPU model and cluster add-on runs on. */
+    cpuNodeGroup: EksNodeGroupSettings;
+    /** Optional GPU node group (NVIDIA AMI, tainted `nvidia.com/gpu`), for models with GPUs (`ModelServer` `placement`: this cluster's `placement.gpu`); brings NVIDIA's device plugin. Default: none. */
+    gpuNodeGroup?: EksNodeGroupSettings;
+    /** Device plugin image override (e.g. a mirror), pinned by digest (`NAME@sha256:...`); only with `gpuNodeGroup`. Default the pinned NVIDIA release (`NVIDIA_DEVICE_PLUGIN_IMAGE`). */
+    devicePluginImage?: string;
+    /** Install the metrics-server add-on, which an HPA needs and EKS does not install; default false. The EKS stack sets it when a model autoscales. */
+    metricsServer?: boolean;
+    /**
+     * Install the AWS Load Balancer Controller (the Gateway API on EKS: ALBs for Gateways) with its IAM
+     * role through EKS Pod Identity, and the Pod Identity agent add-on; with `gatewayClassName`, also a
+     * GatewayClass of the controller's ALBs by that name. Default none. The EKS stack sets it with
+     * `endpoint: gateway`.
+     */
+    loadBalancerController?: { gatewayClassName?: string };
+    /**
+     * Install the Cluster Autoscaler (`clusterAutoscaler.ts`) with its IAM role through EKS Pod Identity
+     * (and the Pod Identity agent add-on): the node groups then scale between their `minNodes` and
+     * `maxNodes` (the GPU group down to zero when idle, up when a GPU pod is pending), carry its
+     * discovery tags, and `desiredNodes` is their size at creation only. Default false: the groups stay
+     * at `desiredNodes`, with their inputs as before this option existed.
+     */
+    clusterAutoscaler?: boolean;
+    /**
+     * With `clusterAutoscaler`: the live desired size of each group whose `minNodes` or `maxNodes` this update
+     * changes, read from EKS before it (`autoscaledSize`): that size, moved into the new bounds, is what the
+     * update sends. A group not listed keeps its live size (`ignoreChanges`). Default none.
+     */
+    liveDesiredSizes?: Partial<Record<PoolKind, number>>;
+    /**
+     * Install prometheus-adapter (`prometheusAdapter.ts`) over this Prometheus, so a request-rate HPA
+     * reads the model pods' inference rate. Default none; the EKS stack sets it from `eks.prometheusUrl`
+     * when a model has `targetRequestsPerSecond`.
+     */
+    prometheusAdapter?: { prometheus: PrometheusEndpoint };
+}
 
 /** What `EksCluster` sets for a field its Args leave out: also the `eks` config section's defaults. */
 export const EKS_CLUSTER_DEFAULTS: { readonly deletionProtection: boolean; readonly apiAccessCidrs: readonly string[] } = Object.freeze({

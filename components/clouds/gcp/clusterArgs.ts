@@ -9,11 +9,50 @@ import type { ArgsIssue } from "../../argsIssues";
 import {
     FieldKey, NO_ARM64, firstPerField, ipv4BlockIssue, ipv4ListIssues, nodeBoundsIssues, oneOfIssue, sameField, wholeNumberIssue, zoneIssues,
 } from "../../clusterRules";
-import type { GkeClusterArgs } from "./cluster";
 import { gkeClusterIssues } from "./clusterChecks";
 import { CUSTOM_METRICS_ADAPTER } from "./customMetricsAdapter";
 import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType, machineTypeProblem } from "./machines";
 import { GKE_BOOT_DISK_TYPES, GkeGpuPoolSettings, GkeNodePoolSettings } from "./nodePool";
+
+export interface GkeClusterArgs {
+    /** Google Cloud project id; also where the network and the node service account are created. */
+    project: string;
+    /** Region of the regional cluster (control plane replicated across its zones), e.g. `us-central1`. */
+    region: string;
+    /** Zones of the region the node pools use; undefined lets GKE pick. GPU pools need zones that have the accelerator. */
+    zones?: string[];
+    /** GKE cluster name (1-40 characters: lowercase letters, digits, '-'). */
+    clusterName: string;
+    /** Release channel (`RAPID`, `REGULAR`, `STABLE`, `EXTENDED`); GKE picks the version and upgrades the control plane and nodes within it. Default `REGULAR`. */
+    releaseChannel?: GkeReleaseChannel;
+    /** When true, GKE refuses to delete the cluster (`pulumi destroy` fails until it is set to false and applied). Default true. */
+    deletionProtection?: boolean;
+    /** Nodes get no external IP; egress goes through Cloud NAT, Google APIs through Private Google Access. Default false. */
+    privateNodes?: boolean;
+    /** Primary range of the node subnetwork, e.g. `10.0.0.0/20`; pod and service ranges are picked by GKE. Default `10.0.0.0/20`. */
+    subnetCidr?: string;
+    /** The control plane's /28 range (e.g. `172.16.0.0/28`), used only with `privateNodes`; it must not overlap `subnetCidr`. Default `172.16.0.0/28`. */
+    masterCidr?: string;
+    /** CIDRs allowed to reach the Kubernetes API; undefined leaves the public endpoint open to any address (still authenticated). */
+    apiAccessCidrs?: string[];
+    /** The pool every CPU model and cluster add-on runs on. */
+    cpuPool: GkeNodePoolSettings;
+    /**
+     * Managed Service for Prometheus' managed collection (it reads `PodMonitoring` and `Rules`), with
+     * the metric packages the model alerts read: the kubelet's cAdvisor and kube-state-metrics' pods
+     * and Deployments. Default true.
+     */
+    managedPrometheus?: boolean;
+    /** Optional GPU pool, for models with GPUs (`ModelServer` `placement`: this cluster's `placement.gpu`). Default: none. GKE taints its nodes and runs the NVIDIA device plugin itself. */
+    gpuPool?: GkeGpuPoolSettings;
+    /**
+     * Install the Custom Metrics Stackdriver Adapter (`customMetricsAdapter.ts`), with its Cloud
+     * Monitoring read role through Workload Identity, so a request-rate HPA reads the rate GMP records.
+     * Needs `managedPrometheus`; `image` is the adapter's, pinned by digest. Default none; the GKE stack
+     * sets it when a model has `targetRequestsPerSecond`.
+     */
+    customMetricsAdapter?: { image: string };
+}
 
 /** GKE's release channels: each picks the cluster's version and upgrades it within the channel. */
 export const GKE_RELEASE_CHANNELS = ["RAPID", "REGULAR", "STABLE", "EXTENDED"] as const;
