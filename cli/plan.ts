@@ -4,7 +4,7 @@ import { UserError } from "./errors";
 
 export function planCommand(exit: (code: number) => void): Command {
     return new Command("plan")
-        .description("List every resource a stack would register, offline (Pulumi's mock runtime: no cloud, no cluster, no credentials)")
+        .description("List every resource this project's program would register for a stack, offline (Pulumi's mock runtime: no cloud, no cluster, no credentials)")
         .option("--stack <name>", "stack whose Pulumi.<name>.yaml to use", "dev")
         .option("--json", "print one JSON object")
         .action(async (opts: { stack: string; json?: boolean }) => {

@@ -19,10 +19,18 @@ export interface ConfigIssue {
     qualifiedKey?: string;
 }
 
-/** All configuration problems of a stack, raised together before anything is registered. */
+/**
+ * All configuration problems of a stack, raised together before anything is registered, each once:
+ * every model falls back to a top-level key it does not set (`cpu`), so reading 40 models reads a bad
+ * top-level value 40 times, and each reading records the same issue.
+ */
 export class ConfigError extends Error {
-    constructor(readonly issues: ConfigIssue[], readonly project: string) {
-        super(ConfigError.describe(issues, project));
+    readonly issues: ConfigIssue[];
+
+    constructor(issues: ConfigIssue[], readonly project: string) {
+        const once = [...new Map(issues.map((i) => [JSON.stringify([i.qualifiedKey, i.key, i.value, i.expected]), i])).values()];
+        super(ConfigError.describe(once, project));
+        this.issues = once;
         this.name = "ConfigError";
     }
 

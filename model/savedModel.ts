@@ -152,12 +152,15 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         }
         const scans: TreeScan[] = [];
         const failed = new Set<bigint>();
+        const mayNotLoad = new Set<bigint>();
         for (const entry of versions) {
             const isServed = served.has(entry.version);
             const marked: Sink = (code, message, where) => warn(code, `version ${entry.version} (not served): ${message}`, where);
             const failSink = isServed ? error : marked;
             const fail: Sink = (code, message, where) => { failed.add(entry.version); failSink(code, message, where); };
-            const sinks = { fail, note: isServed ? warn : marked, error, settings: options.settings ?? CLI_SETTINGS, server: report.server };
+            const noteSink = isServed ? warn : marked;
+            const note: Sink = (code, message, where) => { if (LOAD_RISKS.has(code)) { mayNotLoad.add(entry.version); } noteSink(code, message, where); };
+            const sinks = { fail, note, error, settings: options.settings ?? CLI_SETTINGS, server: report.server };
             const scan = scanTree(path.join(base, entry.name), realBase);
             scans.push(scan);
             report.versions.push(readVersion(path.join(base, entry.name), entry.version, isServed, scan, report, sinks));
@@ -178,7 +181,10 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
         if (unserved.length > 0 && served.size > 0) {
             warnUnserved(base, unserved, versions.flatMap((v, i) => (served.has(v.version) ? scans[i].followedLinks.map((link) => ({ ...link, by: v.version })) : [])),
                 options.versions?.length ? "not among the requested versions" : "TF Serving's default policy serves only the highest", warn,
-                { failedServed: versions.filter((v) => served.has(v.version) && failed.has(v.version)).map((v) => v.version), failed });
+                {
+                    failedServed: versions.filter((v) => served.has(v.version) && failed.has(v.version)).map((v) => v.version), failed,
+                    riskyServed: versions.filter((v) => served.has(v.version) && mayNotLoad.has(v.version)).map((v) => v.version), mayNotLoad,
+                });
         }
         report.servedVersions = [...served].sort(compareBig).map(Number);
         report.servedVersion = report.servedVersions.length > 0 ? report.servedVersions[report.servedVersions.length - 1] : null;
@@ -190,25 +196,39 @@ export function preflight(baseDir: string, options: PreflightOptions = {}): Pref
 }
 
 /**
+ * The warnings that say a version may fail to load on the server (the rest say it loads, with a
+ * caveat): while a served version has one, an unserved version without is the one known to load.
+ */
+const LOAD_RISKS = new Set(["NEWER_TENSORFLOW"]);
+
+/**
  * VERSIONS_NOT_SERVED: each unserved version may be removed, unless a served version links into it
- * (`2/variables -> ../1/variables`): removing it would break the served one, so that one is kept.
+ * (`2/variables -> ../1/variables`): removing it would break the served one, so that one is kept; or
+ * unless a served version cannot load, or may not (a LOAD_RISKS warning), and this one passes without:
+ * it is the way back, so the advice is to keep it, or serve it.
  */
 function warnUnserved(base: string, unserved: VersionEntry[], servedLinks: (FollowedLink & { by: bigint })[], why: string, warn: Sink,
-    loads: { failedServed: bigint[]; failed: Set<bigint> }): void {
+    loads: { failedServed: bigint[]; failed: Set<bigint>; riskyServed: bigint[]; mayNotLoad: Set<bigint> }): void {
     const linkInto = (entry: VersionEntry) => {
         const real = realPathOrNull(path.join(base, entry.name));
         return real === null ? undefined : servedLinks.find((link) => isInside(link.real, real));
     };
-    // While a served version cannot load, an unserved one that can is the way out, not a file to delete.
-    const fallback = (entry: VersionEntry) => loads.failedServed.length > 0 && !loads.failed.has(entry.version);
+    // While a served version cannot load (or may not), an unserved one that passes is the way out, not a file to delete.
+    const fallback = (entry: VersionEntry) => (loads.failedServed.length > 0 && !loads.failed.has(entry.version))
+        || (loads.riskyServed.length > 0 && !loads.failed.has(entry.version) && !loads.mayNotLoad.has(entry.version));
     const kept = unserved.map((entry) => ({ entry, link: linkInto(entry) }));
     const removable = kept.filter((k) => k.link === undefined && !fallback(k.entry)).map((k) => k.entry.version);
     const loadable = kept.filter((k) => k.link === undefined && fallback(k.entry)).map((k) => k.entry.version);
     const one = unserved.length === 1;
-    const broken = loads.failedServed.join(", ");
+    const them = loadable.length === 1 ? "it" : "them";
+    const serve = `serve ${them} (config key "versions": [${loadable.join(", ")}], or --version ${loadable[loadable.length - 1]} on the command line)`;
+    const keep = loadable.length === 0 ? [] : loads.failedServed.length > 0
+        ? [`keep ${one ? "it" : loadable.join(", ")}: unlike served version ${loads.failedServed.join(", ")}, which cannot load, ${loadable.length === 1 ? "it passes" : "they pass"} this check; `
+            + `${serve} until ${loads.failedServed.join(", ")} is fixed`]
+        : [`keep ${one ? "it" : loadable.join(", ")}: served version ${loads.riskyServed.join(", ")} may not load (see its NEWER_TENSORFLOW warning), `
+            + `and ${loadable.length === 1 ? "it has" : "they have"} no such warning; ${serve} if ${loads.riskyServed.join(", ")} fails to load`];
     const advice = [
-        ...(loadable.length === 0 ? [] : [`keep ${one ? "it" : loadable.join(", ")}: unlike served version ${broken}, which cannot load, ${loadable.length === 1 ? "it passes" : "they pass"} this check; `
-            + `serve ${loadable.length === 1 ? "it" : "them"} (config key "versions": [${loadable.join(", ")}], or --version ${loadable[loadable.length - 1]} on the command line) until ${broken} is fixed`]),
+        ...keep,
         ...(removable.length === 0 ? [] : [`remove ${one ? "it" : removable.join(", ")} to keep the image small, or serve ${removable.length === 1 ? "it" : "them"} too (config key "versions", or --version on the command line)`]),
         ...kept.filter((k) => k.link !== undefined).map(({ entry, link }) =>
             `keep ${one ? "it" : entry.version}: served version ${link!.by} links into it (${link!.path} -> ${link!.target})`),

@@ -10,7 +10,9 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 import { runProgram } from "../stacks/program";
+import { DeclaredType, declaredTypeProblem } from "./declaredTypes";
 import { REDACTED, RecordedResource, recordProgram } from "./planRuntime";
+import { foreignProgramProblem } from "./projectProgram";
 
 export interface PlanResult {
     stack: string;
@@ -78,16 +80,42 @@ export function stackConfig(projectDir: string, stack: string): { project: strin
     if (parsed !== null && parsed !== undefined && !(isMapping(parsed) && (parsed.config === undefined || parsed.config === null || isMapping(parsed.config)))) {
         throw new PlanError(`${stackFile} is not a stack file: it must be a YAML mapping with a "config:" mapping of key: value lines (e.g. "config:\n  ${project}:replicas: 2")`);
     }
-    for (const [key, value] of Object.entries((parsed as { config?: Record<string, unknown> } | null)?.config ?? {})) {
-        // As written: the engine takes no bare key from a stack file (it is Pulumi.yaml's shorthand only), and the program names it.
+    const declared = declaredTypes(projectFile.config ?? {}, project);
+    const written = new Map<string, string>();
+    for (const [asWritten, value] of Object.entries((parsed as { config?: Record<string, unknown> } | null)?.config ?? {})) {
+        // As the engine namespaces a bare key with the project (`stackConfigNamespacedWithProject`, pulumi/pulumi
+        // sdk/go/common/workspace/loaders.go): `replicas: 3` under `config:` is `tf-serving:replicas`.
+        const key = asWritten.includes(":") ? asWritten : `${project}:${asWritten}`;
+        const twin = written.get(key);
+        if (twin !== undefined) {
+            throw new PlanError(`${stackFile}: ${twin} and ${asWritten} are the same key (Pulumi prefixes a key without a namespace with the project's, "${project}:"), `
+                + "and which value wins is not defined: keep one (see docs/reference/configuration.md#the-stack-file)");
+        }
+        written.set(key, asWritten);
         const plain = withoutCiphertext(value);
-        config[key] = text(plain);
+        // A key with no value reaches the program as "" (the engine warns that it may become null one day: `checkForEmptyConfig`).
+        config[key] = plain === null ? "" : text(plain);
         // As the engine marks a key that holds an encrypted value anywhere in it.
         if (JSON.stringify(plain) !== JSON.stringify(value)) {
             secretKeys.push(key);
         }
+        const problem = secretKeys.includes(key) ? undefined : declaredTypeProblem(stack, declared.get(key)?.name ?? key, declared.get(key)?.type, plain !== null && typeof plain === "object" ? plain : config[key]);
+        if (problem !== undefined) {
+            throw new PlanError(`${stackFile}: ${asWritten} = ${JSON.stringify(config[key])}: ${problem}`);
+        }
     }
     return { project, config, secretKeys };
+}
+
+/** Pulumi.yaml's typed declarations by full key (`tf-serving:replicas`), with the name it declares them under. */
+function declaredTypes(declarations: Record<string, unknown>, project: string): Map<string, { name: string; type: DeclaredType }> {
+    const types = new Map<string, { name: string; type: DeclaredType }>();
+    for (const [name, decl] of Object.entries(declarations)) {
+        if (decl !== null && typeof decl === "object" && !Array.isArray(decl) && typeof (decl as DeclaredType).type === "string") {
+            types.set(name.includes(":") ? name : `${project}:${name}`, { name, type: decl as DeclaredType });
+        }
+    }
+    return types;
 }
 
 /**
@@ -119,25 +147,33 @@ export function decodeYamlBytes(bytes: Buffer, file: string): string {
 }
 
 /**
- * Plain scalars that Pulumi's Go YAML parser (go-yaml, `resolve.go`: `strconv.ParseInt(plain, 0, 64)` after
- * removing '_'; YAML 1.1 booleans in yaml.v2; `.inf` and `.nan` as floats) reads otherwise than YAML 1.2,
- * which this plan reads: refused, so that what the plan shows is what `pulumi up` deploys.
+ * Plain scalars that Pulumi's Go YAML reader reads otherwise than YAML 1.2, which this plan reads: refused,
+ * so that what the plan shows is what `pulumi up` deploys. The engine decodes the stack file with
+ * gopkg.in/yaml.v3 (`resolve.go`: `strconv.ParseInt(plain, 0, 64)` after removing '_', so a leading 0 is
+ * octal; `0b` binary; `.inf` and `.nan` floats; YYYY-MM-DD a timestamp) and hands a value to the program
+ * as its JSON (pulumi/pulumi sdk/go/common/resource/config/object.go `MarshalString`; a timestamp as Go's
+ * `time.Time.String()`), at the top of `config:` and inside a mapping or list alike. Measured with Pulumi
+ * 3.277.0: `010` reaches the program as "8", `1_000` as "1000", `0b101` as "5", `2001-12-14` as
+ * "2001-12-14 00:00:00 +0000 UTC", and `.inf` stops it ("json: unsupported value: +Inf"). What both read
+ * alike passes: `0x2`, `+2`, `2.0` and `1e1` are numbers (2, 2, 2, 10), `True` and `FALSE` booleans,
+ * `yes` and `off` text (yaml.v3 takes the YAML 1.1 booleans as text unless decoding into a bool).
  */
 function ambiguousScalarProblem(source: string): string | undefined {
-    if (/^[-+]?0[0-9_]+$/.test(source)) {
-        return `Pulumi's YAML reader takes a number with a leading zero as octal inside a mapping or list (${source} is ${Number.isNaN(parseInt(source.replace(/_/g, ""), 8)) ? "not a number" : parseInt(source.replace(/_/g, ""), 8)} there) and as the text "${source}" at the top: write it without the leading zero, or quote it if it is text`;
+    // With an 8 or 9 in it, Go's ParseInt fails and the float reading gives the decimal value YAML 1.2 gives.
+    if (/^[-+]?0[0-7_]+$/.test(source)) {
+        return `Pulumi's YAML reader takes a number with a leading zero as octal (${source} is ${parseInt(source.replace(/_/g, ""), 8)} to it), YAML 1.2 as decimal: write it without the leading zero, or quote it if it is text`;
     }
     if (/^[-+]?[0-9][0-9_]*(\.[0-9_]*)?$/.test(source) && source.includes("_")) {
-        return `Pulumi's YAML reader drops the '_' of ${source} inside a mapping or list, YAML 1.2 keeps it as text: write the digits without '_', or quote it if it is text`;
+        return `Pulumi's YAML reader drops the '_' of ${source} and reads a number, YAML 1.2 keeps it as text: write the digits without '_', or quote it if it is text`;
     }
     if (/^[-+]?0b[01_]+$/.test(source)) {
         return `Pulumi's YAML reader takes ${source} as a binary number, YAML 1.2 as text: write it in decimal, or quote it if it is text`;
     }
-    if (/^(y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$/.test(source)) {
-        return `is true or false to YAML 1.1 (Pulumi's reader may take it so), text to YAML 1.2: write true or false, or quote it if it is text`;
+    if (/^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$/.test(source)) {
+        return `Pulumi's YAML reader takes ${source} as a timestamp and hands the program Go's text for it ("2001-12-14 00:00:00 +0000 UTC" for 2001-12-14), YAML 1.2 the text as written: quote it`;
     }
     if (/^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/.test(source)) {
-        return "is not a finite number: the configuration reaches the program as JSON, which has no infinity or NaN, so the key would silently take its default: write a number, or remove the key for the default";
+        return "is not a finite number: the configuration reaches the program as JSON, which has no infinity or NaN, so Pulumi refuses the stack file (\"json: unsupported value\"): write a number, or remove the key for the default";
     }
     return undefined;
 }
@@ -208,8 +244,18 @@ function withoutCiphertext(value: unknown): unknown {
     return value;
 }
 
-/** Runs the program under mocks for the project in `projectDir` and its `stack`, and returns what it registered. */
+/**
+ * Runs this project's program under mocks for the project in `projectDir` and its `stack`, and returns
+ * what it registered. A project whose Pulumi.yaml runs a program of its own is refused (`foreignProgramProblem`).
+ */
 export async function planStack(projectDir: string, stack: string, options: { loadBalancer?: { ip?: string; hostname?: string } } = {}): Promise<PlanResult> {
+    // A project with a program of its own is not planned as this one (a bad stack name is stackConfig's to refuse).
+    const foreign = stackNameProblem(stack) === undefined
+        ? foreignProgramProblem(projectDir, readYamlFile(path.join(projectDir, "Pulumi.yaml")) as { runtime?: unknown; main?: unknown }, stack)
+        : undefined;
+    if (foreign !== undefined) {
+        throw new PlanError(foreign);
+    }
     const { project, config, secretKeys } = stackConfig(projectDir, stack);
     // AWS load balancers have only a hostname; the others report an IP.
     const loadBalancer = options.loadBalancer ?? (config[`${project}:cloud`] === "aws" ? { hostname: "mock-nlb.elb.amazonaws.com" } : undefined);

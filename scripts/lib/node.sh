@@ -5,7 +5,8 @@
 # (Node.js 20 and older are past their end of life, and @pulumi/pulumi declares Node.js 22 or later)
 # the pinned Node.js 24 LTS build, which the npm registry serves as the package node-linux-<arch>, is
 # installed once with the npm on PATH into the environment's cache ($TFS_E2E_CACHE/node-VERSION,
-# default ~/.cache/tf-serving-e2e). Its bin folder goes first on PATH (exported, so every child
+# default ~/.cache/tf-serving-e2e; a cached build that does not run is installed again, and none that
+# does not run is ever put on PATH). Its bin folder goes first on PATH (exported, so every child
 # process, Pulumi's language host included, finds it) and is exported as TFS_NODE_BIN (the e2e
 # environment's env file puts it first on PATH too). The npm on PATH stays the one that runs (npm
 # runs on the node first on PATH).
@@ -21,6 +22,11 @@ tfs_node_ensure() {
 	fi
 	cache=${TFS_E2E_CACHE:-$HOME/.cache/tf-serving-e2e}
 	dir=$cache/node-$TFS_NODE_VERSION
+	# A cached build that does not run (cut short, another machine's architecture) is installed again.
+	if [[ -x $dir/bin/node ]] && ! "$dir/bin/node" --version > /dev/null 2>&1; then
+		echo "== the cached Node.js $TFS_NODE_VERSION in $dir does not run: installing it again" >&2
+		rm -rf "$dir"
+	fi
 	if [[ ! -x $dir/bin/node ]]; then
 		case $(uname -m) in
 			x86_64 | amd64) arch=x64 ;;
@@ -50,6 +56,11 @@ tfs_node_ensure() {
 			return 1
 		}
 		rm -rf "$tmp"
+	fi
+	# Theirs (moved in meanwhile) is checked too: nothing that does not run goes first on PATH.
+	if ! "$dir/bin/node" --version > /dev/null 2>&1; then
+		echo "error: the Node.js $TFS_NODE_VERSION in $dir does not run: remove $dir and run again, or install Node.js $TFS_NODE_MIN or later (see docs/getting-started/loopback.md#nodejs)" >&2
+		return 1
 	fi
 	export TFS_NODE_BIN="$dir/bin"
 	export PATH="$dir/bin:$PATH"

@@ -4,10 +4,12 @@
  * credential is the kubeconfig.
  */
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import type { CloudRules, Env } from "../cloud";
 import { readLocal } from "./config";
 import type { LocalSettings } from "./config";
+import { kubeContextIssues } from "./kubeContext";
 import { GENERIC_GATEWAY_SECTION } from "../../../config/gateway";
 
 /** local's rules: its section `local`; its stack records nothing. */
@@ -17,8 +19,9 @@ export const localCloud: CloudRules<"local", { local: LocalSettings }> = {
     // Nothing is assumed installed on an existing cluster but a Prometheus that reads the pods' annotations.
     defaultCollector: "annotations",
     collectorProblem: () => undefined,
-    // The user's cluster: checked by nothing here (`tfs doctor` and the HPA's events say when no adapter serves the metric).
-    configIssues: () => [],
+    // The user's cluster is not contacted (`tfs doctor` and the HPA's events say when no adapter serves the metric);
+    // its kubeconfig, a local file, is read for the context the stack names.
+    configIssues: (config) => kubeContextIssues(config.local, process.env, os.homedir(), readIfPresent),
     gpuPool: () => undefined,
     poolNode: () => undefined,
     unsizedPools: () => [],
@@ -43,4 +46,12 @@ function kubeconfigProblems(configured: string | undefined, env: Env, home: stri
         `no kubeconfig: neither tf-serving:kubeconfig nor KUBECONFIG is set and ${fallback} does not exist; ` +
         "create a cluster (kind create cluster, minikube start, or `scripts/e2e-env start` for the bundled one) or point tf-serving:kubeconfig at one",
     ];
+}
+
+function readIfPresent(file: string): string | undefined {
+    try {
+        return fs.readFileSync(file, "utf8");
+    } catch {
+        return undefined;
+    }
 }

@@ -79,7 +79,8 @@ const cases: PlanMistake[] = [
     { name: "gpu: true with gpuCount: 0", stack: local("tf-serving:gpu: true", "tf-serving:gpuCount: 0"), mentions: ["tf-serving:gpuCount", "\"0\""] },
     { name: "gpuCount without gpu", stack: local("tf-serving:gpuCount: 2"), mentions: ["tf-serving:gpuCount", "gpu"] },
     { name: "versions: [0]", stack: local("tf-serving:versions: [0]"), mentions: ["tf-serving:versions[0]"] },
-    { name: "versions: a number past int64", stack: local("tf-serving:versions: [\"99999999999999999999\"]"), mentions: ["tf-serving:versions[0]", "too large"] },
+    // Past int64, strconv.Atoi fails: the engine refuses the stack for Pulumi.yaml's `versions: {type: array, items: {type: integer}}` (ValidateConfigValue, pulumi/pulumi sdk/go/common/workspace/project.go).
+    { name: "versions: a number past int64", stack: local("tf-serving:versions: [\"99999999999999999999\"]"), mentions: ["tf-serving:versions", "[0]", "array<integer>"] },
     { name: "versions: a version with no folder", stack: local("tf-serving:versions: [7]"), mentions: ["tf-serving:modelPath", "Version 7"] },
     { name: "modelPath: /etc, said once and bounded", stack: withModel("/etc"), mentions: ["tf-serving:modelPath", "/etc", "No numeric version folder"], forbid: [/chmod/, /cp --remove-destination/] },
     { name: "modelPath: a folder that is not a model", stack: withModel("models/etc-like"), mentions: ["tf-serving:modelPath", "etc-like"], forbid: [/links to/, /chmod -R/] },
@@ -113,7 +114,8 @@ const cases: PlanMistake[] = [
     { name: "gke section on a local stack", stack: local("tf-serving:gke: { project: p }"), mentions: ["tf-serving:gke"] },
     { name: "a key in another namespace (tf_serving:replicas)", stack: local("tf_serving:replicas: 3"), mentions: ["tf_serving:replicas", "tf-serving:replicas"] },
     { name: "a key in a misspelt namespace (tfserving:replicas)", stack: local("tfserving:replicas: 3"), mentions: ["tfserving:replicas", "tf-serving:replicas"] },
-    { name: "a key with no namespace (replicas)", stack: local("replicas: 3"), mentions: ["replicas", "no namespace", "tf-serving:replicas"] },
+    // The engine reads a bare `replicas` under config: as tf-serving:replicas (stackConfigNamespacedWithProject, pulumi/pulumi sdk/go/common/workspace/loaders.go).
+    { name: "a key written bare and with its namespace", stack: local("replicas: 3", "tf-serving:replicas: 2"), mentions: ["replicas", "tf-serving:replicas", "same key"] },
     { name: "other packages' keys are not flagged", stack: local("aws:region: us-west-2", "kubernetes:context: kind", "tf-serving:replicas: 0"), mentions: ["tf-serving:replicas"], forbid: [/aws:region/, /kubernetes:context/] },
     { name: "monitoring.collector: \"\" (would silently mean the default)", stack: local("tf-serving:monitoring: { collector: \"\" }"), mentions: ["tf-serving:monitoring.collector", "is empty"] },
     { name: "monitoring.collector: gke on aws", stack: [aws().trimEnd(), "  tf-serving:monitoring: { collector: gke }", ""].join("\n"), mentions: ["tf-serving:monitoring.collector", "GKE only"] },

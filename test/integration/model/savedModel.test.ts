@@ -817,6 +817,26 @@ describe("preflight", () => {
             assert.ok(fallback.message.includes("(base image tensorflow/serving:2.22.0, once"), fallback.message);
         });
 
+        it("VERSIONS_NOT_SERVED keeps the unserved version known to load while the served one may not (NEWER_TENSORFLOW)", () => {
+            // 123 exported by TensorFlow 2.21 (the pinned server's line), 124 by 2.22: TF Serving serves 124, which may not load.
+            const base = exportedBy("2.21.0");
+            fs.cpSync(path.join(base, V123), path.join(base, "00000124"), { recursive: true });
+            const graph = path.join(base, "00000124", "saved_model.pb");
+            fs.writeFileSync(graph, withTensorflowVersion(fs.readFileSync(graph), "2.22.0"));
+            const report = preflight(base);
+            assert.strictEqual(report.ok, true);
+            assert.match(only(report.warnings, "NEWER_TENSORFLOW").message, /00000124/);
+            const message = only(report.warnings, "VERSIONS_NOT_SERVED").message;
+            assert.doesNotMatch(message, /remove/);
+            assert.match(message, /keep it: served version 124 may not load \(see its NEWER_TENSORFLOW warning\), and it has no such warning; serve it \(config key "versions": \[123\], or --version 123 on the command line\) if 124 fails to load/);
+        });
+
+        it("VERSIONS_NOT_SERVED still advises removing an unserved version that carries the same risk", () => {
+            const base = exportedBy("2.22.0");
+            fs.cpSync(path.join(base, V123), path.join(base, "00000124"), { recursive: true });
+            assert.match(only(preflight(base).warnings, "VERSIONS_NOT_SERVED").message, /remove it to keep the image small/);
+        });
+
         it("reads the version from saved_model.pbtxt too", () => {
             const base = textModel(pbtxt(["serve"]).replace('tensorflow_version: "2.14.0"', 'tensorflow_version: "2.99.0"'));
             const report = preflight(base, { signature: "serving_default" });

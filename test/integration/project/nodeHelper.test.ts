@@ -118,6 +118,51 @@ describe("scripts/lib/node.sh", () => {
         assert.deepStrictEqual(fs.readdirSync(cache), [`node-${VERSION}`], "no temporary folder is left");
     });
 
+    /** A cached build at the pinned version's folder that does not run (exits 1, as one cut short or built for another machine does). */
+    const brokenCache = () => {
+        fs.mkdirSync(path.join(cache, `node-${VERSION}`, "bin"), { recursive: true });
+        script(path.join(cache, `node-${VERSION}`, "bin", "node"), "exit 1");
+    };
+
+    it("installs the pinned build again over a cached one that does not run, and puts the working one first on PATH", () => {
+        userNode("20.20.2");
+        npm();
+        brokenCache();
+        const r = ensure();
+        assert.strictEqual(r.status, 0, r.stderr);
+        assert.match(r.stderr, new RegExp(`^== the cached Node\\.js ${VERSION.replace(/\./g, "\\.")} in .* does not run: installing it again\n`));
+        assert.strictEqual(r.node, path.join(cache, `node-${VERSION}`, "bin", "node"));
+        assert.strictEqual(r.version, VERSION, "the node first on PATH runs");
+        assert.deepStrictEqual(npmCalls(), [`pack --silent node-linux-${ARCH}@${VERSION}`]);
+    });
+
+    it("fails, with nothing put on PATH, when a cached build does not run and cannot be installed again", () => {
+        userNode("20.20.2");
+        npm(false);
+        brokenCache();
+        const r = ensure();
+        assert.notStrictEqual(r.status, 0, "no success with a node that does not run");
+        assert.match(r.stderr.trim().split("\n").pop()!, /^error: installing Node\.js .* failed: install Node\.js 22\.11 or later/);
+        assert.strictEqual(r.node, "", "tfs_node_ensure returned failure, so nothing after it ran");
+    });
+
+    it("fails when the build another script moved in meanwhile does not run either", () => {
+        userNode("20.20.2");
+        // An npm that, like a racing script, leaves a build that does not run where the install goes, and packs one that does not run.
+        script(path.join(fake, "npm"), [
+            `echo "$*" >> ${npmLog}`,
+            `mkdir -p ${path.join(cache, `node-${VERSION}`, "bin")} package/bin`,
+            `printf '#!%s\\nexit 1\\n' ${which("bash")} > ${path.join(cache, `node-${VERSION}`, "bin", "node")}`,
+            `chmod +x ${path.join(cache, `node-${VERSION}`, "bin", "node")}`,
+            `printf '#!%s\\necho v${VERSION}\\n' ${which("bash")} > package/bin/node`,
+            "chmod +x package/bin/node",
+            `tar -czf node-linux-${ARCH}-${VERSION}.tgz package && rm -rf package`,
+        ].join("\n"));
+        const r = ensure();
+        assert.notStrictEqual(r.status, 0);
+        assert.match(r.stderr.trim().split("\n").pop()!, new RegExp(`^error: the Node\\.js ${VERSION.replace(/\./g, "\\.")} in .* does not run: remove .* and run again`));
+    });
+
     it("installs the pinned build when there is no node at all", () => {
         npm();
         const r = ensure();

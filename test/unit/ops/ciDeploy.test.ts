@@ -59,6 +59,16 @@ describe("CI deploy", () => {
         assert.throws(() => preflightStack(stackInput(dir, "ci")), /tf-serving:kubeconfig = \/nope\/kubeconfig: no such file/);
     });
 
+    it("stops at preflight, before any image is built or pushed, on a kubeContext the kubeconfig does not hold", async () => {
+        const dir = projectWithStack("config:\n  tf-serving:modelPath: m\n  tf-serving:publicEndpoint: true\n  tf-serving:kubeconfig: kube.yaml\n  tf-serving:kubeContext: kind-prod\n");
+        fs.writeFileSync(path.join(dir, "kube.yaml"), "apiVersion: v1\nkind: Config\ncontexts:\n- name: kind-dev\n  context: {cluster: kind-dev, user: kind-dev}\n");
+        assert.throws(() => preflightStack(stackInput(dir, "ci")), /tf-serving:kubeContext = "kind-prod": is not a context of tf-serving:kubeconfig \(.*kube\.yaml\), which has "kind-dev"/);
+        // The engine's preview and update (where the image is pushed) never run: engineStack fails the test on either.
+        const summary = await ciDeploy({ projectDir: dir, stack: "ci", previewOnly: false, selectStack: async () => engineStack(stackConfig(dir, "ci").config) });
+        assert.strictEqual(summary.failedStep, "preflight");
+        assert.match(summary.steps[0].detail, /kubeContext = "kind-prod"/);
+    });
+
     it("preflights the configuration the engine gives (ESC environments, secrets providers), and stops there, naming the step", async () => {
         const config = { "tf-serving:modelPath": "/nonexistent/model", "tf-serving:publicEndpoint": "true" };
         const lines: string[] = [];

@@ -59,21 +59,71 @@ describe("tfs plan: the stack it reads", () => {
         assert.throws(() => stackConfig(project, "nobom"), /Pulumi\.nobom\.yaml: holds NUL bytes, as UTF-16 text without a byte order mark does.*save it as UTF-8/);
     });
 
-    it("refuses scalars Pulumi reads otherwise than YAML 1.2 (010, 1_000, yes, .inf), naming the line; quoted, they pass", () => {
+    // How the engine reads a stack file: gopkg.in/yaml.v3 into Go values (pulumi/pulumi sdk/go/common/workspace/loaders.go
+    // LoadProjectStackBytes), each value handed to the program as its JSON text (sdk/go/common/resource/config/object.go
+    // MarshalString). The values below are what Pulumi 3.277.0's `pulumi preview` handed a program that printed allConfig().
+    it("hands the program what the engine hands it for 0x2, +2, 2.0, 1e1, True, FALSE, 0o17, yes, at the top and nested", () => {
+        const engine: [string, string][] = [["0x2", "2"], ["+2", "2"], ["2.0", "2"], ["1e1", "10"], ["1.50", "1.5"], ["True", "true"], ["FALSE", "false"],
+            ["0o17", "15"], ["09", "9"], ["yes", "yes"], ["off", "off"]];
+        writeStack("engine", ["config:", ...engine.map(([v], i) => `  tf-serving:k${i}: ${v}`), `  tf-serving:nested: {${engine.map(([v], i) => `k${i}: ${v}`).join(", ")}}`, ""].join("\n"));
+        const { config } = stackConfig(project, "engine");
+        assert.deepStrictEqual(engine.map((_, i) => config[`tf-serving:k${i}`]), engine.map(([, text]) => text));
+        // Nested: 2, 2, 2, 10, 1.5, true, false, 15, 9, "yes", "off" (the engine's JSON of the object).
+        assert.deepStrictEqual(Object.values(JSON.parse(config["tf-serving:nested"])), [2, 2, 2, 10, 1.5, true, false, 15, 9, "yes", "off"]);
+    });
+
+    it("refuses scalars Pulumi reads otherwise than YAML 1.2 (010, 1_000, 0b101, a date, .inf), naming the line; quoted, they pass", () => {
+        // Pulumi 3.277.0 handed the program 010 as "8", 1_000 as "1000", 0b101 as "5" and 2001-12-14 as
+        // "2001-12-14 00:00:00 +0000 UTC", at the top and nested alike, and refused .inf ("json: unsupported value: +Inf").
         const cases: [string, RegExp][] = [
-            ["tf-serving:autoscaling: {maxReplicas: 010}", /line 3: 010 is read two ways: .*octal .*\(010 is 8 there\)/],
-            ["tf-serving:replicas: 010", /line 3: 010 is read two ways/],
+            ["tf-serving:autoscaling: {maxReplicas: 010}", /line 3: 010 is read two ways: .*octal \(010 is 8 to it\)/],
+            ["tf-serving:replicas: 010", /line 3: 010 is read two ways: .*octal \(010 is 8 to it\)/],
             ["tf-serving:autoscaling: {maxReplicas: 1_000}", /line 3: 1_000 is read two ways: .*drops the '_'/],
-            ["tf-serving:monitoring: {collector: none, labels: {team: yes}}", /line 3: yes is true or false to YAML 1\.1/],
-            ["tf-serving:canary: {gates: {maxErrorRatio: .inf}}", /line 3: \.inf is not a finite number: .*would silently take its default/],
+            ["tf-serving:replicas: 0b10", /line 3: 0b10 is read two ways: .*binary/],
+            ["tf-serving:modelName: 2001-12-14", /line 3: 2001-12-14 is read two ways: .*timestamp .*"2001-12-14 00:00:00 \+0000 UTC".*quote it/],
+            ["tf-serving:canary: {gates: {maxErrorRatio: .inf}}", /line 3: \.inf is not a finite number: .*Pulumi refuses the stack file/],
             ["tf-serving:canary: {gates: {maxP99Ms: .NaN}}", /line 3: \.NaN is not a finite number/],
         ];
         cases.forEach(([line, message], i) => {
             writeStack(`amb${i}`, `config:\n  tf-serving:modelPath: m\n  ${line}\n`);
             assert.throws(() => stackConfig(project, `amb${i}`), (err: Error) => err instanceof PlanError && message.test(err.message) && err.message.includes(line), line);
         });
-        writeStack("quoted", "config:\n  tf-serving:modelPath: m\n  tf-serving:monitoring: {labels: {team: \"yes\", id: \"010\"}}\n");
-        assert.deepStrictEqual(JSON.parse(stackConfig(project, "quoted").config["tf-serving:monitoring"]).labels, { team: "yes", id: "010" });
+        writeStack("quoted", "config:\n  tf-serving:modelPath: m\n  tf-serving:monitoring: {labels: {team: \"yes\", id: \"010\", day: \"2001-12-14\"}}\n");
+        assert.deepStrictEqual(JSON.parse(stackConfig(project, "quoted").config["tf-serving:monitoring"]).labels, { team: "yes", id: "010", day: "2001-12-14" });
+    });
+
+    it("namespaces a bare key with the project and hands an empty key as \"\", as the engine does", () => {
+        // stackConfigNamespacedWithProject (pulumi/pulumi sdk/go/common/workspace/loaders.go); checkForEmptyConfig there: null is "".
+        writeStack("bare", "config:\n  modelPath: m\n  replicas: 3\n  tf-serving:cpu:\n");
+        const { config } = stackConfig(project, "bare");
+        assert.strictEqual(config["tf-serving:replicas"], "3");
+        assert.strictEqual(config["tf-serving:modelPath"], "m");
+        assert.strictEqual(config["tf-serving:cpu"], "");
+        assert.ok(!("replicas" in config));
+        writeStack("twice", "config:\n  replicas: 3\n  tf-serving:replicas: 4\n");
+        assert.throws(() => stackConfig(project, "twice"), /Pulumi\.twice\.yaml: replicas and tf-serving:replicas are the same key .*keep one/);
+    });
+
+    it("refuses a value of another type than Pulumi.yaml declares, with the engine's own words (True for an integer, yes for a boolean)", () => {
+        // validateStackConfigValue (pulumi/pulumi pkg/workspace/config.go) with ValidateConfigValue (sdk/go/common/workspace/project.go);
+        // Pulumi 3.277.0 stopped `replicas: True` and `gpu: yes` with these messages, and took `replicas: 0x2` and `gpu: True`.
+        const cases: [string, RegExp][] = [
+            ["tf-serving:replicas: True", /tf-serving:replicas = "true": Pulumi\.yaml declares replicas of type integer.*"Stack 'types0' with configuration key 'replicas' must be of type 'integer'"/],
+            ["tf-serving:replicas: 2.5", /"2\.5": Pulumi\.yaml declares replicas of type integer/],
+            ["tf-serving:gpu: yes", /tf-serving:gpu = "yes": .*must be of type 'boolean'.*write true or false/],
+            ["tf-serving:gpu: 1", /tf-serving:gpu = "1": .*must be of type 'boolean'/],
+            ["tf-serving:versions: 3", /tf-serving:versions = "3": .*must be of type 'array<integer>'/],
+            ["tf-serving:versions: [1.5]", /must be of type 'array<integer>'/],
+            ["tf-serving:extraServerArgs: [--a, 2]", /must be of type 'array<string>'/],
+            ["tf-serving:cpu: {a: 1}", /must be of type 'string'/],
+        ];
+        cases.forEach(([line, message], i) => {
+            writeStack(`types${i}`, `config:\n  tf-serving:modelPath: m\n  ${line}\n`);
+            assert.throws(() => stackConfig(project, `types${i}`), (err: Error) => err instanceof PlanError && message.test(err.message), line);
+        });
+        writeStack("typesok", "config:\n  replicas: 0x2\n  tf-serving:gpu: True\n  tf-serving:cpu: 2\n  tf-serving:versions: [\"1\", 2]\n");
+        const { config } = stackConfig(project, "typesok");
+        assert.deepStrictEqual([config["tf-serving:replicas"], config["tf-serving:gpu"], config["tf-serving:cpu"]], ["2", "true", "2"]);
     });
 
     it("refuses a stack file that is not a mapping with a config mapping", () => {
@@ -98,6 +148,25 @@ describe("tfs plan: the stack it reads", () => {
             process.off("unhandledRejection", record);
         }
         assert.deepStrictEqual(unhandled.map(String), []);
+    });
+
+    it("prints a top-level key's error once, not once per model that falls back to it (40 models)", async () => {
+        const models = Array.from({ length: 40 }, (_, i) => `    - {name: m${i}, path: m}`);
+        writeStack("forty", ["config:", "  tf-serving:cpu: lots", "  tf-serving:replicas: 0", "  tf-serving:serviceType: ClusterIP", "  tf-serving:models:", ...models, ""].join("\n"));
+        await assert.rejects(planStack(project, "forty"), (err: Error) => {
+            assert.ok(err instanceof PlanError, String(err));
+            const lines = err.message.split("\n");
+            assert.strictEqual(lines.filter((l) => l.includes("tf-serving:cpu")).length, 1, err.message);
+            assert.strictEqual(lines.filter((l) => l.includes("tf-serving:replicas")).length, 1, err.message);
+            assert.match(lines[0], /invalid configuration \(2 problems\)/);
+            return true;
+        });
+    });
+
+    it("stops on a kubeContext the stack's kubeconfig does not hold", async () => {
+        fs.writeFileSync(path.join(project, "kube.yaml"), "apiVersion: v1\nkind: Config\ncontexts:\n- name: kind-dev\n  context: {cluster: kind-dev, user: kind-dev}\n");
+        writeStack("context", "config:\n  tf-serving:modelPath: m\n  tf-serving:serviceType: ClusterIP\n  tf-serving:kubeconfig: kube.yaml\n  tf-serving:kubeContext: kind-prod\n");
+        await assert.rejects(planStack(project, "context"), (err: Error) => err instanceof PlanError && /tf-serving:kubeContext = "kind-prod": is not a context of .*kube\.yaml\), which has "kind-dev"/.test(err.message));
     });
 
     it("stops on a staging error (the build folder cannot be made) with a PlanError, not an internal error", async () => {
