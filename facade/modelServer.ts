@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelServer";
 import { Pool, Rollout, ServiceType } from "./enums";
-import { absolutePath, goldenSource, loadableModel, oneOf, servedBytes, servedWarmupRecords } from "./values";
+import { absolutePath, goldenSource, loadableModel, oneOf, servedBytes, servedWarmupRecords, stringList } from "./values";
 
 const ROLLOUTS: readonly library.RolloutStrategy[] = ["surge", "oneAtATime"];
 const SERVICE_TYPES: readonly NonNullable<library.ModelServerArgs["serviceType"]>[] = ["LoadBalancer", "NodePort", "ClusterIP"];
@@ -65,7 +65,7 @@ export interface ModelServerArgs {
     golden?: string;
     /** Replay the model's warmup requests at each load. Default true. */
     enableWarmup?: boolean;
-    /** Extra tensorflow_model_server flags (`--name=value`); flags the component manages are refused. */
+    /** Extra tensorflow_model_server flags, one `--name=value` per item (a list, never one string); flags the component manages are refused. Default none. */
     extraServerArgs?: string[];
     /** Service type. Default `LoadBalancer`. */
     serviceType?: ServiceType;
@@ -98,7 +98,7 @@ export function toModelServerArgs(name: string, args: ModelServerArgs): library.
         autoscaling: args.autoscaling,
         batching,
         enableWarmup: args.enableWarmup,
-        extraServerArgs: args.extraServerArgs,
+        extraServerArgs: stringList(args.extraServerArgs, "ModelServer", name, "extraServerArgs", "--rest_api_timeout_in_ms=30000"),
         serviceType: args.serviceType === undefined ? undefined : oneOf(args.serviceType, SERVICE_TYPES, `${where} serviceType`),
         loadBalancerSourceRanges: args.loadBalancerSourceRanges,
         publicEndpoint: args.publicEndpoint,

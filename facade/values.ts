@@ -7,6 +7,7 @@
  */
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
+import { argsError } from "../components/refusal";
 import { GoldenError, readGoldenSource } from "../lib/preflight";
 import type { GoldenSource } from "../lib/preflight";
 import { preflight } from "../lib/preflight";
@@ -20,6 +21,27 @@ export function oneOf<T extends string>(value: string, allowed: readonly T[], wh
         throw new pulumi.RunError(`${where}: ${JSON.stringify(value)} is not one of ${allowed.join(", ")} (see ${DOCS}#arguments)`);
     }
     return value as T;
+}
+
+/**
+ * `value` if it is a list of strings (the library's `string[]`), undefined if absent. A YAML or Python
+ * program may pass one string where a list belongs; the library would spread it a character per
+ * argument, so it is refused, as is an item that is not a string.
+ */
+export function stringList(value: unknown, component: string, name: string, field: string, example: string): string[] | undefined {
+    if (value === undefined) {
+        return undefined;
+    }
+    const fix = `give a list, one item each, e.g. ${field}: [${JSON.stringify(example)}] (see ${DOCS}#arguments)`;
+    if (!Array.isArray(value)) {
+        const what = typeof value === "string" ? `the string ${JSON.stringify(value)}` : JSON.stringify(value);
+        throw argsError(component, `"${name}"`, [{ field, value, message: `is ${what}, not a list: ${fix}` }]);
+    }
+    const stray = value.findIndex((item) => typeof item !== "string");
+    if (stray >= 0) {
+        throw argsError(component, `"${name}"`, [{ field: `${field}[${stray}]`, value: value[stray], message: `is ${JSON.stringify(value[stray])}, not a string: ${fix}` }]);
+    }
+    return value as string[];
 }
 
 /** `value` if it is an absolute path; else an error saying how a program passes one. */

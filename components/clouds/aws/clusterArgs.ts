@@ -51,7 +51,7 @@ export interface EksClusterArgs {
     /** EKS cluster name (also used in subnet tags and resource names). */
     clusterName: string;
     /**
-     * Kubernetes minor version, e.g. `1.33`; undefined means EKS's default for a new cluster and the
+     * Kubernetes minor version, e.g. `1.35`; undefined means EKS's default for a new cluster and the
      * running version for an existing one. Node groups and add-ons follow the control plane's version.
      */
     kubernetesVersion?: string;

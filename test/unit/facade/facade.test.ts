@@ -62,6 +62,20 @@ describe("the multi-language facade", () => {
             assert.throws(() => toModelServerArgs("m", { ...base, modelDir: path.join(MODEL_DIR, "00000123") }),
                 /ModelServer "m" modelDir: TF Serving could not load .*\(run `tfs preflight` on it/);
         });
+
+        it("takes extraServerArgs as the library's list, and refuses one string instead of spreading it a character per flag", () => {
+            const flags = ["--rest_api_timeout_in_ms=30000"];
+            assert.deepStrictEqual(toModelServerArgs("m", { ...base, extraServerArgs: flags }).extraServerArgs, flags);
+            assert.strictEqual(toModelServerArgs("m", base).extraServerArgs, undefined);
+            const asString = { ...base, extraServerArgs: "--rest_api_timeout_in_ms=30000" as unknown as string[] };
+            assert.throws(() => toModelServerArgs("m", asString), (err: Error) => {
+                assert.strictEqual(err.message, 'ModelServer "m": extraServerArgs is the string "--rest_api_timeout_in_ms=30000", not a list: ' +
+                    'give a list, one item each, e.g. extraServerArgs: ["--rest_api_timeout_in_ms=30000"] (see docs/guides/other-languages.md#arguments)');
+                return true;
+            });
+            const withNumber = { ...base, extraServerArgs: ["--rest_api_timeout_in_ms=30000", 5] as unknown as string[] };
+            assert.throws(() => toModelServerArgs("m", withNumber), /^Error: ModelServer "m": extraServerArgs\[1\] is 5, not a string: give a list/);
+        });
     });
 
     describe("ModelServer golden", () => {
