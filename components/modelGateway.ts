@@ -165,7 +165,7 @@ export function modelGatewayIssues(args: ModelGatewayArgs, earlier: readonly Sha
     const issues: ArgsIssue[] = [];
     const nameProblem = modelNameProblem(args.model);
     if (nameProblem !== undefined) {
-        issues.push({ field: "model", value: args.model, message: nameProblem });
+        issues.push({ field: "model", value: args.model, message: nameProblem.replace(/^model name /, "") });
     }
     const ranges = args.sourceRanges ?? [];
     issues.push(...sourceRangeIssues(ranges));

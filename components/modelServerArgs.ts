@@ -426,7 +426,7 @@ export function resolveModelServerArgs(name: string, args: ModelServerArgs): Res
     const issues: ArgsIssue[] = [];
     const nameProblem = modelNameProblem(args.model.name);
     if (nameProblem !== undefined) {
-        issues.push({ field: "model.name", value: args.model.name, message: nameProblem });
+        issues.push({ field: "model.name", value: args.model.name, message: nameProblem.replace(/^model name /, "") });
     }
     const { settings, issues: found } = resolveModelServerSettings(args);
     issues.push(...found);

@@ -31,8 +31,8 @@ describe("ModelGateway", () => {
             model: "half-plus-two", namespace: "serving", className: "tf-serving-alb", platform: "eks", certificateArn: "my-cert", drainSeconds: -5,
         }, { provider }), (e: Error) => /^ModelGateway half-plus-two: certificateArn must be an ACM certificate ARN[^\n]*; drainSeconds must be a whole number of seconds from 0 to 3600/.test(e.message));
         await rec.settle();
-        // The platform's checks run where its objects are rendered, after the component itself is registered.
-        assert.deepStrictEqual(rec.resources.map((r) => r.type), ["pulumi:providers:kubernetes", "tf-serving:index:ModelGateway"]);
+        // The platform's objects are rendered, and so checked, before the component registers anything.
+        assert.deepStrictEqual(rec.resources.map((r) => r.type), ["pulumi:providers:kubernetes"]);
     });
 
     it("with Traefik: the callers' Secret, then the ranges' and the credentials' Middlewares, before the routes that reference them", async () => {

@@ -50,7 +50,7 @@ describe("component refusals", () => {
     describe("ModelServer", () => {
         it("a model name that is no DNS label", () => assertRefused(
             () => new ModelServer("s", { ...SERVER, model: { ...SERVER.model, name: "Half_Plus_Two" } }),
-            /^ModelServer s: model name "Half_Plus_Two" must be a DNS label/));
+            /^ModelServer s: model\.name "Half_Plus_Two" must be a DNS label/));
 
         it("a memory limit below the reload peak names resources.memoryLimit", () => assertRefused(
             () => new ModelServer("s", { ...SERVER, resources: { memoryLimit: "100Mi" } }),
@@ -73,7 +73,7 @@ describe("component refusals", () => {
         });
 
         it("a context folder outside the project names contextDir", () => assertRefused(
-            image({ contextDir: "../elsewhere" }), /^ModelImage img: contextDir \(build context folder .* is not inside the project/));
+            image({ contextDir: "../elsewhere" }), /^ModelImage img: contextDir \(\/.*\) is not inside the project /));
 
         it("a base image that is no image reference names baseImage", () => assertRefused(
             image({ baseImage: "tensorflow/serving:2.19.0@sha256:abc" }), /^ModelImage img: baseImage "tensorflow\/serving:2\.19\.0@sha256:abc" has a malformed digest/));

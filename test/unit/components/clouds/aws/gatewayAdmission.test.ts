@@ -190,7 +190,7 @@ function listenerRuleConfigurationProblems(lrc: GatewayApiObject): string[] {
  *   URLRewrite ("Unsupported filter type" otherwise, buildHttpRuleRedirectActionsBasedOnFilter); a GRPCRoute rule's
  *   ExtensionRef only (buildRedirectRoutingAction);
  * - pkg/gateway/model/model_build_listener.go: a rule's pre-routing action (jwt-validation) is built only on an
- *   HTTPS listener ("JWT validation is only supported for HTTPS listeners", docs/guide/gateway/listenerruleconfig.md),
+ *   HTTPS listener ("JWT validation is only supported for HTTPS listeners", also in the controller's guide, gateway/listenerruleconfig.md),
  *   before the forward to every backend of the rule: a rule's backends (the canary's Service among them) all pass it.
  */
 function ruleProblems(objects: EksGatewayObjects): string[] {

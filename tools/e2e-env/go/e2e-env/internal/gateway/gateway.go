@@ -33,11 +33,16 @@ const CRDDir = "config/crd/standard"
 // CRDs is the folder of the CRDs to apply, from the module (go mod download
 // in tools/e2e-env/go/crds, with goEnv): fetched at prepare, read at start.
 func CRDs(tools string, goEnv []string) (string, error) {
-	dir, err := bundles.DownloadModule(filepath.Join(tools, "crds"), goEnv, Module)
+	return moduleFile(tools, goEnv, Module, CRDDir)
+}
+
+// moduleFile is the path of rel inside module, downloaded in tools/e2e-env/go/crds (whose go.mod pins it).
+func moduleFile(tools string, goEnv []string, module, rel string) (string, error) {
+	dir, err := bundles.DownloadModule(filepath.Join(tools, "crds"), goEnv, module)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, filepath.FromSlash(CRDDir)), nil
+	return filepath.Join(dir, filepath.FromSlash(rel)), nil
 }
 
 // TraefikModule is Traefik's Go module, for its own CRDs (the Middleware the
@@ -50,11 +55,7 @@ const TraefikCRDFile = "integration/fixtures/k8s/01-traefik-crd.yml"
 
 // TraefikCRDs is the file of Traefik's CRDs to apply, from its module.
 func TraefikCRDs(tools string, goEnv []string) (string, error) {
-	dir, err := bundles.DownloadModule(filepath.Join(tools, "crds"), goEnv, TraefikModule)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, filepath.FromSlash(TraefikCRDFile)), nil
+	return moduleFile(tools, goEnv, TraefikModule, TraefikCRDFile)
 }
 
 // TraefikCRDNames are Traefik's CRDs start waits for: the Middleware's.
