@@ -149,7 +149,7 @@ describe("gateway rendering", () => {
             { ...INPUT },
             { ...INPUT, canaryService: "half-plus-two-canary" },
             { ...INPUT, platform: "gke", canaryService: "half-plus-two-canary" },
-            { ...INPUT, platform: "eks", certificateArn: "arn:aws:acm:us-east-1:111122223333:certificate/x", canaryService: "half-plus-two-canary" },
+            { ...INPUT, platform: "eks", certificateArn: "arn:aws:acm:us-east-1:111122223333:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b", canaryService: "half-plus-two-canary" },
         ];
         for (const shape of shapes) {
             const { httpRoute, grpcRoute } = renderGatewayObjects(shape);
