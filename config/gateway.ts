@@ -99,7 +99,7 @@ export const GENERIC_GATEWAY_SECTION: GatewaySection = {
 
 /**
  * `gateway.auth`'s reader and its `type` when the platform (`section`) implements it; undefined (and an
- * issue recorded on `g`) when it is unset, malformed or not implemented there.
+ * issue recorded on `g`) when it is unset or malformed, or the platform has no such type.
  */
 export function readGatewayAuth(g: ConfigReader, section: GatewaySection): { auth: ConfigReader; type: string } | undefined {
     if (!g.has("auth")) {

@@ -106,12 +106,12 @@ describe("the layers around the cloud registry", () => {
     /** Every file `from` imports, directly or not. */
     const reach = (from: string): Set<string> => {
         const seen = new Set<string>();
-        const todo = [...(graph.get(from) ?? [])];
-        while (todo.length > 0) {
-            const next = todo.pop() as string;
+        const pending = [...(graph.get(from) ?? [])];
+        while (pending.length > 0) {
+            const next = pending.pop() as string;
             if (!seen.has(next)) {
                 seen.add(next);
-                todo.push(...(graph.get(next) ?? []));
+                pending.push(...(graph.get(next) ?? []));
             }
         }
         return seen;
