@@ -10,13 +10,14 @@ import type { NatGatewayMode, SubnetScheme } from "./vpc";
 import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
 import type { ArgsIssue } from "../../argsIssues";
 import {
-    FieldKey, NO_ARM64, firstPerField, ipv4ListIssues, nodeBoundsIssues, oneOfIssue, sameField, wholeNumberIssue, zoneIssues,
+    FieldKey, NO_ARM64, firstPerField, ipv4ListIssues, nodeBoundsIssues, oneOfIssue, sameField, wholeNumberIssue,
 } from "../../clusterRules";
 import { eksClusterIssues } from "./clusterChecks";
 import { NVIDIA_GPU_FAMILIES, instanceSizeProblem, isAcceleratedInstanceType, isArm64InstanceType, isNvidiaGpuInstanceType } from "./instanceTypes";
-import { eksKubernetesVersionProblem, utcDay } from "./kubernetesVersions";
+import { NEWEST_EKS_VERSION, eksKubernetesVersionProblem, utcDay } from "./kubernetesVersions";
 import { CAPACITY_TYPES, EksNodeGroupSettings } from "./nodeGroup";
-import { NAT_GATEWAY_MODES, SUBNET_SCHEMES, subnetLayout } from "./vpc";
+import { EKS_CLUSTER_NAME, EKS_ZONES, vpcIssues } from "./vpc";
+import { AWS_REGION, awsRegionIssue } from "./partition";
 
 /** Either a VPC this component creates, or subnets that already exist (tagged for load balancers by their owner). */
 export type EksNetworkSettings =
@@ -121,16 +122,13 @@ export const EKS_CLUSTER_DEFAULTS: { readonly deletionProtection: boolean; reado
 /** `EksClusterArgs` with every default filled in. */
 export type ResolvedEksClusterArgs = EksClusterArgs & { deletionProtection: boolean; apiAccessCidrs: string[] };
 
-/** An AWS region (`us-west-2`, `us-gov-west-1`), never a zone (`us-west-2a`). */
-export const AWS_REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$/;
-const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+export { AWS_REGION };
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+(-[a-z0-9]+)?$/;
 const SUBNET_ID = /^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/;
 const IAM_PRINCIPAL = /^arn:aws[a-z-]*:iam::[0-9]{12}:(role|user)\/[\w+=,.@/-]+$/;
 const STS_SESSION = /^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role\/([^/]+)\/.+$/;
 
-/** How many availability zones a VPC made here spans: EKS needs two; the subnet slots hold six. */
-export const EKS_ZONES = { min: 2, max: 6 } as const;
+export { EKS_ZONES };
 
 export interface EksClusterResolveOptions {
     /** Names another field in a message; default the field itself. */
@@ -150,7 +148,6 @@ export interface EksClusterResolution {
     issues: ArgsIssue[];
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** `given` resolved: its defaults (`EKS_CLUSTER_DEFAULTS`) and its issues, at most one per field. */
 export function resolveEksClusterArgs(given: EksClusterArgs, options: EksClusterResolveOptions = {}): EksClusterResolution {
@@ -163,10 +160,8 @@ export function resolveEksClusterArgs(given: EksClusterArgs, options: EksCluster
     const issues: ArgsIssue[] = [];
     const push = (issue: ArgsIssue | undefined) => issue && issues.push(issue);
     const region = args.region ?? "";
-    if (!AWS_REGION.test(region)) {
-        push({ field: "region", value: args.region, message: "must be an AWS region such as \"us-west-2\" (a region, not a zone like \"us-west-2a\")" });
-    }
-    if (!CLUSTER_NAME.test(args.clusterName ?? "")) {
+    push(awsRegionIssue("region", args.region));
+    if (!EKS_CLUSTER_NAME.test(args.clusterName ?? "")) {
         push({ field: "clusterName", value: args.clusterName, message: "must be 1-100 letters, digits, '-' and '_', starting with a letter or digit" });
     }
     if (args.kubernetesVersion !== undefined) {
@@ -203,7 +198,7 @@ export function resolveEksClusterArgs(given: EksClusterArgs, options: EksCluster
 /** Why EKS would not create a cluster on `version` today, as an issue. */
 function kubernetesVersionIssue(version: string, today: string): ArgsIssue | undefined {
     if (!/^1\.[0-9]{2}$/.test(version)) {
-        return { field: "kubernetesVersion", value: version, message: "must be a Kubernetes minor version such as \"1.33\" (no patch, no \"v\")" };
+        return { field: "kubernetesVersion", value: version, message: `must be a Kubernetes minor version such as "${NEWEST_EKS_VERSION}" (no patch, no "v")` };
     }
     const problem = eksKubernetesVersionProblem(version, today);
     return problem === undefined ? undefined : { field: "kubernetesVersion", value: version, message: problem };
@@ -236,21 +231,10 @@ function networkIssues(network: EksNetworkSettings, region: string, key: FieldKe
         }
         return issues;
     }
-    const zones = network.zones ?? [];
-    if (zones.length < EKS_ZONES.min || zones.length > EKS_ZONES.max) {
-        push({ field: "network.zones", value: network.zones, message: `must list ${EKS_ZONES.min} to ${EKS_ZONES.max} availability zones (EKS requires two)` });
-    }
-    issues.push(...zoneIssues("network.zones", zones, region, new RegExp(`^${escapeRegExp(region)}[a-z]$`), `${region || "us-west-2"}a`, key));
-    (network.clusterZones ?? []).forEach((zone, i) => push(zones.includes(zone) ? undefined : {
+    issues.push(...vpcIssues("network.", network, region, key));
+    (network.clusterZones ?? []).forEach((zone, i) => push((network.zones ?? []).includes(zone) ? undefined : {
         field: `network.clusterZones[${i}]`, value: zone, message: `is not one of ${key("network.zones")}: the control plane's zones are some of the VPC's`,
     }));
-    push(oneOfIssue("network.natGateways", network.natGateways, NAT_GATEWAY_MODES));
-    const scheme = network.subnetScheme ?? "slots";
-    push(oneOfIssue("network.subnetScheme", scheme, SUBNET_SCHEMES));
-    const layout = subnetLayout(network.cidr ?? "", Math.max(zones.length, EKS_ZONES.min), scheme);
-    if (typeof layout === "string") {
-        push({ field: "network.cidr", value: network.cidr, message: layout });
-    }
     return issues;
 }
 

@@ -28,6 +28,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { GPU_TAINT_KEY, NODE_POOL_LABEL, poolLabels } from "../../nodePlacement";
 import { PolicyDocument, podIdentityRole } from "./loadBalancerController";
 import { pinnedChartArgs } from "./chartRelease";
+import type { ArgsIssue } from "../../argsIssues";
+import { argsError } from "../../refusal";
+import { awsRegionIssue } from "./partition";
 
 /** The pinned chart (kubernetes/autoscaler, tag cluster-autoscaler-chart-9.59.0; its appVersion 1.35.0). */
 export const CLUSTER_AUTOSCALER = {
@@ -50,8 +53,8 @@ export const CLUSTER_AUTOSCALER_IMAGE_TAGS: Readonly<Record<string, string>> = {
     "1.36": "v1.36.1",
 };
 
-/** The image tag for the control plane's version (`1.33`, or `1.33.x`): its minor's, or the newest known for a newer minor. */
-export function clusterAutoscalerImageTag(kubernetesVersion: string): string {
+/** The image tag for the control plane's version (`1.33`, or `1.33.x`): its minor's, or the newest known for a newer minor; undefined for an older one. */
+function imageTagFor(kubernetesVersion: string): string | undefined {
     const minor = /^1\.([0-9]+)/.exec(kubernetesVersion)?.[1];
     const known = Object.keys(CLUSTER_AUTOSCALER_IMAGE_TAGS).sort((a, b) => Number(a.split(".")[1]) - Number(b.split(".")[1]));
     const exact = minor === undefined ? undefined : CLUSTER_AUTOSCALER_IMAGE_TAGS[`1.${minor}`];
@@ -59,10 +62,23 @@ export function clusterAutoscalerImageTag(kubernetesVersion: string): string {
         return exact;
     }
     const newest = known[known.length - 1];
-    if (minor !== undefined && Number(minor) > Number(newest.split(".")[1])) {
-        return CLUSTER_AUTOSCALER_IMAGE_TAGS[newest];
+    return minor !== undefined && Number(minor) > Number(newest.split(".")[1]) ? CLUSTER_AUTOSCALER_IMAGE_TAGS[newest] : undefined;
+}
+
+/** Why no autoscaler release fits `kubernetesVersion`, or undefined. */
+export function autoscalerVersionProblem(kubernetesVersion: string): string | undefined {
+    return imageTagFor(kubernetesVersion) !== undefined ? undefined
+        : `names Kubernetes ${kubernetesVersion}, for which no Cluster Autoscaler release is pinned (${Object.keys(CLUSTER_AUTOSCALER_IMAGE_TAGS).join(", ")} have one): ` +
+            "use a version EKS supports (docs/reference/configuration.md), or add its release to CLUSTER_AUTOSCALER_IMAGE_TAGS (components/clouds/aws/clusterAutoscaler.ts)";
+}
+
+/** The image tag for the control plane's version (`1.33`, or `1.33.x`): its minor's, or the newest known for a newer minor. */
+export function clusterAutoscalerImageTag(kubernetesVersion: string): string {
+    const tag = imageTagFor(kubernetesVersion);
+    if (tag === undefined) {
+        throw new pulumi.RunError(`kubernetesVersion ${autoscalerVersionProblem(kubernetesVersion)}`);
     }
-    throw new pulumi.RunError(`kubernetesVersion: no Cluster Autoscaler release is pinned for Kubernetes ${kubernetesVersion}: add it to CLUSTER_AUTOSCALER_IMAGE_TAGS (components/clouds/aws/clusterAutoscaler.ts)`);
+    return tag;
 }
 
 /** The chart's service account, which the Pod Identity association names. */
@@ -185,11 +201,34 @@ export interface ClusterAutoscalerArgs {
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
 
+/** What is wrong with the autoscaler's arguments, each under its field (pure; a version known only at `up` is checked then). */
+export function clusterAutoscalerIssues(args: ClusterAutoscalerArgs): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const region = awsRegionIssue("region", args.region);
+    if (region !== undefined) {
+        issues.push(region);
+    }
+    if (typeof args.kubernetesVersion === "string") {
+        const problem = autoscalerVersionProblem(args.kubernetesVersion);
+        if (problem !== undefined) {
+            issues.push({ field: "kubernetesVersion", value: args.kubernetesVersion, message: problem });
+        }
+    }
+    if (!Array.isArray(args.dependsOn)) {
+        issues.push({ field: "dependsOn", value: undefined, message: "must be a list of resources (the node groups, the Pod Identity agent add-on), empty for none" });
+    }
+    return issues;
+}
+
 export class ClusterAutoscaler extends pulumi.ComponentResource {
     readonly release: k8s.helm.v3.Release;
     readonly role: aws.iam.Role;
 
     constructor(name: string, args: ClusterAutoscalerArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = clusterAutoscalerIssues(args);
+        if (issues.length > 0) {
+            throw argsError("ClusterAutoscaler", name, issues);
+        }
         super("tf-serving:index:ClusterAutoscaler", name, {}, opts);
         const awsOpts = { parent: this };
         const { role, policy, association } = podIdentityRole(name, args.clusterName, AUTOSCALER_SERVICE_ACCOUNT,

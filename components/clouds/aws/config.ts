@@ -8,8 +8,8 @@ import { EKS_CLUSTER_DEFAULTS, resolveEksClusterArgs } from "./clusterArgs";
 import { CapacityType, EksNodeGroupSettings } from "./nodeGroup";
 import { prometheusEndpoint } from "./prometheusAdapter";
 import { NatGatewayMode } from "./vpc";
-import { EcrSettings } from "./ecr";
-import { REPOSITORY_PATH } from "../../../contract/registry";
+import { EcrSettings, ecrSettingsIssues } from "./ecr";
+import { NEWEST_EKS_VERSION } from "./kubernetesVersions";
 import { readNodeBounds, recordArgsIssues, section } from "../../../config/cloudConfig";
 import { ConfigIssue, ConfigReader } from "../../../config/configReader";
 import type { StackConfig } from "../../../config/settings";
@@ -125,7 +125,7 @@ function readKubernetesVersion(r: ConfigReader): string | undefined {
     const before = r.issues.length;
     const value = r.string("kubernetesVersion");
     if (r.issues.length > before) {
-        r.issues[r.issues.length - 1].expected = "must be a Kubernetes minor version in quotes, such as \"1.33\" (unquoted, YAML reads 1.30 as the number 1.3)";
+        r.issues[r.issues.length - 1].expected = `must be a Kubernetes minor version in quotes, such as "${NEWEST_EKS_VERSION}" (unquoted, YAML reads 1.30 as the number 1.3)`;
     }
     return value;
 }
@@ -176,13 +176,11 @@ function readGpuNodeGroup(eks: ConfigReader): EksNodeGroupSettings | undefined {
 
 function readRegistry(r: ConfigReader): EcrSettings {
     r.rejectUnknown(["repositoryPrefix", "keepImages", "forceDelete"]);
-    const repositoryPrefix = r.string("repositoryPrefix", "tf-serving");
-    if (!REPOSITORY_PATH.test(repositoryPrefix)) {
-        r.fail("repositoryPrefix", "must be a lowercase ECR repository path such as \"tf-serving\" or \"team/models\"");
-    }
-    return {
-        repositoryPrefix,
-        keepImages: r.int("keepImages", 10, { min: 1, max: 1000 }),
+    const settings: EcrSettings = {
+        repositoryPrefix: r.string("repositoryPrefix", "tf-serving"),
+        keepImages: r.int("keepImages", 10),
         forceDelete: r.bool("forceDelete", false),
     };
+    recordArgsIssues(r, ecrSettingsIssues(settings));
+    return settings;
 }

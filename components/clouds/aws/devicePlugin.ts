@@ -19,6 +19,8 @@ export const NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.1
 
 import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
 import { argsError } from "../../refusal";
+import type { ArgsIssue } from "../../argsIssues";
+import { labelKeyProblem, labelValueProblem } from "../../../contract/labels";
 
 export { DIGEST_PINNED_IMAGE };
 
@@ -79,15 +81,37 @@ export function devicePluginNetworkPolicySpec(): k8s.types.input.networking.v1.N
     return { podSelector: { matchLabels: PLUGIN_LABELS }, policyTypes: ["Ingress", "Egress"] };
 }
 
+/** What is wrong with the plugin's arguments, each under its field (pure). */
+export function devicePluginIssues(args: NvidiaDevicePluginArgs): ArgsIssue[] {
+    const image = args.image ?? NVIDIA_DEVICE_PLUGIN_IMAGE;
+    const issues: ArgsIssue[] = [];
+    if (typeof image !== "string" || !DIGEST_PINNED_IMAGE.test(image)) {
+        // Config validation (eks.devicePluginImage) refuses this first; a direct user of the component gets it here.
+        issues.push({ field: "image", value: image, message: `"${image}" is not pinned by digest: use NAME@sha256:<digest>` });
+    }
+    const selector = args.nodeSelector;
+    if (selector === null || typeof selector !== "object" || Object.keys(selector).length === 0) {
+        issues.push({ field: "nodeSelector", value: selector, message: "must hold the GPU nodes' labels (on clusters made here `poolLabels(\"gpu\")`): with none, the plugin would run on every node" });
+    } else {
+        for (const [key, value] of Object.entries(selector)) {
+            const problem = labelKeyProblem(key) ?? (typeof value === "string" ? labelValueProblem(value) : "must be a label value (a string)");
+            if (problem !== undefined) {
+                issues.push({ field: `nodeSelector["${key}"]`, value, message: problem });
+            }
+        }
+    }
+    return issues;
+}
+
 export class NvidiaDevicePlugin extends pulumi.ComponentResource {
     readonly daemonSet: k8s.apps.v1.DaemonSet;
 
     constructor(name: string, args: NvidiaDevicePluginArgs, opts?: pulumi.ComponentResourceOptions) {
-        const image = args.image ?? NVIDIA_DEVICE_PLUGIN_IMAGE;
-        if (!DIGEST_PINNED_IMAGE.test(image)) {
-            // Config validation (eks.devicePluginImage) refuses this first; a direct user of the component gets it here.
-            throw argsError("NvidiaDevicePlugin", name, [{ field: "image", value: image, message: `"${image}" is not pinned by digest: use NAME@sha256:<digest>` }]);
+        const issues = devicePluginIssues(args);
+        if (issues.length > 0) {
+            throw argsError("NvidiaDevicePlugin", name, issues);
         }
+        const image = args.image ?? NVIDIA_DEVICE_PLUGIN_IMAGE;
         super("tf-serving:index:NvidiaDevicePlugin", name, {}, opts);
         this.daemonSet = new k8s.apps.v1.DaemonSet(name, {
             metadata: { name: "nvidia-device-plugin-daemonset", namespace: "kube-system" },

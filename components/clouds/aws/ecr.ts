@@ -9,6 +9,10 @@ import * as pulumi from "@pulumi/pulumi";
 import type { RegistryDigestLookup, RegistryTagProbe } from "../../modelImage";
 import { heldDigest, pushedImageName } from "../../pushedImage";
 import { CONTENT_TAG_WILDCARD } from "../../../serving/contentTag";
+import { REPOSITORY_PATH } from "../../../contract/registry";
+import { modelNameProblem } from "../../../serving/modelConfig";
+import type { ArgsIssue } from "../../argsIssues";
+import { argsError } from "../../refusal";
 
 export interface EcrSettings {
     /** Repository names are `<repositoryPrefix>/<model>`, e.g. `tf-serving/half-plus-two`. */
@@ -42,6 +46,41 @@ export function tagMutability(): { imageTagMutability: string; imageTagMutabilit
     };
 }
 
+/** What is wrong with repository settings, each under `prefix` + field (pure). The stack's `eks.registry` maps onto it. */
+export function ecrSettingsIssues(settings: EcrSettings, prefix = ""): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const { repositoryPrefix, keepImages, forceDelete } = settings;
+    if (typeof repositoryPrefix !== "string" || !REPOSITORY_PATH.test(repositoryPrefix)) {
+        issues.push({ field: `${prefix}repositoryPrefix`, value: repositoryPrefix, message: "must be a lowercase ECR repository path such as \"tf-serving\" or \"team/models\"" });
+    }
+    if (typeof keepImages !== "number" || !Number.isInteger(keepImages) || keepImages < 1 || keepImages > 1000) {
+        issues.push({ field: `${prefix}keepImages`, value: keepImages, message: "must be a whole number from 1 to 1000: the images kept per model, older ones expired" });
+    }
+    if (typeof forceDelete !== "boolean") {
+        issues.push({ field: `${prefix}forceDelete`, value: forceDelete, message: "must be true or false: whether `pulumi destroy` deletes repositories that still hold images" });
+    }
+    return issues;
+}
+
+/** What is wrong with `Ecr`'s arguments, each under its field (pure). */
+export function ecrIssues(args: EcrArgs): ArgsIssue[] {
+    const issues = args.settings === undefined || args.settings === null
+        ? [{ field: "settings", value: args.settings, message: "required: { repositoryPrefix, keepImages, forceDelete }" }]
+        : ecrSettingsIssues(args.settings, "settings.");
+    if (!Array.isArray(args.models) || args.models.length === 0) {
+        return [...issues, { field: "models", value: args.models, message: "must list the model names, one repository each (e.g. [\"half-plus-two\"])" }];
+    }
+    args.models.forEach((model, i) => {
+        const problem = typeof model === "string" ? modelNameProblem(model) : "must be a model name";
+        if (problem !== undefined) {
+            issues.push({ field: `models[${i}]`, value: model, message: problem });
+        } else if (args.models.indexOf(model) !== i) {
+            issues.push({ field: `models[${i}]`, value: model, message: `names "${model}" twice: one repository per model` });
+        }
+    });
+    return issues;
+}
+
 /** A model's repository: `<repositoryPrefix>/<model>`. */
 export function ecrRepositoryName(repositoryPrefix: string, model: string): string {
     return `${repositoryPrefix}/${model}`;
@@ -68,6 +107,10 @@ export class Ecr extends pulumi.ComponentResource {
     readonly password: pulumi.Output<string>;
 
     constructor(name: string, args: EcrArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = ecrIssues(args);
+        if (issues.length > 0) {
+            throw argsError("Ecr", name, issues);
+        }
         super("tf-serving:index:Ecr", name, {}, opts);
         this.repositories = {};
         for (const model of args.models) {

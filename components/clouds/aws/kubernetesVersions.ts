@@ -30,6 +30,9 @@ export const EKS_KUBERNETES_VERSIONS: readonly EksKubernetesVersion[] = [
     { version: "1.36", standardSupportEnds: "2027-08-02", extendedSupportEnds: "2028-08-02" },
 ];
 
+/** The newest version the list holds, the example the refusals give. */
+export const NEWEST_EKS_VERSION = EKS_KUBERNETES_VERSIONS[EKS_KUBERNETES_VERSIONS.length - 1].version;
+
 /** Today in UTC as YYYY-MM-DD, the form the list's days take (they compare as strings). */
 export function utcDay(now: Date = new Date()): string {
     return now.toISOString().slice(0, 10);

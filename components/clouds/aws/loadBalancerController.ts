@@ -24,6 +24,10 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { pinnedChartArgs } from "./chartRelease";
+import type { ArgsIssue } from "../../argsIssues";
+import { argsError } from "../../refusal";
+import { isDnsSubdomain } from "../../../contract/labels";
+import { awsPartition, awsRegionIssue } from "./partition";
 
 /** The pinned release: the eks-charts chart version, and the controller image its appVersion names. */
 export const LOAD_BALANCER_CONTROLLER = {
@@ -264,6 +268,24 @@ export function podIdentityRole(name: string, clusterName: pulumi.Input<string>,
     return { role, policy, association };
 }
 
+/** What is wrong with the controller's arguments, each under its field (pure). */
+export function loadBalancerControllerIssues(args: AwsLoadBalancerControllerArgs): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const region = awsRegionIssue("region", args.region);
+    if (region !== undefined) {
+        issues.push(region);
+    } else if (args.partition !== awsPartition(args.region)) {
+        issues.push({ field: "partition", value: args.partition, message: `must be "${awsPartition(args.region)}", the partition of region ${args.region} (\`awsPartition(region)\`): the controller's IAM policy names ARNs in it` });
+    }
+    if (args.gatewayClassName !== undefined && (typeof args.gatewayClassName !== "string" || !isDnsSubdomain(args.gatewayClassName))) {
+        issues.push({ field: "gatewayClassName", value: args.gatewayClassName, message: "must be a Kubernetes object name: lowercase letters, digits, '-' and '.' (e.g. \"alb\")" });
+    }
+    if (!Array.isArray(args.dependsOn)) {
+        issues.push({ field: "dependsOn", value: undefined, message: "must be a list of resources (the node groups, the Pod Identity agent add-on), empty for none" });
+    }
+    return issues;
+}
+
 export class AwsLoadBalancerController extends pulumi.ComponentResource {
     /** The chart, awaited until its Deployment is ready: the controller's webhooks answer from then on. */
     readonly release: k8s.helm.v3.Release;
@@ -271,6 +293,10 @@ export class AwsLoadBalancerController extends pulumi.ComponentResource {
     readonly gatewayClass?: k8s.apiextensions.CustomResource;
 
     constructor(name: string, args: AwsLoadBalancerControllerArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = loadBalancerControllerIssues(args);
+        if (issues.length > 0) {
+            throw argsError("AwsLoadBalancerController", name, issues);
+        }
         super("tf-serving:index:AwsLoadBalancerController", name, {}, opts);
         // The AWS provider is the parent's (the cluster's); the Kubernetes one comes in `opts`.
         const awsOpts = { parent: this };

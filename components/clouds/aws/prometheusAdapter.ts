@@ -20,6 +20,8 @@ import { prometheusAdapterRule } from "../../../observability/requestRate";
 import { INFERENCE_REQUEST_RATE_METRIC, PodMetricRef } from "../../../serving/autoscaling";
 import { poolLabels } from "../../nodePlacement";
 import { pinnedChartArgs } from "./chartRelease";
+import type { ArgsIssue } from "../../argsIssues";
+import { argsError } from "../../refusal";
 
 export const PROMETHEUS_ADAPTER = {
     chart: "prometheus-adapter",
@@ -83,10 +85,37 @@ export interface PrometheusAdapterArgs {
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
 
+/** What is wrong with the adapter's arguments, each under its field (pure): the endpoint as `prometheusEndpoint` would give it. */
+export function prometheusAdapterIssues(args: PrometheusAdapterArgs): ArgsIssue[] {
+    const p = args.prometheus as Partial<PrometheusEndpoint> | undefined;
+    if (p === undefined || p === null || typeof p.url !== "string") {
+        return [{ field: "prometheus", value: p, message: "required: the endpoint `prometheusEndpoint(\"http://prometheus-server.monitoring.svc:80\")` gives" }];
+    }
+    const again = prometheusEndpoint(`${p.url}${p.port === undefined ? "" : `:${p.port}`}${p.path ?? ""}`);
+    if (typeof again === "string") {
+        return [{ field: "prometheus", value: p, message: again }];
+    }
+    const issues: ArgsIssue[] = [];
+    if (!Number.isInteger(p.port) || (p.port ?? 0) < 1 || (p.port ?? 0) > 65535) {
+        issues.push({ field: "prometheus.port", value: p.port, message: "must be a TCP port (1-65535)" });
+    }
+    if (typeof p.path !== "string" || (p.path !== "" && !p.path.startsWith("/"))) {
+        issues.push({ field: "prometheus.path", value: p.path, message: "must be empty or a path starting with '/'" });
+    }
+    if (!Array.isArray(args.dependsOn)) {
+        issues.push({ field: "dependsOn", value: undefined, message: "must be a list of resources (the node groups), empty for none" });
+    }
+    return issues;
+}
+
 export class PrometheusAdapter extends pulumi.ComponentResource {
     readonly release: k8s.helm.v3.Release;
 
     constructor(name: string, args: PrometheusAdapterArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = prometheusAdapterIssues(args);
+        if (issues.length > 0) {
+            throw argsError("PrometheusAdapter", name, issues);
+        }
         super("tf-serving:index:PrometheusAdapter", name, {}, opts);
         this.release = new k8s.helm.v3.Release(name, {
             ...pinnedChartArgs(PROMETHEUS_ADAPTER),

@@ -7,6 +7,8 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { formatIpv4Cidr, ipv4BlockProblem, parseIpv4Cidr } from "../../../contract/cidr";
 import { argsError } from "../../refusal";
+import type { ArgsIssue } from "../../argsIssues";
+import { FieldKey, oneOfIssue, sameField, zoneIssues } from "../../clusterRules";
 
 export const NAT_GATEWAY_MODES = ["single", "perZone"] as const;
 export type NatGatewayMode = (typeof NAT_GATEWAY_MODES)[number];
@@ -77,16 +79,58 @@ export interface EksVpcArgs {
     subnetScheme?: SubnetScheme;
 }
 
+/** How many availability zones a VPC made here spans: EKS needs two; the subnet slots hold six. */
+export const EKS_ZONES = { min: 2, max: 6 } as const;
+/** An EKS cluster name, which the subnets' `kubernetes.io/cluster/NAME` tag carries. */
+export const EKS_CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A VPC's zones (two to six, of `region`; the first zone's region when none is given), NAT mode,
+ * subnet scheme and a range its subnets fit in, each under `prefix` + field (pure). `EksCluster`'s
+ * resolver checks its `network` with it.
+ */
+export function vpcIssues(prefix: string, vpc: { cidr?: string; zones?: string[]; natGateways?: NatGatewayMode; subnetScheme?: SubnetScheme },
+    region: string | undefined, key: FieldKey = sameField): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const push = (issue: ArgsIssue | undefined) => issue && issues.push(issue);
+    const zones = Array.isArray(vpc.zones) ? vpc.zones : [];
+    if (zones.length < EKS_ZONES.min || zones.length > EKS_ZONES.max) {
+        push({ field: `${prefix}zones`, value: vpc.zones, message: `must list ${EKS_ZONES.min} to ${EKS_ZONES.max} availability zones (EKS requires two)` });
+    }
+    const zoneRegion = region ?? (typeof zones[0] === "string" ? zones[0].replace(/[a-z]$/, "") : "");
+    issues.push(...zoneIssues(`${prefix}zones`, zones, zoneRegion, new RegExp(`^${escapeRegExp(zoneRegion)}[a-z]$`), `${zoneRegion || "us-west-2"}a`, key));
+    push(oneOfIssue(`${prefix}natGateways`, vpc.natGateways, NAT_GATEWAY_MODES));
+    const scheme = vpc.subnetScheme ?? "slots";
+    push(oneOfIssue(`${prefix}subnetScheme`, scheme, SUBNET_SCHEMES));
+    const layout = (SUBNET_SCHEMES as readonly string[]).includes(scheme) ? subnetLayout(vpc.cidr ?? "", Math.max(zones.length, EKS_ZONES.min), scheme) : undefined;
+    if (typeof layout === "string") {
+        push({ field: `${prefix}cidr`, value: vpc.cidr, message: layout });
+    }
+    return issues;
+}
+
+/** What is wrong with `EksVpc`'s arguments, each under its field (pure). */
+export function eksVpcIssues(args: EksVpcArgs): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    if (typeof args.clusterName !== "string" || !EKS_CLUSTER_NAME.test(args.clusterName)) {
+        issues.push({ field: "clusterName", value: args.clusterName, message: "must be 1-100 letters, digits, '-' and '_', starting with a letter or digit (the cluster's name, which the subnets' tags carry)" });
+    }
+    return [...issues, ...vpcIssues("", args, undefined)];
+}
+
 export class EksVpc extends pulumi.ComponentResource {
     readonly vpcId: pulumi.Output<string>;
     readonly privateSubnetIds: pulumi.Output<string>[];
     readonly publicSubnetIds: pulumi.Output<string>[];
 
     constructor(name: string, args: EksVpcArgs, opts?: pulumi.ComponentResourceOptions) {
-        const layout = subnetLayout(args.cidr, args.zones.length, args.subnetScheme ?? "slots");
-        if (typeof layout === "string") {
-            throw argsError("EksVpc", name, [{ field: "cidr", value: args.cidr, message: `${args.cidr} ${layout}` }]);
+        const issues = eksVpcIssues(args);
+        if (issues.length > 0) {
+            throw argsError("EksVpc", name, issues);
         }
+        const layout = subnetLayout(args.cidr, args.zones.length, args.subnetScheme ?? "slots") as SubnetLayout;
         super("tf-serving:index:EksVpc", name, {}, opts);
         const clusterTag = { [`kubernetes.io/cluster/${args.clusterName}`]: "shared" };
 

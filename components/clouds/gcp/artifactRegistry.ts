@@ -13,6 +13,9 @@ import * as gcp from "@pulumi/gcp";
 import * as pulumi from "@pulumi/pulumi";
 import type { RegistryDigestLookup, RegistryTagProbe } from "../../modelImage";
 import { heldDigest, pushedImageName } from "../../pushedImage";
+import type { ArgsIssue } from "../../argsIssues";
+import { argsError } from "../../refusal";
+import { GCP_REGION, MULTI_REGIONS, REPOSITORY_ID, projectIdIssue } from "./names";
 
 export const GCR_HOSTS = ["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"] as const;
 export type GcrHost = (typeof GCR_HOSTS)[number];
@@ -159,6 +162,66 @@ export interface ArtifactRegistryArgs {
 /** Access tokens work as Docker passwords for this fixed user name. */
 const TOKEN_USER = "oauth2accesstoken";
 
+/** The keys of a repository this stack owns, which a `gcr.io` host's shared repository fixes. */
+const OWNED_KEYS = ["location", "repository", "keepImages"] as const;
+/** The IAM member forms a reader may take (`serviceAccount:...`); `allUsers` would make every model image public. */
+const IAM_MEMBER = /^(serviceAccount|user|group|domain|principal|principalSet):\S+$/;
+
+/** What is wrong with registry settings, each under its field (`prefix` + key; pure). The stack's `gke.registry` maps onto it. */
+export function artifactRegistrySettingsIssues(settings: ArtifactRegistrySettings, prefix = ""): ArgsIssue[] {
+    const given = settings as unknown as Record<string, unknown>;
+    const host = given.host;
+    if (!(ARTIFACT_REGISTRY_HOSTS as readonly unknown[]).includes(host)) {
+        return [{ field: `${prefix}host`, value: host, message: `must be one of ${ARTIFACT_REGISTRY_HOSTS.map((h) => `"${h}"`).join(", ")}` }];
+    }
+    if (host !== "docker.pkg.dev") {
+        return OWNED_KEYS.filter((key) => given[key] !== undefined).map((key) => ({
+            field: `${prefix}${key}`, value: given[key],
+            message: key === "keepImages"
+                ? `does not apply with host "${host}": the ${host} repository is shared by the whole project, so this stack ` +
+                    "sets no cleanup policy on it (set one on the repository yourself), or remove the host for a repository this stack owns"
+                : `does not apply with host "${host}": the repository is named "${host}" in its fixed multi-region`,
+        }));
+    }
+    const issues: ArgsIssue[] = [];
+    const { location, repository, keepImages } = given;
+    if (typeof repository !== "string" || !REPOSITORY_ID.test(repository)) {
+        issues.push({ field: `${prefix}repository`, value: repository, message: "must be a repository id: lowercase letters, digits and '-', starting with a letter, at most 63 characters" });
+    }
+    if (typeof location !== "string" || !(GCP_REGION.test(location) || (MULTI_REGIONS as readonly string[]).includes(location))) {
+        issues.push({ field: `${prefix}location`, value: location, message: "must be a region such as \"us-central1\" or a multi-region \"us\", \"europe\", \"asia\"" });
+    }
+    if (typeof keepImages !== "number" || !Number.isInteger(keepImages) || keepImages < 1 || keepImages > 1000) {
+        issues.push({ field: `${prefix}keepImages`, value: keepImages, message: "must be a whole number from 1 to 1000: the images kept per model, older ones deleted" });
+    }
+    return issues;
+}
+
+/** What is wrong with the component's arguments, each under its field (pure). */
+export function artifactRegistryIssues(args: ArtifactRegistryArgs): ArgsIssue[] {
+    const issues: ArgsIssue[] = [];
+    const project = projectIdIssue("project", args.project);
+    if (project !== undefined) {
+        issues.push(project);
+    }
+    issues.push(...(args.settings === undefined || args.settings === null
+        ? [{ field: "settings", value: args.settings, message: "required: { host: \"docker.pkg.dev\", location, repository, keepImages } or { host: \"gcr.io\" }" }]
+        : artifactRegistrySettingsIssues(args.settings, "settings.")));
+    if (!Array.isArray(args.readers)) {
+        issues.push({ field: "readers", value: args.readers, message: "must be a list of IAM members (`serviceAccount:NODES@PROJECT.iam.gserviceaccount.com`), empty for none" });
+    } else {
+        args.readers.forEach((member, i) => {
+            if (typeof member === "string" && !IAM_MEMBER.test(member)) {
+                issues.push({
+                    field: `readers[${i}]`, value: member,
+                    message: "must be an IAM member such as \"serviceAccount:NODES@PROJECT.iam.gserviceaccount.com\" (allUsers and allAuthenticatedUsers would make every model image public)",
+                });
+            }
+        });
+    }
+    return issues;
+}
+
 export class ArtifactRegistry extends pulumi.ComponentResource {
     /** The repository this stack owns (`docker.pkg.dev`); undefined with a `gcr.io` host, whose shared repository is only read. */
     readonly repository?: gcp.artifactregistry.Repository;
@@ -174,6 +237,10 @@ export class ArtifactRegistry extends pulumi.ComponentResource {
     private readonly ready: pulumi.Output<string>;
 
     constructor(name: string, args: ArtifactRegistryArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = artifactRegistryIssues(args);
+        if (issues.length > 0) {
+            throw argsError("ArtifactRegistry", name, issues);
+        }
         super("tf-serving:index:ArtifactRegistry", name, {}, opts);
         const { project, settings } = args;
         const naming = artifactRegistryNaming(project, settings);

@@ -4,13 +4,13 @@
  * it registers anything; the `gke` config section maps its keys onto these fields and records the
  * issues under them (`components/argsIssues.ts`).
  */
-import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
 import type { ArgsIssue } from "../../argsIssues";
 import {
     FieldKey, NO_ARM64, firstPerField, ipv4BlockIssue, ipv4ListIssues, nodeBoundsIssues, oneOfIssue, sameField, wholeNumberIssue, zoneIssues,
 } from "../../clusterRules";
 import { gkeClusterIssues } from "./clusterChecks";
-import { CUSTOM_METRICS_ADAPTER } from "./customMetricsAdapter";
+import { adapterImageIssue } from "./customMetricsAdapter";
+import { GCP_REGION, projectIdIssue } from "./names";
 import { bootsOnlyFromHyperdisk, checkGpuMachine, defaultGpuMachineType, isArmMachineType, machineTypeProblem } from "./machines";
 import { GKE_BOOT_DISK_TYPES, GkeGpuPoolSettings, GkeNodePoolSettings } from "./nodePool";
 
@@ -82,10 +82,7 @@ export function withGkeClusterDefaults(args: GkeClusterArgs): ResolvedGkeCluster
     };
 }
 
-/** A project id, optionally domain-scoped (`example.com:my-project`: a DNS name of two labels or more, a colon, the id). */
-const PROJECT_ID = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
-/** A Compute Engine region (`us-central1`), never a zone (`us-central1-a`). */
-export const GCP_REGION = /^[a-z]+-[a-z]+[0-9]+$/;
+export { GCP_REGION };
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$/;
 const MACHINE_TYPE = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
 
@@ -105,14 +102,7 @@ export function resolveGkeClusterArgs(given: GkeClusterArgs, key: FieldKey = sam
     const args = withGkeClusterDefaults(given);
     const issues: ArgsIssue[] = [];
     const push = (issue: ArgsIssue | undefined) => issue && issues.push(issue);
-    if (!PROJECT_ID.test(args.project ?? "")) {
-        push({
-            field: "project", value: args.project,
-            message: "must be a project id: 6-30 lowercase letters, digits and '-', starting with a letter and not ending with '-' " +
-                "(e.g. my-project), or a domain-scoped id (e.g. example.com:my-project); not the project's display name or number " +
-                "(`gcloud projects list` shows the ids)",
-        });
-    }
+    push(projectIdIssue("project", args.project));
     const region = args.region ?? "";
     if (!GCP_REGION.test(region)) {
         push({ field: "region", value: args.region, message: "must be a Compute Engine region such as \"us-central1\" (a region, not a zone like \"us-central1-a\")" });
@@ -130,14 +120,7 @@ export function resolveGkeClusterArgs(given: GkeClusterArgs, key: FieldKey = sam
         issues.push(...gpuPoolIssues(args.gpuPool, key));
     }
     if (args.customMetricsAdapter !== undefined) {
-        const image = args.customMetricsAdapter.image;
-        if (!DIGEST_PINNED_IMAGE.test(image ?? "")) {
-            push({
-                field: "customMetricsAdapter.image", value: image,
-                message: `must be pinned by digest, e.g. "${CUSTOM_METRICS_ADAPTER.release}@sha256:<64 hex digits>" ` +
-                    "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images",
-            });
-        }
+        push(adapterImageIssue("customMetricsAdapter.image", args.customMetricsAdapter.image));
         if (args.managedPrometheus === false) {
             push({
                 field: "customMetricsAdapter", value: args.customMetricsAdapter,

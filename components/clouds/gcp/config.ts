@@ -3,10 +3,10 @@
  * Registry repository. Set keys with `pulumi config set --path gke.region us-central1`. Every value
  * is checked here, before anything is registered; docs/reference/configuration.md#gke-cloud-gcp lists the keys.
  */
-import { GKE_CLUSTER_DEFAULTS, GCP_REGION, GKE_DRIVER_VERSIONS, GkeReleaseChannel, resolveGkeClusterArgs } from "./clusterArgs";
+import { GKE_CLUSTER_DEFAULTS, GKE_DRIVER_VERSIONS, GkeReleaseChannel, resolveGkeClusterArgs } from "./clusterArgs";
 import { defaultGpuMachineType } from "./machines";
 import { GkeBootDiskType, GkeGpuPoolSettings, GkeNodePoolSettings } from "./nodePool";
-import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings } from "./artifactRegistry";
+import { ARTIFACT_REGISTRY_HOSTS, ArtifactRegistrySettings, artifactRegistrySettingsIssues } from "./artifactRegistry";
 import type { ResolvedGkeClusterArgs } from "./cluster";
 import { readNodeBounds, recordArgsIssues, section } from "../../../config/cloudConfig";
 import { ConfigReader } from "../../../config/configReader";
@@ -32,8 +32,6 @@ const GKE_KEYS = [
 ];
 const POOL_KEYS = ["machineType", "minNodes", "maxNodes", "diskSizeGb", "diskType", "spot"];
 const GPU_POOL_KEYS = [...POOL_KEYS, "acceleratorType", "acceleratorCount", "driverVersion"];
-
-const REPOSITORY_ID = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** The config key of a `GkeClusterArgs` field: the same name under `gke.`, but the adapter's image. */
 const configField = (field: string) => field.replace(/^customMetricsAdapter\.image$/, "customMetricsAdapterImage");
@@ -120,25 +118,12 @@ function readGpuPool(gke: ConfigReader): GkeGpuPoolSettings | undefined {
 function readRegistry(r: ConfigReader, region: string): ArtifactRegistrySettings {
     r.rejectUnknown(["host", "location", "repository", "keepImages"]);
     const host = r.oneOf("host", ARTIFACT_REGISTRY_HOSTS, "docker.pkg.dev");
-    if (host !== "docker.pkg.dev") {
-        for (const key of ["location", "repository"]) {
-            if (r.has(key)) {
-                r.fail(key, `does not apply with host "${host}": the repository is named "${host}" in its fixed multi-region`);
-            }
-        }
-        if (r.has("keepImages")) {
-            r.fail("keepImages", `does not apply with host "${host}": the ${host} repository is shared by the whole project, so this stack ` +
-                "sets no cleanup policy on it (set one on the repository yourself), or remove gke.registry.host for a repository this stack owns");
-        }
-        return { host };
-    }
-    const repository = r.string("repository", "tf-serving");
-    if (!REPOSITORY_ID.test(repository)) {
-        r.fail("repository", "must be a repository id: lowercase letters, digits and '-', starting with a letter, at most 63 characters");
-    }
-    const location = r.string("location", region);
-    if (location && !GCP_REGION.test(location) && !["us", "europe", "asia"].includes(location)) {
-        r.fail("location", "must be a region such as \"us-central1\" or a multi-region \"us\", \"europe\", \"asia\"");
-    }
-    return { host, location, repository, keepImages: r.int("keepImages", 10, { min: 1, max: 1000 }) };
+    // As written for a gcr.io host (the resolver refuses the owned repository's keys there); the defaults otherwise.
+    const settings = host !== "docker.pkg.dev"
+        ? { host, location: r.has("location") ? r.string("location") : undefined, repository: r.has("repository") ? r.string("repository") : undefined, keepImages: r.has("keepImages") ? r.int("keepImages", 10) : undefined }
+        : { host, location: r.string("location", region), repository: r.string("repository", "tf-serving"), keepImages: r.int("keepImages", 10) };
+    // A location left to the region: refused under the region's key when that is missing.
+    const derived = !r.has("location") && !region;
+    recordArgsIssues(r, artifactRegistrySettingsIssues(settings as ArtifactRegistrySettings).filter((i) => !(derived && i.field === "location")));
+    return host !== "docker.pkg.dev" ? { host } : settings as ArtifactRegistrySettings;
 }

@@ -20,6 +20,10 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { INFERENCE_REQUEST_RATE_METRIC, PodMetricRef } from "../../../serving/autoscaling";
 import { poolLabels } from "../../nodePlacement";
+import { DIGEST_PINNED_IMAGE } from "../../../contract/registry";
+import type { ArgsIssue } from "../../argsIssues";
+import { argsError } from "../../refusal";
+import { projectIdIssue } from "./names";
 
 /**
  * The adapter: the release of the upstream production manifest (k8s-stackdriver at 673c7dd, 2026-08).
@@ -138,11 +142,33 @@ export interface CustomMetricsStackdriverAdapterArgs {
     dependsOn?: pulumi.Input<pulumi.Resource>[];
 }
 
+/** `field`'s issue when `image` is not pinned by digest (the adapter's own rule; `GkeCluster` checks its `customMetricsAdapter.image` with it). */
+export function adapterImageIssue(field: string, image: unknown): ArgsIssue | undefined {
+    return typeof image === "string" && DIGEST_PINNED_IMAGE.test(image) ? undefined : {
+        field, value: image,
+        message: `must be pinned by digest, e.g. "${CUSTOM_METRICS_ADAPTER.release}@sha256:<64 hex digits>" ` +
+            "(`docker buildx imagetools inspect IMAGE` prints it): a tag can be moved, and the policy pack refuses unpinned images",
+    };
+}
+
+/** What is wrong with the adapter's arguments, each under its field (pure). */
+export function customMetricsAdapterIssues(args: CustomMetricsStackdriverAdapterArgs): ArgsIssue[] {
+    const issues = [projectIdIssue("project", args.project), adapterImageIssue("image", args.image)];
+    if (!pulumi.Resource.isInstance(args.cluster)) {
+        issues.push({ field: "cluster", value: undefined, message: "must be the cluster resource (a GkeCluster's `cluster`): the identity binding waits for its Workload Identity pool" });
+    }
+    return issues.filter((i): i is ArgsIssue => i !== undefined);
+}
+
 export class CustomMetricsStackdriverAdapter extends pulumi.ComponentResource {
     /** The adapter's Deployment (awaited until it is available: the HPA's metric is served from then on). */
     readonly deployment: k8s.apps.v1.Deployment;
 
     constructor(name: string, args: CustomMetricsStackdriverAdapterArgs, opts?: pulumi.ComponentResourceOptions) {
+        const issues = customMetricsAdapterIssues(args);
+        if (issues.length > 0) {
+            throw argsError("CustomMetricsStackdriverAdapter", name, issues);
+        }
         super("tf-serving:index:CustomMetricsStackdriverAdapter", name, {}, opts);
         const { namespace, serviceAccount } = CUSTOM_METRICS_ADAPTER;
         const project = gcp.organizations.getProjectOutput({ projectId: args.project }, { parent: this });

@@ -14,6 +14,8 @@ import { ModelImage } from "../../../components/modelImage";
 import { ModelServer } from "../../../components/modelServer";
 import { NvidiaDevicePlugin } from "../../../components/clouds/aws/devicePlugin";
 import { EksVpc } from "../../../components/clouds/aws/vpc";
+import * as eks from "../../../lib/eks";
+import * as gke from "../../../lib/gke";
 import { fixtureModelDir } from "../../support/fixtures";
 import { startMockRuntime } from "../../support/mockRuntime";
 
@@ -98,10 +100,78 @@ describe("component refusals", () => {
     describe("the EKS pieces", () => {
         it("EksVpc: a CIDR too small for its zones names cidr", () => assertRefused(
             () => new EksVpc("vpc", { clusterName: "c", cidr: "10.0.0.0/28", zones: ["a", "b"], natGateways: "single" }),
-            /^EksVpc vpc: cidr 10\.0\.0\.0\/28 /));
+            /^EksVpc vpc: cidr is too small for a subnet slot per zone/));
 
         it("NvidiaDevicePlugin: an image not pinned by digest names image", () => assertRefused(
-            () => new NvidiaDevicePlugin("plugin", { nodeSelector: {}, image: "mirror.example/k8s-device-plugin:v0.17.1" }),
+            () => new NvidiaDevicePlugin("plugin", { nodeSelector: { "tf-serving.dev/pool": "gpu" }, image: "mirror.example/k8s-device-plugin:v0.17.1" }),
             /^NvidiaDevicePlugin plugin: image "mirror\.example\/k8s-device-plugin:v0\.17\.1" is not pinned by digest/));
+    });
+
+    describe("the pieces the library exports on their own, through tf-serving/eks and tf-serving/gke", () => {
+        const DIGEST = `@sha256:${"0".repeat(64)}`;
+        it("EksVpc: zones of two regions, an unknown NAT mode, a bad cluster name", () => assertRefused(
+            () => new eks.EksVpc("vpc", { clusterName: "-c", cidr: "10.0.0.0/16", zones: ["us-west-2a", "eu-west-1a"], natGateways: "always" as never }),
+            /^EksVpc vpc: clusterName must be 1-100 letters.*; zones\[1\] must be a zone of region us-west-2.*; natGateways must be one of/));
+
+        it("EksVpc: one zone", () => assertRefused(
+            () => new eks.EksVpc("vpc", { clusterName: "c", cidr: "10.0.0.0/16", zones: ["us-west-2a"], natGateways: "single" }),
+            /^EksVpc vpc: zones must list 2 to 6 availability zones/));
+
+        it("NvidiaDevicePlugin: no node selector (it would run on every node), a bad label key", async () => {
+            await assertRefused(() => new eks.NvidiaDevicePlugin("p", { nodeSelector: {} }), /^NvidiaDevicePlugin p: nodeSelector must hold the GPU nodes' labels/);
+            await assertRefused(() => new eks.NvidiaDevicePlugin("p", { nodeSelector: { "bad key": "gpu" } }), /^NvidiaDevicePlugin p: nodeSelector\["bad key"\] is not a Kubernetes label key/);
+        });
+
+        it("Ecr: no models, a model twice, a bad prefix, keepImages 0", async () => {
+            const settings = { repositoryPrefix: "tf-serving", keepImages: 10, forceDelete: false };
+            await assertRefused(() => new eks.Ecr("ecr", { settings, models: [] }), /^Ecr ecr: models must list the model names/);
+            await assertRefused(() => new eks.Ecr("ecr", { settings: { ...settings, repositoryPrefix: "Team/Models", keepImages: 0 }, models: ["m", "m"] }),
+                /^Ecr ecr: settings\.repositoryPrefix must be a lowercase ECR repository path.*; settings\.keepImages must be a whole number from 1 to 1000.*; models\[1\] names "m" twice/);
+        });
+
+        it("AwsLoadBalancerController: a zone as the region, a partition not the region's", async () => {
+            const base = { clusterName: "c", vpcId: "vpc-1", dependsOn: [] };
+            await assertRefused(() => new eks.AwsLoadBalancerController("lbc", { ...base, region: "us-west-2a", partition: "aws" }),
+                /^AwsLoadBalancerController lbc: region must be an AWS region such as "us-west-2" \(a region, not a zone/);
+            await assertRefused(() => new eks.AwsLoadBalancerController("lbc", { ...base, region: "cn-north-1", partition: "aws" }),
+                /^AwsLoadBalancerController lbc: partition must be "aws-cn", the partition of region cn-north-1/);
+        });
+
+        it("ClusterAutoscaler: a Kubernetes version no autoscaler release is pinned for", () => assertRefused(
+            () => new eks.ClusterAutoscaler("ca", { clusterName: "c", region: "us-west-2", kubernetesVersion: "1.20", dependsOn: [] }),
+            /^ClusterAutoscaler ca: kubernetesVersion names Kubernetes 1\.20, for which no Cluster Autoscaler release is pinned/));
+
+        it("PrometheusAdapter: the adapter's own loopback as Prometheus", () => assertRefused(
+            () => new eks.PrometheusAdapter("pa", { prometheus: { url: "http://localhost", port: 9090, path: "" }, dependsOn: [] }),
+            /^PrometheusAdapter pa: prometheus names localhost, which inside prometheus-adapter's pod is the adapter itself/));
+
+        it("ArtifactRegistry: a display name as the project, a zone as the location, owned keys on gcr.io, a public reader", async () => {
+            const owned = { host: "docker.pkg.dev" as const, location: "us-central1-a", repository: "tf-serving", keepImages: 10 };
+            await assertRefused(() => new gke.ArtifactRegistry("ar", { project: "My Project", settings: owned, readers: ["allUsers"] }),
+                /^ArtifactRegistry ar: project must be a project id.*; settings\.location must be a region such as "us-central1".*; readers\[0\] must be an IAM member/);
+            await assertRefused(() => new gke.ArtifactRegistry("ar", { project: "my-project", settings: { host: "gcr.io", keepImages: 5 } as never, readers: [] }),
+                /^ArtifactRegistry ar: settings\.keepImages does not apply with host "gcr\.io"/);
+        });
+
+        it("CustomMetricsStackdriverAdapter: an image by tag", () => assertRefused(
+            () => new gke.CustomMetricsStackdriverAdapter("cma", { project: "my-project", image: "gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.1", cluster: { __pulumiResource: true } as unknown as pulumi.Resource }),
+            /^CustomMetricsStackdriverAdapter cma: image must be pinned by digest/));
+
+        it("good arguments of each piece are not refused", async () => {
+            const rec = await startMockRuntime();
+            new eks.EksVpc("vpc", { clusterName: "c", cidr: "10.0.0.0/16", zones: ["us-west-2a", "us-west-2b"], natGateways: "single" });
+            new eks.Ecr("ecr", { settings: { repositoryPrefix: "team/models", keepImages: 10, forceDelete: false }, models: ["half-plus-two", "two"] });
+            new eks.NvidiaDevicePlugin("p", { nodeSelector: { "tf-serving.dev/pool": "gpu" } });
+            new eks.AwsLoadBalancerController("lbc", { clusterName: "c", vpcId: "vpc-1", region: "us-gov-west-1", partition: "aws-us-gov", gatewayClassName: "alb", dependsOn: [] });
+            new eks.ClusterAutoscaler("ca", { clusterName: "c", region: "us-west-2", kubernetesVersion: "1.35", dependsOn: [] });
+            new eks.PrometheusAdapter("pa", { prometheus: { url: "http://prometheus-server.monitoring.svc", port: 80, path: "" }, dependsOn: [] });
+            new gke.ArtifactRegistry("ar", { project: "example.com:my-project", settings: { host: "docker.pkg.dev", location: "us", repository: "tf-serving", keepImages: 3 }, readers: ["serviceAccount:n@p.iam.gserviceaccount.com"] });
+            new gke.CustomMetricsStackdriverAdapter("cma", { project: "my-project", image: `gcr.io/gke-release/custom-metrics-stackdriver-adapter:v0.16.1${DIGEST}`, cluster: new pulumi.ComponentResource("test:index:Cluster", "c") });
+            await rec.settle();
+            const types = new Set(rec.resources.map((r) => r.type));
+            for (const t of ["EksVpc", "Ecr", "NvidiaDevicePlugin", "AwsLoadBalancerController", "ClusterAutoscaler", "PrometheusAdapter", "ArtifactRegistry", "CustomMetricsStackdriverAdapter"]) {
+                assert.ok(types.has(`tf-serving:index:${t}`), `${t} registered: ${[...types].join(", ")}`);
+            }
+        });
     });
 });

@@ -60,7 +60,7 @@ describe("Cluster Autoscaler (EKS node groups)", () => {
         assert.strictEqual(clusterAutoscalerImageTag("1.33.4-eks-abc"), CLUSTER_AUTOSCALER_IMAGE_TAGS["1.33"]);
         assert.strictEqual(clusterAutoscalerImageTag("1.36"), "v1.36.1", "kubernetes/autoscaler tag cluster-autoscaler-1.36.1");
         assert.strictEqual(clusterAutoscalerImageTag("1.40"), CLUSTER_AUTOSCALER_IMAGE_TAGS["1.36"], "a newer minor: the newest pinned");
-        assert.throws(() => clusterAutoscalerImageTag("1.20"), /no Cluster Autoscaler release is pinned for Kubernetes 1\.20/);
+        assert.throws(() => clusterAutoscalerImageTag("1.20"), /kubernetesVersion names Kubernetes 1\.20, for which no Cluster Autoscaler release is pinned \(1\.32, /);
     });
 
     it("the chart's values: the AWS provider discovering this cluster, on the CPU nodes, under the service account Pod Identity names", () => {
