@@ -1,5 +1,6 @@
 import * as assert from "assert";
 import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
 import { ModelGateway, ModelGatewayArgs, modelGatewayIssues } from "../../../components/modelGateway";
 import { GatewayPlatformSettings } from "../../../components/clouds/gateways";
 import { MockOptions } from "../../../ops/planRuntime";
@@ -63,6 +64,33 @@ describe("ModelGateway", () => {
         refused({ controller: "traefik", grpcHostname: "10.0.0.1" } as Partial<ModelGatewayArgs>);
         await rec.settle();
         assert.deepStrictEqual(rec.resources.filter((r) => r.type !== "pulumi:providers:kubernetes").map((r) => r.type), [], "nothing registered");
+    });
+
+    it("callers known only as an Output (a config secret) are checked once known: a one-line RunError, no route registered", async () => {
+        // The SDK rethrows an input's error while serializing it; the Node.js host prints a RunError's message alone.
+        const seen: unknown[] = [];
+        const keep = process.listeners("unhandledRejection");
+        process.removeAllListeners("unhandledRejection");
+        process.on("unhandledRejection", (e) => seen.push(e));
+        let rec: MockRun | undefined;
+        try {
+            rec = await startMockRuntime(ADDRESS);
+            const provider = new k8s.Provider("test", {});
+            new ModelGateway("m", { model: "m", namespace: "serving", className: "traefik", controller: "traefik", basicAuthUsers: pulumi.secret("alice:hunter2") }, { provider });
+            await rec.settle().catch((e: unknown) => seen.push(e));
+            await new Promise((resolve) => setImmediate(resolve));
+        } finally {
+            process.removeAllListeners("unhandledRejection");
+            keep.forEach((l) => process.on("unhandledRejection", l));
+        }
+        assert.ok(seen.length > 0, "refused");
+        for (const err of seen) {
+            assert.ok(pulumi.RunError.isInstance(err), String(err));
+            assert.match((err as Error).message, /ModelGateway m: basicAuthUsers line 1 is not `user:HASH`/);
+            assert.doesNotMatch((err as Error).message, /hunter2|\n/);
+        }
+        const types = rec!.resources.map((r) => r.type);
+        assert.ok(!types.includes(HTTP_ROUTE) && !types.includes(GRPC_ROUTE) && !types.includes(MIDDLEWARE), `the routes wait on the callers' Secret: ${types.join(", ")}`);
     });
 
     it("a program's second generic Gateway of a class needs a gRPC host of its own (their Gateways may share one address)", () => {
