@@ -21,23 +21,32 @@ const commands: Record<string, () => CommandFactory> = {
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
+ * The `tfs` command with its subcommands: only `requested` when it names one (the others' modules
+ * stay unloaded), else every one. `main` parses with it; the CLI reference's usage block is rendered
+ * from it (`tools/docs/cliUsage.ts`), so an option added here is documented by `npm run docs`.
+ */
+export function tfsProgram(exit: (code: number) => void, requested?: string): Command {
+    const program = new Command("tfs")
+        .description("Take a TensorFlow SavedModel to a TensorFlow Serving endpoint on Kubernetes")
+        .exitOverride()
+        .showHelpAfterError();
+    const names = requested !== undefined && Object.hasOwn(commands, requested) ? [requested] : Object.keys(commands);
+    for (const name of names) {
+        const command = commands[name]()(exit);
+        // Subcommands do not inherit the parent's settings: without this a bad flag would exit the process directly.
+        command.copyInheritedSettings(program);
+        program.addCommand(command);
+    }
+    return program;
+}
+
+/**
  * Runs `tfs` with the given argv and resolves to the process exit code.
  * User mistakes (UserError, bad flags) print one clear line; anything else is a bug and keeps its stack.
  */
 export async function main(argv: string[]): Promise<number> {
     let exitCode = 0;
-    const program = new Command("tfs")
-        .description("Take a TensorFlow SavedModel to a TensorFlow Serving endpoint on Kubernetes")
-        .exitOverride()
-        .showHelpAfterError();
-    const requested = argv[2];
-    const names = requested in commands ? [requested] : Object.keys(commands);
-    for (const name of names) {
-        const command = commands[name]()((code) => { exitCode = code; });
-        // Subcommands do not inherit the parent's settings: without this a bad flag would exit the process directly.
-        command.copyInheritedSettings(program);
-        program.addCommand(command);
-    }
+    const program = tfsProgram((code) => { exitCode = code; }, argv[2]);
     try {
         await program.parseAsync(argv);
         return exitCode;

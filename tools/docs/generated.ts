@@ -6,7 +6,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { packageVersion, renderEntryPointTable } from "../api/libraryPage";
 import { LIBRARY_PAGE, readSurface } from "../api/surface";
+import { tfsProgram } from "../../cli/main";
 import { renderAlertsPage } from "./alertsPage";
+import { renderCliUsage } from "./cliUsage";
 import { renderConfigurationTable } from "./configurationPage";
 
 export const REGENERATE = "npm run docs";
@@ -35,6 +37,10 @@ export function generatedFiles(root: string): GeneratedFile[] {
         {
             file: "docs/reference/configuration.md",
             render: (current) => inject(current, "Pulumi.yaml", renderConfigurationTable(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8"))),
+        },
+        {
+            file: "docs/reference/cli.md",
+            render: (current) => inject(current, "usage", renderCliUsage(tfsProgram(() => undefined))),
         },
         {
             file: LIBRARY_PAGE,

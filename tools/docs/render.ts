@@ -1,6 +1,7 @@
 /**
  * `npm run docs`: writes the docs pages generated from the code (the alerts reference, the
- * configuration reference's key table). `--check` writes nothing and exits 1 when a page is stale.
+ * configuration reference's key table, the library page's entry points, the CLI reference's usage;
+ * `generated.ts` lists them). `--check` writes nothing and exits 1 when a page is stale.
  */
 import * as fs from "fs";
 import * as path from "path";

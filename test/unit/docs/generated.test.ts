@@ -9,6 +9,9 @@ import { REGENERATE, generatedFiles, inject } from "../../../tools/docs/generate
 import { anchorsOf } from "../../../tools/docs/markdown";
 import { fieldDocs } from "../../../tools/docs/alertsPage";
 import { renderConfigurationTable } from "../../../tools/docs/configurationPage";
+import { renderCliUsage } from "../../../tools/docs/cliUsage";
+import { tfsProgram } from "../../../cli/main";
+import { Command } from "commander";
 import { ALERT_NAMES, RUNBOOK_PAGE, alertRules } from "../../../observability/alerts";
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -43,6 +46,34 @@ describe("generated docs", () => {
     it("renders a declared key's type, default and description", () => {
         const table = renderConfigurationTable("config:\n  versions:\n    type: array\n    items:\n      type: integer\n    default: []\n    description: \"a | b\"\n  cloud:\n    type: string\n    default: local\n");
         assert.deepStrictEqual(table.split("\n").slice(2), ["| `versions` | integer list | — | a \\| b |", "| `cloud` | string | `local` |  |"]);
+    });
+
+    it("renders each command's arguments and every option it declares, required ones unbracketed", () => {
+        const program = new Command("tfs").version("9.9.9");
+        program.addCommand(new Command("push").argument("<model-base-dir>").argument("[extra...]")
+            .requiredOption("--out <dir>", "d").option("--gpu", "g").option("--version <n...>", "v").option("--grpc-url <host:port>", "u")
+            .option("--level [n]", "l"));
+        assert.deepStrictEqual(renderCliUsage(program).split("\n"), [
+            "```text",
+            "npx tfs push MODEL_BASE_DIR [EXTRA ...] --out DIR [--gpu] [--version N ...] [--grpc-url HOST:PORT] [--level [N]]",
+            "npx tfs --version",
+            "npx tfs [COMMAND] --help",
+            "```",
+        ]);
+    });
+
+    it("documents every option of every tfs command (a new one reaches the CLI reference's usage)", () => {
+        const program = tfsProgram(() => undefined);
+        const page = fs.readFileSync(path.join(ROOT, "docs/reference/cli.md"), "utf8");
+        const usage = page.slice(page.indexOf("<!-- BEGIN GENERATED: usage"), page.indexOf("<!-- END GENERATED: usage"));
+        assert.ok(program.commands.length >= 7, program.commands.map((c) => c.name()).join());
+        for (const command of program.commands) {
+            const line = usage.split("\n").find((l) => l.startsWith(`npx tfs ${command.name()} `));
+            assert.ok(line !== undefined, `docs/reference/cli.md: no usage line for tfs ${command.name()}: run \`${REGENERATE}\``);
+            for (const option of command.options) {
+                assert.ok(line.includes(`${option.long} `) || line.includes(`${option.long}]`), `tfs ${command.name()} ${option.long} is not in its usage line: run \`${REGENERATE}\``);
+            }
+        }
     });
 
     it("reads a threshold's meaning from its declaration", () => {
