@@ -63,7 +63,7 @@ export function buildContextCommand(exit: (code: number) => void): Command {
             let staged: StagedContext;
             try {
                 staged = stageBuildContext({
-                    modelBaseDir: baseDir, modelName: flags.name, versions: report.servedVersions,
+                    writer: "tfs build-context", modelBaseDir: baseDir, modelName: flags.name, versions: report.servedVersions,
                     versionLabels: flags.label, outDir: flags.out, baseImage,
                 });
             } catch (err) {

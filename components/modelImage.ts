@@ -181,6 +181,7 @@ export class ModelImage extends pulumi.ComponentResource {
         }
         const warmupFiles = refusing("ModelImage", name, "warmup", () => modelImageWarmupFiles(modelPath, model, args.versions, args.warmup));
         const staged = refusing("ModelImage", name, (err) => (err.about === "out" ? "contextDir" : "modelPath"), () => stageBuildContext({
+            writer: "ModelImage",
             modelBaseDir: modelPath,
             modelName: model,
             versions: args.versions,

@@ -9,7 +9,7 @@ import * as path from "path";
 import { judgeLink, linkProblemMessage } from "../contract/links";
 import { isInside } from "../contract/paths";
 import { contextDigest } from "./contextDigest";
-import { DOCKERFILE_HEADER, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
+import { ContextWriter, DOCKERFILE_HEADERS, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
 import { normalizeVersions, renderModelConfig } from "./modelConfig";
 import { RecordedFile, fingerprint, forgetRecord, nowNs, readRecord, settled, writeRecord } from "./stagingRecord";
 import { StagingError } from "./stagingError";
@@ -17,6 +17,8 @@ import { StagingError } from "./stagingError";
 export { StagingError };
 
 export interface StageOptions {
+    /** Who stages it (`tfs build-context` or `ModelImage`): the Dockerfile's first line says so. */
+    writer: ContextWriter;
     /** The model base folder: numeric version folders inside (`00000123` is version 123). */
     modelBaseDir: string;
     /** TF Serving model name (a DNS label). */
@@ -24,8 +26,8 @@ export interface StageOptions {
     /** Versions to bake and serve; each must have a version folder. */
     versions: readonly number[];
     /**
-     * The context folder. Created if missing; if it exists it must be empty or an earlier staging
-     * (its Dockerfile starts with our header): everything in it that this staging does not write is
+     * The context folder. Created if missing; if it exists it must be empty or an earlier staging by
+     * either writer (its Dockerfile starts with one of our headers): everything in it that this staging does not write is
      * deleted. Keep it at a stable path so the builder's context hash is stable too.
      */
     outDir: string;
@@ -238,7 +240,7 @@ function renderGenerated(options: StageOptions): { spec: ModelImageSpec; version
     try {
         const versions = normalizeVersions(options.versions);
         const spec: ModelImageSpec = {
-            baseImage: options.baseImage, modelName: options.modelName, versions, versionLabels: options.versionLabels,
+            writer: options.writer, baseImage: options.baseImage, modelName: options.modelName, versions, versionLabels: options.versionLabels,
         };
         const modelConfig = usesModelConfig(spec)
             ? renderModelConfig([{ name: spec.modelName, basePath: modelBasePath(spec.modelName), versions, labels: { ...options.versionLabels } }])
@@ -326,10 +328,9 @@ function prepareOutDir(outDir: string): void {
         return;
     }
     const dockerfile = path.join(outDir, "Dockerfile");
-    const ours = fs.existsSync(dockerfile) && fs.statSync(dockerfile).isFile()
-        && fs.readFileSync(dockerfile, "utf8").startsWith(DOCKERFILE_HEADER);
-    if (!ours) {
-        throw new StagingError(`output folder ${outDir} is not empty and was not written by tfs build-context; choose a new or empty folder (staging deletes whatever it did not write)`, "out");
+    const written = fs.existsSync(dockerfile) && fs.statSync(dockerfile).isFile() ? fs.readFileSync(dockerfile, "utf8") : "";
+    if (!DOCKERFILE_HEADERS.some((header) => written.startsWith(header))) {
+        throw new StagingError(`output folder ${outDir} is not empty and was not written by tfs build-context or a ModelImage; choose a new or empty folder (staging deletes whatever it did not write)`, "out");
     }
 }
 

@@ -130,7 +130,7 @@ describe("model image: a real daemonless build, pushed to a loopback registry", 
 
     function stage(modelBaseDir: string, outDir: string): ReturnType<typeof stageBuildContext> {
         const options: StageOptions = {
-            modelBaseDir, outDir, modelName: NAME, versions: [1, 2], versionLabels: { stable: 2 }, baseImage: "scratch",
+            writer: "tfs build-context", modelBaseDir, outDir, modelName: NAME, versions: [1, 2], versionLabels: { stable: 2 }, baseImage: "scratch",
         };
         return stageBuildContext(options);
     }
