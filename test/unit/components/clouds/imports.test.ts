@@ -45,6 +45,7 @@ const REGISTRIES = ["registry", "cloud", "gateways", "collectors"];
 const PURE_REGISTRIES = ["components/clouds/gateways", "components/clouds/collectors"];
 /** Where no cloud may be named in code (comments aside): what a cloud needs there, its folder supplies. */
 const CLOUD_FREE = ["config", "serving", "observability", "model"];
+const ADDING_A_CLOUD = "docs/development/adding-a-cloud.md";
 
 /**
  * The places in `text` (TypeScript, comments blanked) that name a cloud or its platform: a string that
@@ -135,6 +136,21 @@ describe("one folder per cloud (the imports)", () => {
         }
         const passed = ["// on gke the class defaults", "/** GKE's Gateway (`platform: \"gke\"`) */", "const awsome = peaks.length;", "const escalate = gcpu;", "const ekstra = 1; // gke"];
         assert.deepStrictEqual(passed.flatMap(cloudNames), []);
+    });
+
+    it("adding-a-cloud.md lists every file outside the folders that names a cloud in its code, and only files that exist", () => {
+        const page = fs.readFileSync(path.join(ROOT, ADDING_A_CLOUD), "utf8");
+        const from = page.indexOf("## What stays outside the folders");
+        assert.ok(from >= 0, `${ADDING_A_CLOUD}: no "What stays outside the folders"`);
+        const end = page.indexOf("\n## ", from + 1);
+        const section = page.slice(from, end < 0 ? undefined : end);
+        const listed = [...section.matchAll(/`((?:[a-z]+\/)+(?:[\w.]+\.ts)?)`/g)].map((m) => m[1]);
+        assert.deepStrictEqual(listed.filter((p) => !fs.existsSync(path.join(ROOT, p))), [], `${ADDING_A_CLOUD} lists paths that are gone`);
+        const naming = [...FILES, ...sources("facade")].filter((f) => cloudOf(f) === undefined)
+            .filter((f) => cloudNames(fs.readFileSync(path.join(ROOT, f), "utf8")).length > 0);
+        assert.ok(naming.includes("stacks/gcp.ts") && naming.includes("facade/modelGateway.ts"), naming.join(", "));
+        const unlisted = naming.filter((f) => !listed.some((p) => p === f || (p.endsWith("/") && f.startsWith(p))));
+        assert.deepStrictEqual(unlisted, [], `name these in ${ADDING_A_CLOUD}#what-stays-outside-the-folders, or move what they know of a cloud into its folder`);
     });
 
     it("the model, serving and observability code imports no cloud, not even the registry", () => {
