@@ -1,12 +1,14 @@
 /**
  * A digest of a staged build context: file paths, modes and bytes. It names the image tag, so the
- * tag changes exactly when the model (or the Dockerfile) does. The same context built by another
+ * tag changes exactly when the model (or the Dockerfile, but for the writer its first line names:
+ * `digestedDockerfile`) does. The same context built by another
  * builder may still give another manifest digest under the same tag: registries therefore keep these
  * content tags movable (docs/concepts/model-image.md#tags-and-immutability), and pods run the registry's digest.
  */
 import { Hash, createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
+import { digestedDockerfile } from "./dockerfile";
 
 export function contextDigest(dir: string): string {
     const hash = createHash("sha256");
@@ -20,6 +22,10 @@ export function contextDigest(dir: string): string {
             if (e.isDirectory()) {
                 hash.update(`d ${relPath} ${mode}\n`);
                 walk(relPath);
+            } else if (relPath === "Dockerfile") {
+                const text = Buffer.from(digestedDockerfile(fs.readFileSync(full, "utf8")));
+                hash.update(`f ${relPath} ${mode} ${text.length}\n`);
+                hash.update(text);
             } else {
                 hash.update(`f ${relPath} ${mode} ${fs.statSync(full).size}\n`);
                 hashFile(hash, full);

@@ -44,6 +44,18 @@ export interface ModelImageSpec {
  */
 export const DOCKERFILE_HEADERS: readonly string[] = Object.values(GENERATED_BY);
 
+/**
+ * The Dockerfile's text as the context digest reads it: its first line with the words every version
+ * wrote before the writer was named (the command's). The line is a comment, and the digest names the
+ * image's tag, so neither the writer nor this line's wording moves a tag: a context staged by
+ * `tfs build-context` and one a `ModelImage` staged are one image, and an image built before the
+ * writer was named is not rebuilt for it.
+ */
+export function digestedDockerfile(text: string): string {
+    const writer = DOCKERFILE_HEADERS.find((header) => text.startsWith(header));
+    return writer === undefined ? text : `${GENERATED_BY["tfs build-context"]}${text.slice(writer.length)}`;
+}
+
 /** Mode for everything copied from the model: readable by any UID, folders traversable. */
 export const MODEL_FILE_MODE = "0755";
 /** Mode for the generated model config file. */
