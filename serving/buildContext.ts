@@ -9,7 +9,8 @@ import * as path from "path";
 import { judgeLink, linkProblemMessage } from "../contract/links";
 import { isInside } from "../contract/paths";
 import { contextDigest } from "./contextDigest";
-import { ContextWriter, DOCKERFILE_HEADERS, ModelImageSpec, modelBasePath, renderDockerfile, usesModelConfig } from "./dockerfile";
+import { ContextWriter, DOCKERFILE_HEADERS, ModelImageSpec, modelBasePath, renderModelDockerfile, usesModelConfig } from "./dockerfile";
+import { DEFAULT_MODEL_DELIVERY, ModelDelivery } from "./modelDelivery";
 import { normalizeVersions, renderModelConfig } from "./modelConfig";
 import { RecordedFile, fingerprint, forgetRecord, nowNs, readRecord, settled, writeRecord } from "./stagingRecord";
 import { StagingError } from "./stagingError";
@@ -31,8 +32,13 @@ export interface StageOptions {
      * deleted. Keep it at a stable path so the builder's context hash is stable too.
      */
     outDir: string;
-    /** Base image reference, e.g. `defaultBaseImage(gpu)`. */
+    /** Base image reference, e.g. `defaultBaseImage(gpu)`; not read for `imageVolume`, whose artifact has no base. */
     baseImage: string;
+    /**
+     * `embedded` (default): the Dockerfile bakes the model into `baseImage`. `imageVolume`: a model-only
+     * artifact (`serving/dockerfile.ts`, `renderArtifactDockerfile`), with the model config file always.
+     */
+    delivery?: ModelDelivery;
     /** Version labels (`stable: 2`); each must name one of `versions`. Labels imply a model config file. */
     versionLabels?: Readonly<Record<string, number>>;
     /**
@@ -242,10 +248,12 @@ function renderGenerated(options: StageOptions): { spec: ModelImageSpec; version
         const spec: ModelImageSpec = {
             writer: options.writer, baseImage: options.baseImage, modelName: options.modelName, versions, versionLabels: options.versionLabels,
         };
-        const modelConfig = usesModelConfig(spec)
+        const delivery = options.delivery ?? DEFAULT_MODEL_DELIVERY;
+        // The artifact's config names the same base path: the pod mounts the artifact there.
+        const modelConfig = delivery === "imageVolume" || usesModelConfig(spec)
             ? renderModelConfig([{ name: spec.modelName, basePath: modelBasePath(spec.modelName), versions, labels: { ...options.versionLabels } }])
             : undefined;
-        return { spec, versions, dockerfile: renderDockerfile(spec), modelConfig };
+        return { spec, versions, dockerfile: renderModelDockerfile(spec, delivery), modelConfig };
     } catch (err) {
         throw new StagingError((err as Error).message);
     }

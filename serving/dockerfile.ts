@@ -1,13 +1,15 @@
 /**
  * The Dockerfile of a model image: the model baked into a TF Serving base, run as a non-root user
- * with the server binary as the entrypoint. No `RUN` step, so any builder can build it without a
- * daemon or a shell in the base, and the same context always gives the same layers.
+ * with the server binary as the entrypoint; or, for `modelDelivery: imageVolume`, a model-only
+ * artifact (`FROM scratch`) a pod mounts beside the base. No `RUN` step, so any builder can build
+ * either without a daemon or a shell in the base, and the same context always gives the same layers.
  */
 import {
     GRPC_PORT, IMAGE_PLATFORM, MODEL_CONFIG_PATH, MODEL_SERVER_BINARY, MODELS_ROOT, REST_PORT,
     SERVING_GID, SERVING_UID, imageReferenceProblem,
 } from "./images";
 import { modelNameProblem, normalizeVersions } from "./modelConfig";
+import { ARTIFACT_CONFIG_FILE, ModelDelivery, artifactConfigPath } from "./modelDelivery";
 import { ServerFlag, flagArgs } from "./serverFlag";
 import { StagingError } from "./stagingError";
 
@@ -75,6 +77,9 @@ export function usesModelConfig(spec: Pick<ModelImageSpec, "versions" | "version
     return new Set(spec.versions).size > 1 || Object.keys(spec.versionLabels ?? {}).length > 0;
 }
 
+const CONFIG_FILE_WHY = "set versions and versionLabels instead";
+const POLL_WHY = "the model is baked into the image (or an immutable artifact), so the server looks for versions once";
+
 /**
  * The server flags baked into the image's ENTRYPOINT (after the binary). Pod-level flags (threads,
  * monitoring, batching) are appended as container `args`; these alone serve the model, so
@@ -82,18 +87,31 @@ export function usesModelConfig(spec: Pick<ModelImageSpec, "versions" | "version
  * never changes.
  */
 export function imageServerFlags(spec: Pick<ModelImageSpec, "modelName" | "versions" | "versionLabels">): ServerFlag[] {
-    const fixedPort = (kind: string, port: number) => `the ${kind} port is fixed at ${port} (the Service, probes and NetworkPolicy use it)`;
     const model: ServerFlag[] = usesModelConfig(spec)
-        ? [{ name: "--model_config_file", value: MODEL_CONFIG_PATH, why: "set versions and versionLabels instead" }]
+        ? [{ name: "--model_config_file", value: MODEL_CONFIG_PATH, why: CONFIG_FILE_WHY }]
         : [
             { name: "--model_name", value: spec.modelName, why: "set modelName (or models[i].name) instead" },
             { name: "--model_base_path", value: modelBasePath(spec.modelName), why: "set modelPath (or models[i].path) instead" },
         ];
+    return servingFlags(model);
+}
+
+/**
+ * The flags an `imageVolume` pod gives the server itself (its container's `args`, before the pod-level
+ * ones), where an embedded image's ENTRYPOINT carries them: the same ports and polling, and the model
+ * config file at the mounted artifact's root (`modelDelivery.ts`), which names the versions and labels.
+ */
+export function artifactServerFlags(modelName: string): ServerFlag[] {
+    return servingFlags([{ name: "--model_config_file", value: artifactConfigPath(modelName), why: CONFIG_FILE_WHY }]);
+}
+
+function servingFlags(model: ServerFlag[]): ServerFlag[] {
+    const fixedPort = (kind: string, port: number) => `the ${kind} port is fixed at ${port} (the Service, probes and NetworkPolicy use it)`;
     return [
         { name: "--port", value: GRPC_PORT, why: fixedPort("gRPC", GRPC_PORT) },
         { name: "--rest_api_port", value: REST_PORT, why: fixedPort("REST", REST_PORT) },
         ...model,
-        { name: "--file_system_poll_wait_seconds", value: 0, why: "the model is baked into the image, so the server looks for versions once" },
+        { name: "--file_system_poll_wait_seconds", value: 0, why: POLL_WHY },
     ];
 }
 
@@ -109,18 +127,78 @@ export function imageEntrypoint(spec: Pick<ModelImageSpec, "modelName" | "versio
 /** OCI and tf-serving labels recorded on the image. */
 export function imageLabels(spec: ModelImageSpec): Record<string, string> {
     const versions = normalizeVersions(spec.versions);
-    const labels: Record<string, string> = {
+    return {
         "org.opencontainers.image.title": spec.modelName,
         "org.opencontainers.image.description": `TensorFlow Serving with model ${spec.modelName} (${versionList(versions)})`,
         "org.opencontainers.image.base.name": spec.baseImage,
+        ...modelLabels(spec),
+    };
+}
+
+/** OCI and tf-serving labels recorded on a model artifact: the model's alone (it has no base, and a base must not change its tag). */
+export function artifactLabels(spec: ArtifactSpec): Record<string, string> {
+    const versions = normalizeVersions(spec.versions);
+    return {
+        "org.opencontainers.image.title": spec.modelName,
+        "org.opencontainers.image.description": `Model ${spec.modelName} (${versionList(versions)}) for TensorFlow Serving, mounted by an image volume`,
+        ...modelLabels(spec),
+    };
+}
+
+function modelLabels(spec: ArtifactSpec): Record<string, string> {
+    const labels: Record<string, string> = {
         "tf-serving.model.name": spec.modelName,
-        "tf-serving.model.versions": versions.join(","),
+        "tf-serving.model.versions": normalizeVersions(spec.versions).join(","),
     };
     const versionLabels = Object.entries(spec.versionLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (versionLabels.length > 0) {
         labels["tf-serving.model.version-labels"] = versionLabels.map(([k, v]) => `${k}=${v}`).join(",");
     }
     return labels;
+}
+
+/** What goes into a model artifact: the image's spec without a base. */
+export type ArtifactSpec = Omit<ModelImageSpec, "baseImage">;
+
+/** The Dockerfile of `delivery` for `spec` (the base is read only by `embedded`'s). */
+export function renderModelDockerfile(spec: ModelImageSpec, delivery: ModelDelivery): string {
+    return delivery === "imageVolume" ? renderArtifactDockerfile(spec) : renderDockerfile(spec);
+}
+
+/**
+ * Renders the Dockerfile of a model artifact (`modelDelivery: imageVolume`): `FROM scratch`, each
+ * version folder at the artifact's root and the model config file beside them, always (the pod names
+ * it: `artifactServerFlags`). The context is `renderDockerfile`'s, with `models/models.config` always
+ * staged. Nothing of the base is in it, so the same model gives the same artifact and the same tag
+ * whatever TF Serving serves it: a base patch pushes nothing. The pod mounts it read-only at
+ * `/models/<name>` and runs as `SERVING_UID`: the modes below let any user read it.
+ */
+export function renderArtifactDockerfile(spec: ArtifactSpec): string {
+    const versions = checkedVersions(spec);
+    const lines = [
+        `${GENERATED_BY[spec.writer]} for model ${spec.modelName}, ${versionList(versions)}: a model-only artifact for an image volume.`,
+        `# Mounted by the server's pod at ${modelBasePath(spec.modelName)}: the version folders and ${ARTIFACT_CONFIG_FILE} at its root.`,
+        "FROM scratch",
+        ...versions.map((v) => `COPY --chmod=${MODEL_FILE_MODE} models/${spec.modelName}/${v}/ /${v}/`),
+        `COPY --chmod=${CONFIG_FILE_MODE} models/models.config /${ARTIFACT_CONFIG_FILE}`,
+    ];
+    for (const [key, value] of Object.entries(artifactLabels(spec))) {
+        lines.push(`LABEL ${key}=${JSON.stringify(value)}`);
+    }
+    return lines.join("\n") + "\n";
+}
+
+/** The spec's versions, ascending, after its name and versions are checked. */
+function checkedVersions(spec: ArtifactSpec): number[] {
+    const nameProblem = modelNameProblem(spec.modelName);
+    if (nameProblem) {
+        throw new StagingError(nameProblem);
+    }
+    const versions = normalizeVersions(spec.versions);
+    if (versions.length === 0) {
+        throw new StagingError(`model "${spec.modelName}": no version to bake into the image`);
+    }
+    return versions;
 }
 
 /**
@@ -139,14 +217,7 @@ export function renderDockerfile(spec: ModelImageSpec): string {
     if (refProblem) {
         throw new StagingError(`base image: ${refProblem}`);
     }
-    const nameProblem = modelNameProblem(spec.modelName);
-    if (nameProblem) {
-        throw new StagingError(nameProblem);
-    }
-    const versions = normalizeVersions(spec.versions);
-    if (versions.length === 0) {
-        throw new StagingError(`model "${spec.modelName}": no version to bake into the image`);
-    }
+    const versions = checkedVersions(spec);
     const base = modelBasePath(spec.modelName);
     const lines = [
         `${GENERATED_BY[spec.writer]} for model ${spec.modelName}, ${versionList(versions)}.`,

@@ -77,6 +77,16 @@ export function imageTag(ref: string): string | undefined {
     return colon > name.lastIndexOf("/") ? name.slice(colon + 1) : undefined;
 }
 
+/** True when `ref` names its bytes by a sha256 digest (`name@sha256:<64 hex>`, a tag before it or not). */
+export function isDigestPinned(ref: string): boolean {
+    return /@sha256:[0-9a-f]{64}$/.test(ref);
+}
+
+/** `ref` pinned to `digest` (`sha256:...`), its tag kept for readers: `tensorflow/serving:2.21.0@sha256:...`. */
+export function pinnedReference(ref: string, digest: string): string {
+    return `${ref.split("@")[0]}@${digest}`;
+}
+
 /**
  * Checks an image reference such as `tensorflow/serving:2.21.0`, `registry:5000/team/tfs:2.21.0-gpu`
  * or `repo@sha256:<64 hex>`. Returns what is wrong with it, or undefined when it is valid.

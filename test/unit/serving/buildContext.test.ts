@@ -219,6 +219,29 @@ describe("serving/buildContext stageBuildContext", () => {
         assert.notStrictEqual(contextDigest(out), byComponent.digest);
     });
 
+    describe("a model artifact (delivery: imageVolume)", () => {
+        it("stages the same version folders, the artifact's Dockerfile and the model config file even for one version", () => {
+            const staged = stage({ delivery: "imageVolume", versions: [2] });
+            assert.deepStrictEqual(staged.files.map((f) => f.path).filter((p) => !p.startsWith("models/m/2/")), ["Dockerfile", "models/models.config"]);
+            assert.match(fs.readFileSync(staged.dockerfile, "utf8"), /^FROM scratch$/m);
+            assert.match(fs.readFileSync(path.join(out, "models/models.config"), "utf8"), /base_path: '\/models\/m'[\s\S]*versions: 2/);
+        });
+
+        it("digests the model alone: another base gives the same artifact, tag and all, where an embedded image's digest moves", () => {
+            const digest = (delivery: "embedded" | "imageVolume", baseImage: string) => stage({ delivery, baseImage, outDir: path.join(work, `${delivery}-${baseImage.length}`) }).digest;
+            assert.strictEqual(digest("imageVolume", "tensorflow/serving:2.21.0"), digest("imageVolume", "tensorflow/serving:2.21.0-gpu@sha256:" + "b".repeat(64)));
+            assert.notStrictEqual(digest("embedded", "tensorflow/serving:2.21.0"), digest("embedded", "tensorflow/serving:2.21.0-gpu"));
+            assert.notStrictEqual(digest("imageVolume", "scratch"), digest("embedded", "scratch"), "the artifact is another image than the embedded one");
+        });
+
+        it("changes its digest when the model does, or the versions and labels it serves", () => {
+            const first = stage({ delivery: "imageVolume" }).digest;
+            assert.notStrictEqual(stage({ delivery: "imageVolume", versionLabels: { stable: 2 } }).digest, first);
+            fs.appendFileSync(path.join(model, "1", "saved_model.pb"), "x");
+            assert.notStrictEqual(stage({ delivery: "imageVolume" }).digest, first);
+        });
+    });
+
     it("refuses an output folder it cannot create with one error, where Node's recursive mkdir would retry forever", function () {
         if (!fs.existsSync("/proc/self")) {
             this.skip();
