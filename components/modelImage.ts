@@ -1,6 +1,8 @@
 /**
  * ModelImage: the model baked into a pinned `tensorflow/serving` base, built and pushed with
- * `@pulumi/docker`, exposed pinned by the digest the registry holds.
+ * `@pulumi/docker`, exposed pinned by the digest the registry holds; or, with `modelDelivery:
+ * imageVolume`, the model alone as an artifact of its own (`FROM scratch`) that `ModelServer` mounts
+ * beside the base, which it exposes pinned as well (`serverImage`).
  *
  * The build context is staged (only the served version folders, a rendered Dockerfile) in a
  * stable folder inside the project and named relative to it, so `docker.Image`'s inputs and its
@@ -15,8 +17,9 @@ import { warmupFilesFor, warmupSourcesOf } from "../model/stagedWarmup";
 import { WarmupSource } from "../model/warmup";
 import { stageBuildContext, StagingError } from "../serving/buildContext";
 import { contentTag } from "../serving/contentTag";
-import { defaultBaseImage, imageReferenceProblem } from "../serving/images";
-import { resolveModelImageLocation } from "./modelImageArgs";
+import { defaultBaseImage, imageReferenceProblem, isDigestPinned, pinnedReference } from "../serving/images";
+import type { ModelDelivery } from "../serving/modelDelivery";
+import { resolveModelImageArgs } from "./modelImageArgs";
 import { argsError, refusing } from "./refusal";
 import { heldDigest, pushedImageName } from "./pushedImage";
 import { ImageBuildRecord, PreviousImage, pushDecision } from "../serving/pushDecision";
@@ -89,6 +92,14 @@ export interface ModelImageSettings {
     versions: number[];
     /** Version labels (`stable: 123`; names `[a-zA-Z0-9_]+`, versions among `versions`), served through the model config file. Default: none. */
     versionLabels?: Record<string, number>;
+    /**
+     * How the model reaches the server. `embedded` (default): baked into the base, one image per model
+     * (`imageRef`). `imageVolume`: a model-only artifact (`FROM scratch`: the version folders and the model
+     * config file at its root), content-tagged from the model alone, so a new base builds and pushes nothing;
+     * `ModelServer` runs `serverImage` with it mounted by an image volume (its `modelDelivery` and
+     * `modelArtifact`). Needs Kubernetes 1.35 and containerd 2.1 or CRI-O 1.31 on the nodes (docs/concepts/model-image.md).
+     */
+    modelDelivery?: ModelDelivery;
     /** Build on the `-gpu` (CUDA) base of the pinned release. Default false. Ignored when `baseImage` is set. */
     gpu?: boolean;
     /** Base image, e.g. a mirror of `tensorflow/serving`; it must hold `/usr/bin/tensorflow_model_server`. Default the pinned release (`tensorflow/serving:2.21.0`, `-gpu` with `gpu`). */
@@ -162,8 +173,19 @@ export function modelImageWarmupFiles(modelPath: string, model: string, versions
 }
 
 export class ModelImage extends pulumi.ComponentResource {
-    /** `name@sha256:...` with the registry's own digest for the pushed tag: what the pod spec uses. */
+    /**
+     * `name@sha256:...` with the registry's own digest for the pushed tag: what the pod spec uses (the
+     * image the pods run; with `imageVolume`, the artifact they mount: `ModelServer`'s `modelArtifact`).
+     */
     readonly imageRef: pulumi.Output<string>;
+    /**
+     * The image the server's container runs, pinned by digest: `imageRef` when embedded; with `imageVolume`
+     * the base, as given when it names a digest, else with the digest its registry holds for its tag (asked
+     * at every run, so a base re-pushed under its tag rolls the pods onto it, and no model is rebuilt).
+     */
+    readonly serverImage: pulumi.Output<string>;
+    /** How the model reaches the server, as resolved (default `embedded`). */
+    readonly modelDelivery: ModelDelivery;
     /** The tag pushed (`ctx-` and the context digest's prefix), for humans and registries' UIs. */
     readonly tag: string;
     readonly image: docker.Image;
@@ -172,7 +194,7 @@ export class ModelImage extends pulumi.ComponentResource {
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         // Checked and resolved once (`modelImageArgs.ts`), before anything is staged or registered.
-        const location = resolveModelImageLocation(name, args);
+        const { location, modelDelivery } = resolveModelImageArgs(name, args);
         const { model, modelPath } = modelImageSource(args);
         const baseImage = args.baseImage ?? defaultBaseImage(args.gpu ?? false);
         const baseProblem = imageReferenceProblem(baseImage);
@@ -187,11 +209,13 @@ export class ModelImage extends pulumi.ComponentResource {
             versions: args.versions,
             versionLabels: args.versionLabels,
             baseImage,
+            ...(modelDelivery === "imageVolume" ? { delivery: modelDelivery } : {}),
             outDir: location.stagingDir,
             recordFile: `${location.stagingDir}.staging.json`,
             warmupFiles,
         }));
         super("tf-serving:index:ModelImage", name, {}, opts);
+        this.modelDelivery = modelDelivery;
         this.tag = contentTag(staged.digest);
 
         // Only the Docker provider's own lookups log in with the credentials: the cloud registries'
@@ -225,7 +249,20 @@ export class ModelImage extends pulumi.ComponentResource {
         // A reused tag: the digest the registry held before this run, known in the preview too.
         const digest = pulumi.all([this.build, held]).apply(([b, h]) => (!b.pushed && h !== undefined ? pulumi.output(h) : pushedDigest));
         this.imageRef = pulumi.interpolate`${args.imageName}@${digest}`;
-        this.registerOutputs({ imageRef: this.imageRef });
+        if (modelDelivery === "imageVolume") {
+            this.serverImage = this.pinnedBase(baseImage);
+            this.registerOutputs({ imageRef: this.imageRef, serverImage: this.serverImage });
+        } else {
+            this.serverImage = this.imageRef;
+            this.registerOutputs({ imageRef: this.imageRef });
+        }
+    }
+
+    /** `baseImage` pinned by digest: as given when it names one, else by the digest its registry holds for it (the Docker provider's defaults). */
+    private pinnedBase(baseImage: string): pulumi.Output<string> {
+        return isDigestPinned(baseImage)
+            ? pulumi.output(baseImage)
+            : docker.getRegistryImageOutput({ name: baseImage }, { parent: this }).sha256Digest.apply((digest) => pinnedReference(baseImage, digest));
     }
 
     /** A Docker provider logged in with `registry`'s credentials, when it has them (else the default provider). */

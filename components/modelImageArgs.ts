@@ -1,18 +1,27 @@
 /**
  * `ModelImage`'s arguments checked, pure: where the build context is staged and how the Image's inputs
- * name it, or every problem keyed by field (`components/argsIssues.ts`), thrown before anything is
- * staged or registered.
+ * name it, and how the model is delivered, or every problem keyed by field (`components/argsIssues.ts`),
+ * thrown before anything is staged or registered.
  */
 import * as path from "path";
 import type { ArgsIssue } from "./argsIssues";
 import { argsError } from "./refusal";
 import { isInside } from "../contract/paths";
 import { ContextLocation, projectRelative } from "../serving/contextLocation";
+import { DEFAULT_MODEL_DELIVERY, ModelDelivery, modelDeliveryProblem } from "../serving/modelDelivery";
 
-/** `ModelImageSettings`' fields that say where the build context goes. */
+/** `ModelImageSettings`' fields that say where the build context goes and what it builds. */
 export interface ModelImageLocationArgs {
     projectDir: string;
     contextDir: string;
+    /** Checked here: one of `MODEL_DELIVERIES` (a YAML or config value may be any string). */
+    modelDelivery?: string;
+}
+
+/** `ModelImage`'s checked arguments, resolved: where to stage, and what to build there. */
+export interface ResolvedModelImageArgs {
+    location: ContextLocation;
+    modelDelivery: ModelDelivery;
 }
 
 /**
@@ -23,6 +32,10 @@ export interface ModelImageLocationArgs {
  */
 export function modelImageIssues(args: ModelImageLocationArgs): ArgsIssue[] {
     const issues: ArgsIssue[] = [];
+    const delivery = args.modelDelivery === undefined ? undefined : modelDeliveryProblem(args.modelDelivery);
+    if (delivery !== undefined) {
+        issues.push({ field: "modelDelivery", value: args.modelDelivery, message: delivery });
+    }
     if (!path.isAbsolute(args.projectDir)) {
         issues.push({
             field: "projectDir", value: args.projectDir,
@@ -43,11 +56,11 @@ export function modelImageIssues(args: ModelImageLocationArgs): ArgsIssue[] {
     return issues;
 }
 
-/** Where `ModelImage` `name` stages its build context, resolved once; the one error naming every field it cannot take. */
-export function resolveModelImageLocation(name: string, args: ModelImageLocationArgs): ContextLocation {
+/** Where `ModelImage` `name` stages its build context and what it builds, resolved once; the one error naming every field it cannot take. */
+export function resolveModelImageArgs(name: string, args: ModelImageLocationArgs): ResolvedModelImageArgs {
     const issues = modelImageIssues(args);
     if (issues.length > 0) {
         throw argsError("ModelImage", name, issues);
     }
-    return projectRelative(args.projectDir, args.contextDir);
+    return { location: projectRelative(args.projectDir, args.contextDir), modelDelivery: (args.modelDelivery as ModelDelivery | undefined) ?? DEFAULT_MODEL_DELIVERY };
 }

@@ -6,7 +6,8 @@
  * every child inherits through `parent: this`; without one, Pulumi's default provider (the ambient
  * kubeconfig). It sizes the pod from the model (`serving/sizing.ts`) and registers the ServiceAccount,
  * the server configuration ConfigMap, the Deployment, the Service, a PodDisruptionBudget, a
- * NetworkPolicy and, when asked, a HorizontalPodAutoscaler and an image pull Secret.
+ * NetworkPolicy and, when asked, a HorizontalPodAutoscaler and an image pull Secret. The model comes in
+ * its image, or (`modelDelivery: imageVolume`) as an artifact the pods mount beside the TF Serving base.
  */
 import * as crypto from "crypto";
 import * as k8s from "@pulumi/kubernetes";
@@ -22,7 +23,10 @@ import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
     defaultBatchingConfig, monitoringConfig, serverArgs, warmupReplays,
 } from "../serving/flags";
-import { GRPC_PORT, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
+import { GRPC_PORT, MODEL_SERVER_BINARY, REST_PORT, SERVING_GID, SERVING_UID } from "../serving/images";
+import { artifactServerFlags } from "../serving/dockerfile";
+import { MODEL_VOLUME, artifactMountPath, servedRelease } from "../serving/modelDelivery";
+import { flagArgs } from "../serving/serverFlag";
 import { modelStatusPath, serverProbes } from "../serving/probes";
 import { hpaSpec, replicaOwnership } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
@@ -47,6 +51,10 @@ export class ModelServer extends pulumi.ComponentResource {
     readonly restUrl: pulumi.Output<string>;
     readonly grpcEndpoint: pulumi.Output<string>;
     readonly modelStatusUrl: pulumi.Output<string>;
+    /**
+     * The model's pinned reference as the pods hold it: the image they run, or with `imageVolume` the
+     * artifact they mount (what a model change moves; the stack records it to decide the next push).
+     */
     readonly imageRef: pulumi.Output<string>;
     /** The TF Serving model name. */
     readonly model: string;
@@ -160,9 +168,10 @@ export class ModelServer extends pulumi.ComponentResource {
         this.modelStatusUrl = pulumi.interpolate`${this.restUrl}${modelStatusPath(modelName)}`;
         // With a canary the serving image is the Deployment's once it has rolled: after a release whose
         // gate failed, the Deployment keeps the old image and so do the stack's outputs.
-        this.imageRef = args.canary
-            ? this.deployment.spec.template.spec.containers.apply((c) => c[0].image)
-            : pulumi.output(args.image);
+        const template = this.deployment.spec.template.spec;
+        this.imageRef = args.modelDelivery === "imageVolume"
+            ? (args.canary ? template.volumes.apply((v) => v.find((volume) => volume.name === MODEL_VOLUME)?.image?.reference ?? "") : pulumi.output(args.modelArtifact ?? ""))
+            : args.canary ? template.containers.apply((c) => c[0].image) : pulumi.output(args.image);
 
         this.registerOutputs({
             externalIp: this.externalIp,
@@ -231,7 +240,10 @@ function canaryRelease(
         context: canary.context,
         namespace: args.namespace,
         model,
-        image: args.image,
+        // What the pods run, as the release compares it with the serving Deployment's (`servedRelease`): the image alone when embedded.
+        image: args.modelDelivery === "imageVolume"
+            ? pulumi.all([args.image, args.modelArtifact ?? ""]).apply(([image, reference]) => servedRelease(modelPodSpec(image, reference)) ?? image)
+            : args.image,
         serving: model,
         canary: canaryName(model),
         canaryDeployment: pulumi.output(args.namespace).apply((namespace) => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { ...meta, namespace }, spec })),
@@ -353,13 +365,12 @@ export function deploymentSpec(
                 containers: [{
                     name: SERVER_CONTAINER,
                     image: args.image,
-                    // The image's ENTRYPOINT runs tensorflow_model_server itself (no bash wrapper); these flags follow it.
-                    args: serverArgs({
+                    ...serverCommand(args, serverArgs({
                         sizing,
                         batching: args.batching?.enabled ?? false,
                         enableWarmup: args.enableWarmup ?? true,
                         extraServerArgs: args.extraServerArgs ?? [],
-                    }),
+                    })),
                     ports: [
                         { name: "grpc", containerPort: GRPC_PORT, protocol: "TCP" },
                         { name: REST_PORT_NAME, containerPort: REST_PORT, protocol: "TCP" },
@@ -384,13 +395,51 @@ export function deploymentSpec(
                     volumeMounts: [
                         { name: "tmp", mountPath: "/tmp" },
                         { name: "server-config", mountPath: SERVER_CONFIG_DIR, readOnly: true },
+                        ...modelVolume(args).mounts,
                     ],
                 }],
                 volumes: [
                     { name: "tmp", emptyDir: { sizeLimit: EPHEMERAL_STORAGE.tmpSizeLimit } },
                     { name: "server-config", configMap: { name: serverConfigName } },
+                    ...modelVolume(args).volumes,
                 ],
             },
         },
     };
+}
+
+type Container = k8s.types.input.core.v1.Container;
+
+/**
+ * The server container's command and args. Embedded: the image's ENTRYPOINT runs tensorflow_model_server
+ * itself (no bash wrapper), and the pod's flags follow it as `args`. `imageVolume`: the base's ENTRYPOINT
+ * is TF Serving's bash wrapper, so the pod runs the binary itself with the flags an embedded image bakes
+ * (`artifactServerFlags`: ports, polling, the artifact's model config file) before the pod's own.
+ */
+function serverCommand(args: Pick<ModelServerArgs, "modelDelivery" | "model">, podArgs: string[]): Pick<Container, "command" | "args"> {
+    return args.modelDelivery === "imageVolume"
+        ? { command: [MODEL_SERVER_BINARY], args: [...flagArgs(artifactServerFlags(args.model.name)), ...podArgs] }
+        : { args: podArgs };
+}
+
+/**
+ * With `imageVolume`, the artifact as an `image` volume mounted read-only at the model's base path, its
+ * root (no `subPath`: containerd 2.1 ignores it silently); `IfNotPresent`, as the artifact is pinned by
+ * digest. The kubelet pulls it with the pod's `imagePullSecrets`, as it pulls the image. Nothing when embedded.
+ */
+function modelVolume(args: Pick<ModelServerArgs, "modelDelivery" | "modelArtifact" | "model">): {
+    mounts: k8s.types.input.core.v1.VolumeMount[]; volumes: k8s.types.input.core.v1.Volume[];
+} {
+    if (args.modelDelivery !== "imageVolume") {
+        return { mounts: [], volumes: [] };
+    }
+    return {
+        mounts: [{ name: MODEL_VOLUME, mountPath: artifactMountPath(args.model.name), readOnly: true }],
+        volumes: [{ name: MODEL_VOLUME, image: { reference: args.modelArtifact, pullPolicy: "IfNotPresent" } }],
+    };
+}
+
+/** The parts of an `imageVolume` pod that `servedRelease` reads, for the canary's comparison. */
+function modelPodSpec(image: string, reference: string): { containers: { image: string }[]; volumes: { name: string; image: { reference: string } }[] } {
+    return { containers: [{ image }], volumes: [{ name: MODEL_VOLUME, image: { reference } }] };
 }

@@ -20,6 +20,8 @@ import { AutoscalingSettings, DEFAULT_SCALE_DOWN_STABILIZATION_SECONDS } from ".
 import { batchingParametersProblem } from "../serving/batchingParameters";
 import { CANARY_DEFAULTS, CanaryGates, CanarySettings, canaryHoldProblem } from "../serving/canary";
 import { managedFlags } from "../serving/flags";
+import { isDigestPinned } from "../serving/images";
+import { DEFAULT_MODEL_DELIVERY, MODEL_DELIVERY_DOC, ModelDelivery, modelDeliveryProblem } from "../serving/modelDelivery";
 import { modelNameProblem } from "../serving/modelConfig";
 import { tfServingFlagProblem } from "../serving/tfServingFlags";
 
@@ -98,9 +100,23 @@ export interface ModelServerArgs {
     /**
      * Image to run, pinned by digest (`repo@sha256:...`, e.g. `ModelImage.imageRef`), so a new model rolls
      * the pods and an unchanged one rolls nothing. Its ENTRYPOINT must run `tensorflow_model_server` for
-     * `model.name` (as `ModelImage`'s does); the managed flags are passed as container args.
+     * `model.name` (as `ModelImage`'s does); the managed flags are passed as container args. With
+     * `modelDelivery: imageVolume`: the TF Serving base, pinned by digest (`ModelImage.serverImage`).
      */
     image: pulumi.Input<string>;
+    /**
+     * How the model reaches the pods. `embedded` (default): `image` holds it. `imageVolume`: `modelArtifact`
+     * holds it, mounted read-only by an `image` volume at `/models/<model.name>` (its root: no `subPath`),
+     * and the pod runs `tensorflow_model_server` itself with the flags an embedded image's ENTRYPOINT carries;
+     * a new base is then a pod template change with the same artifact. Probes, sizing and rollouts are the
+     * same either way. Needs Kubernetes 1.35 and nodes on containerd 2.1 or CRI-O 1.31 (docs/concepts/model-image.md).
+     */
+    modelDelivery?: ModelDelivery;
+    /**
+     * With `modelDelivery: imageVolume`, and only then: the model artifact pinned by digest (`ModelImage.imageRef`
+     * of an `imageVolume` `ModelImage`), pulled as `image` is, with the pods' pull secrets (`imagePullCredentials`).
+     */
+    modelArtifact?: pulumi.Input<string>;
     /**
      * The login the nodes pull `image` with, for a registry that refuses anonymous pulls. Creates a
      * `kubernetes.io/dockerconfigjson` Secret `<model.name>-registry` in `namespace` (its content a
@@ -232,6 +248,8 @@ export const CANARY_NAME_MAX = 63 - "-canary".length;
 /** What the checks read: the Args' fields, with a canary's gateway optional (the config layer has none yet). */
 export interface ModelServerChecked {
     model: { name: string };
+    /** Checked here: one of `MODEL_DELIVERIES` (a config value may be any string). */
+    modelDelivery?: string;
     replicas?: number;
     /** The counts may be left out here (the config layer's defaults are the resolver's: 2, and 10 or `minReplicas`). */
     autoscaling?: Omit<AutoscalingSettings, "minReplicas" | "maxReplicas"> & Partial<Pick<AutoscalingSettings, "minReplicas" | "maxReplicas">>;
@@ -242,6 +260,7 @@ export interface ModelServerChecked {
 
 /** The checked fields with every default filled; a refused value is replaced by its default. */
 export interface ModelServerSettings {
+    modelDelivery: ModelDelivery;
     replicas: number;
     autoscaling?: AutoscalingSettings & { scaleDownStabilizationSeconds: number };
     extraServerArgs: string[];
@@ -281,6 +300,11 @@ export function resolveModelServerSettings(args: ModelServerChecked, key: (field
         }
         return value;
     };
+    const deliveryProblem = args.modelDelivery === undefined ? undefined : modelDeliveryProblem(args.modelDelivery);
+    if (deliveryProblem !== undefined) {
+        issues.push({ field: "modelDelivery", value: args.modelDelivery, message: deliveryProblem });
+    }
+    const modelDelivery = deliveryProblem === undefined ? (args.modelDelivery as ModelDelivery | undefined) ?? DEFAULT_MODEL_DELIVERY : DEFAULT_MODEL_DELIVERY;
     const replicas = whole("replicas", args.replicas, 2, MODEL_SERVER_BOUNDS.replicas, TOO_MANY_PODS);
     const autoscaling = args.autoscaling && resolveAutoscaling(args.autoscaling, whole, issues, key);
     const extraServerArgs = (args.extraServerArgs ?? []).filter((arg, i) => {
@@ -316,7 +340,7 @@ export function resolveModelServerSettings(args: ModelServerChecked, key: (field
             issues.push({ field: "canary.settings.holdSeconds", value: canary.holdSeconds, message: hold });
         }
     }
-    return { settings: { replicas, ...(autoscaling ? { autoscaling } : {}), extraServerArgs, batching, ...(canary ? { canary } : {}) }, issues };
+    return { settings: { modelDelivery, replicas, ...(autoscaling ? { autoscaling } : {}), extraServerArgs, batching, ...(canary ? { canary } : {}) }, issues };
 }
 
 /** A whole number within `bounds`, else an issue (with `whyAbove` when it is too large) and `fallback`. */
@@ -430,6 +454,7 @@ export function resolveModelServerArgs(name: string, args: ModelServerArgs): Res
     }
     const { settings, issues: found } = resolveModelServerSettings(args);
     issues.push(...found);
+    issues.push(...modelArtifactIssues(settings.modelDelivery, args.modelArtifact, found.some((i) => i.field === "modelDelivery")));
     if (args.golden !== undefined) {
         issues.push(...goldenIssues(args.golden, args.model.signatures ?? []).map((message) => ({ field: "golden", value: args.golden?.file, message: `(${message})` })));
     }
@@ -444,4 +469,31 @@ export function resolveModelServerArgs(name: string, args: ModelServerArgs): Res
         enableWarmup: args.enableWarmup ?? true,
         canary: args.canary && canary ? { ...args.canary, settings: canary } : undefined,
     };
+}
+
+/**
+ * `modelArtifact` against the delivery: required with `imageVolume` and pinned by digest (the volume's
+ * `IfNotPresent` would keep a node's old bytes under a moved tag), refused with `embedded` (the image
+ * holds the model; an artifact beside it would be a second model). Nothing when the delivery itself was refused.
+ */
+function modelArtifactIssues(delivery: ModelDelivery, artifact: pulumi.Input<string> | undefined, deliveryRefused: boolean): ArgsIssue[] {
+    if (deliveryRefused) {
+        return [];
+    }
+    if (delivery === "embedded") {
+        return artifact === undefined ? [] : [{
+            field: "modelArtifact", value: artifact,
+            message: `applies only with modelDelivery "imageVolume": the embedded image holds the model; remove it, or set modelDelivery "imageVolume" (see ${MODEL_DELIVERY_DOC})`,
+        }];
+    }
+    if (artifact === undefined) {
+        return [{
+            field: "modelArtifact", value: undefined,
+            message: `is required with modelDelivery "imageVolume": the model artifact pinned by digest, an imageVolume ModelImage's imageRef (see ${MODEL_DELIVERY_DOC})`,
+        }];
+    }
+    return typeof artifact === "string" && !isDigestPinned(artifact) ? [{
+        field: "modelArtifact", value: artifact,
+        message: "is not pinned by digest (NAME@sha256:<64 hex>): the image volume pulls it IfNotPresent, so a node would keep the bytes it has under a tag that moved",
+    }] : [];
 }

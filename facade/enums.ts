@@ -13,6 +13,14 @@ export enum Rollout {
     OneAtATime = "oneAtATime",
 }
 
+/** How the model reaches its server (`ModelImage`'s and `ModelServer`'s `modelDelivery`). */
+export enum ModelDelivery {
+    /** Baked into a TF Serving image of its own (the default). */
+    Embedded = "embedded",
+    /** A model-only artifact, mounted by an image volume beside the pinned TF Serving base (Kubernetes 1.35+, containerd 2.1+). */
+    ImageVolume = "imageVolume",
+}
+
 /** The Kubernetes Service type of a model server. */
 export enum ServiceType {
     LoadBalancer = "LoadBalancer",

@@ -8,7 +8,8 @@ import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelImage";
 import { PreviousOutputs } from "../components/previousOutputs";
 import { facadePreviousImage } from "./previousImage";
-import { absolutePath, loadableModel } from "./values";
+import { ModelDelivery } from "./enums";
+import { absolutePath, loadableModel, oneOf } from "./values";
 
 /** Where the image is pushed. */
 export interface ImageRegistry {
@@ -29,6 +30,12 @@ export interface ModelImageArgs {
     versions?: number[];
     /** Version labels (`stable: 2`) written into the image's model config. Default none. */
     versionLabels?: Record<string, number>;
+    /**
+     * `embedded` (default): the model baked into the base, one image per model. `imageVolume`: a model-only
+     * artifact (`imageRef`), content-tagged from the model alone, for a `ModelServer` that runs `serverImage` with it
+     * mounted by an image volume; needs Kubernetes 1.35 and nodes on containerd 2.1 or CRI-O 1.31.
+     */
+    modelDelivery?: ModelDelivery;
     /** Build on the `-gpu` base. Default false. */
     gpu?: boolean;
     /** Base image override (a mirror of tensorflow/serving). Default: the pinned release. */
@@ -52,6 +59,7 @@ export function toModelImageArgs(name: string, args: ModelImageArgs): library.Mo
         modelPath: report.baseDir,
         versions: report.servedVersions,
         versionLabels: args.versionLabels,
+        modelDelivery: args.modelDelivery === undefined ? undefined : oneOf(args.modelDelivery, library.MODEL_DELIVERIES, `${where} modelDelivery`),
         gpu: args.gpu,
         baseImage: args.baseImage,
         imageName: args.imageName,
@@ -65,8 +73,10 @@ export function toModelImageArgs(name: string, args: ModelImageArgs): library.Mo
 export class ModelImage extends pulumi.ComponentResource {
     /** `imageName@sha256:...`: the reference a `ModelServer` runs (a new model rolls the pods). */
     readonly imageRef: pulumi.Output<string>;
-    /** The content tag: the same model and base give the same tag on any machine. */
+    /** The content tag: the same model and base give the same tag on any machine (with `imageVolume`, the same model alone). */
     readonly tag: pulumi.Output<string>;
+    /** The image a `ModelServer` runs, pinned by digest: `imageRef`, or with `imageVolume` the base (its `modelArtifact` is then `imageRef`). */
+    readonly serverImage: pulumi.Output<string>;
 
     constructor(name: string, args: ModelImageArgs, opts?: pulumi.ComponentResourceOptions) {
         // Mapped before anything is registered: a refused argument registers nothing.
@@ -76,6 +86,7 @@ export class ModelImage extends pulumi.ComponentResource {
         const image = new library.ModelImage(name, { ...libraryArgs, previousImage: previous }, { parent: this });
         this.imageRef = image.imageRef;
         this.tag = pulumi.output(image.tag);
-        this.registerOutputs({ imageRef: this.imageRef, tag: this.tag });
+        this.serverImage = image.serverImage;
+        this.registerOutputs({ imageRef: this.imageRef, tag: this.tag, serverImage: this.serverImage });
     }
 }

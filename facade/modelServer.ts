@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as library from "../lib/modelServer";
-import { Pool, Rollout, ServiceType } from "./enums";
+import { ModelDelivery, Pool, Rollout, ServiceType } from "./enums";
 import { absolutePath, goldenSource, loadableModel, oneOf, servedBytes, servedWarmupRecords, stringList } from "./values";
 
 const ROLLOUTS: readonly library.RolloutStrategy[] = ["surge", "oneAtATime"];
@@ -35,8 +35,12 @@ export interface ModelServerArgs {
     versions?: number[];
     /** Namespace to run in (must exist). */
     namespace: pulumi.Input<string>;
-    /** Image to run, pinned by digest: a `ModelImage`'s `imageRef`. */
+    /** Image to run, pinned by digest: a `ModelImage`'s `serverImage` (its `imageRef`, or with `imageVolume` the base). */
     image: pulumi.Input<string>;
+    /** `embedded` (default): `image` holds the model. `imageVolume`: `modelArtifact` holds it, mounted by an image volume at `/models/<modelName>`. */
+    modelDelivery?: ModelDelivery;
+    /** With `modelDelivery: imageVolume`, and only then: the model artifact pinned by digest (an `imageVolume` `ModelImage`'s `imageRef`). */
+    modelArtifact?: pulumi.Input<string>;
     /** CPU request and limit (Kubernetes quantity). Default 1 (2 with GPUs); thread flags follow it. */
     cpu?: string;
     /** Memory request override. Default: derived from the model; a value below what it needs is an error. */
@@ -91,6 +95,8 @@ export function toModelServerArgs(name: string, args: ModelServerArgs): library.
         golden: args.golden === undefined ? undefined : goldenSource(absolutePath(args.golden, `${where} golden`), `${where} golden`),
         namespace: args.namespace,
         image: args.image,
+        modelDelivery: args.modelDelivery === undefined ? undefined : oneOf(args.modelDelivery, library.MODEL_DELIVERIES, `${where} modelDelivery`),
+        modelArtifact: args.modelArtifact,
         resources: { cpu: args.cpu, memoryRequest: args.memoryRequest, memoryLimit: args.memoryLimit, gpuCount: args.gpuCount },
         placement: args.pool === undefined ? undefined : library.poolPlacement()[oneOf(args.pool, POOLS, `${where} pool`)],
         replicas: args.replicas,
@@ -116,7 +122,7 @@ export class ModelServer extends pulumi.ComponentResource {
     readonly modelStatusUrl: pulumi.Output<string>;
     /** The load balancer's address (IP or host name). */
     readonly externalAddress: pulumi.Output<string>;
-    /** The image the pods run. */
+    /** The model's pinned reference: the image the pods run, or with `imageVolume` the artifact they mount. */
     readonly imageRef: pulumi.Output<string>;
     /** The memory request per pod, as derived or given. */
     readonly memoryRequest: pulumi.Output<string>;

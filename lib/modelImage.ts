@@ -5,3 +5,5 @@
 export { ModelImage } from "../components/modelImage";
 export type { ModelImageArgs, ModelImageSettings, ModelImageSource, ModelImageWarmup, RegistryCredentials, RegistryDigestLookup, RegistryTagProbe } from "../components/modelImage";
 export type { ImageBuildRecord, PreviousImage } from "../serving/pushDecision";
+export { MODEL_DELIVERIES } from "../serving/modelDelivery";
+export type { ModelDelivery } from "../serving/modelDelivery";

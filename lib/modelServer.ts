@@ -25,3 +25,5 @@ export { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, mode
 export type { ImagePullCredentials, ModelServerArgs, RolloutStrategy, ServedModel, ServerCanary, ServerResources } from "../components/modelServer";
 export { GPU_TOLERATION, NODE_POOL_LABEL, poolLabels, poolPlacement } from "../components/nodePlacement";
 export type { NodePlacement, PoolKind } from "../components/nodePlacement";
+export { MODEL_DELIVERIES } from "../serving/modelDelivery";
+export type { ModelDelivery } from "../serving/modelDelivery";

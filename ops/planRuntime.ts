@@ -8,6 +8,8 @@
  */
 import { createHash } from "crypto";
 import * as pulumi from "@pulumi/pulumi";
+import { isContentTag } from "../serving/contentTag";
+import { imageTag } from "../serving/images";
 
 export const REDACTED = "[secret]";
 
@@ -139,10 +141,13 @@ const REGISTRY_LOOKUPS = new Set([
 
 /**
  * The mock registry holds what this run pushed and nothing else (a registry new to the stack, as in
- * a first `tfs plan`): a lookup of any other tag fails, as a real registry answers 404.
+ * a first `tfs plan`): a lookup of any other content tag fails, as a real registry answers 404. A base
+ * image (`tensorflow/serving:2.21.0`, asked for its digest with `modelDelivery: imageVolume`) is in its
+ * registry before any run: a tag that is no content tag is answered.
  */
 function refuseUnpushedTag(token: string, args: Record<string, unknown>, pushed: Set<string>): void {
-    if (REGISTRY_LOOKUPS.has(token)) {
+    const tag = typeof args.name === "string" ? imageTag(args.name) : undefined;
+    if (REGISTRY_LOOKUPS.has(token) && !(tag !== undefined && !isContentTag(tag))) {
         const asked = JSON.stringify(args);
         if (![...pushed].some((tag) => asked.includes(`:${tag}`) || args.imageTag === tag)) {
             throw new Error(`${token}: 404 Not Found: the mock registry holds only the tags this run pushed (${asked})`);

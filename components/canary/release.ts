@@ -24,6 +24,7 @@ import { goldenFailure, goldenSummary } from "../../serving/goldenCheck";
 import { ModelMetadata, parseModelMetadata } from "../../contract/modelMetadata";
 import { METRICS_PATH } from "../../serving/flags";
 import { REST_PORT } from "../../serving/images";
+import { servedRelease } from "../../serving/modelDelivery";
 import {
     CANARY_ROUTED_SECONDS, CallReading, CanaryGates, GateVerdict, InferenceCounters, RouteRule, canaryReplicasFor, canaryShare, countersSince, drainQuietMs, drained,
     gateFigures, gateVerdict, inferenceCounters, retryOnConflict, sumCounters, weightedRules,
@@ -37,7 +38,10 @@ export interface ReleaseInputs {
     context?: string;
     namespace: string;
     model: string;
-    /** The image the canary proves (the serving Deployment's next image). */
+    /**
+     * What the canary proves: the serving Deployment's next image, and with `imageVolume` the model
+     * artifact beside it (`servedRelease`, the same string read back from the serving Deployment).
+     */
     image: string;
     /** The serving Deployment and Service (the model's name). */
     serving: string;
@@ -240,7 +244,8 @@ class Release {
     async serving(): Promise<{ image?: string; replicas: number } | undefined> {
         try {
             const d = await this.c.apps.readNamespacedDeployment({ name: this.i.serving, namespace: this.i.namespace });
-            return { image: d.spec?.template.spec?.containers[0]?.image, replicas: d.spec?.replicas ?? 1 };
+            const spec = d.spec?.template.spec;
+            return { image: spec === undefined ? undefined : servedRelease(spec), replicas: d.spec?.replicas ?? 1 };
         } catch (err) {
             if (isNotFound(err)) {
                 return undefined;

@@ -34,7 +34,11 @@ interface Seen { at: number; what: string }
 /** How a pod answers `:predict`: y = x / 2 + offset for each instance, as half_plus_two (2) and half_plus_three (3) do. */
 const halfPlus = (offset: number) => (body: any) => ({ status: 200, text: JSON.stringify({ predictions: body.instances.map((x: number) => x / 2 + offset) }) });
 
-function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?: number; canaryAnswers?: (body: unknown) => { status: number; text: string } }) {
+function cluster(opts: {
+    servingReplicas: number; conflicts?: number; lagReads?: number; canaryAnswers?: (body: unknown) => { status: number; text: string };
+    /** The serving Deployment's pod spec; default one container running "old". */
+    servingPod?: Record<string, unknown>;
+}) {
     const seen: Seen[] = [];
     const note = (what: string) => seen.push({ at: Date.now(), what });
     const versions: Record<string, number> = { httproutes: 1, grpcroutes: 1 };
@@ -54,7 +58,7 @@ function cluster(opts: { servingReplicas: number; conflicts?: number; lagReads?:
         apps: {
             readNamespacedDeployment: async ({ name }: any) => {
                 if (name === MODEL) {
-                    return { spec: { replicas: opts.servingReplicas, selector: { matchLabels: { app: MODEL } }, template: { spec: { containers: [{ image: "old" }] } } } };
+                    return { spec: { replicas: opts.servingReplicas, selector: { matchLabels: { app: MODEL } }, template: { spec: opts.servingPod ?? { containers: [{ image: "old" }] } } } };
                 }
                 if (!canary) {
                     throw Object.assign(new Error("not found"), { code: 404 });
@@ -133,6 +137,17 @@ describe("the canary release against a cluster (in-memory API stand-in)", functi
         const order = c.seen.map((s) => s.what).filter((w) => /^(create|scale) canary|^weight httproutes/.test(w));
         assert.deepStrictEqual(order, ["create canary 1", "weight httproutes 10", "scale canary 2", "weight httproutes 50"],
             "1 pod at 10 % of 4 serving pods' traffic, 2 at 50 %");
+    });
+
+    it("with the model in an image volume, releases a new artifact under the same base, and skips the pair the serving pods run", async () => {
+        const pod = (artifact: string) => ({ containers: [{ image: "base@sha256:1" }], volumes: [{ name: "tmp" }, { name: "model", image: { reference: artifact } }] });
+        const same = await release(inputs({ image: "base@sha256:1 with model m@sha256:a" }), () => undefined, cluster({ servingReplicas: 2, servingPod: pod("m@sha256:a") }).clients);
+        assert.strictEqual(same.outcome, "skipped");
+        const c = cluster({ servingReplicas: 2, servingPod: pod("m@sha256:a") });
+        const lines: string[] = [];
+        const next = await release(inputs({ image: "base@sha256:1 with model m@sha256:b" }), (line) => lines.push(line), c.clients);
+        assert.strictEqual(next.outcome, "passed");
+        assert.match(lines[0], /starting m-canary with base@sha256:1 with model m@sha256:b beside base@sha256:1 with model m@sha256:a$/);
     });
 
     it("keeps canary.replicas as the floor, and never scales down during a release", async () => {

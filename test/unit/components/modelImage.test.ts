@@ -231,4 +231,86 @@ describe("ModelImage", () => {
         assert.deepStrictEqual(rec.resources.map((r) => r.type), [], "nothing registered");
         assert.strictEqual(fs.existsSync(path.join(projectDir, ".tfs/build/test/relative")), false, "nothing staged");
     });
+
+    describe("modelDelivery: imageVolume (a model-only artifact)", () => {
+        const DOCKERFILE = (recorder: MockRun) => fs.readFileSync(path.join(projectDir, (recorder.one("docker:index/image:Image").inputs as any).build.dockerfile), "utf8");
+
+        it("builds the artifact FROM scratch and pushes it under a content tag, pinned by the registry's digest as an embedded image is", async () => {
+            const { recorder, image, imageRef } = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume" });
+            assert.strictEqual(image.modelDelivery, "imageVolume");
+            assert.match(DOCKERFILE(recorder), /^FROM scratch$/m);
+            assert.match(DOCKERFILE(recorder), /^COPY --chmod=0755 models\/m\/123\/ \/123\/$/m);
+            const inputs = recorder.one("docker:index/image:Image").inputs as any;
+            assert.strictEqual(inputs.imageName, `registry.internal:5000/team/m:${image.tag}`);
+            assert.deepStrictEqual(inputs.build, { context: ".tfs/build/test/volume", dockerfile: ".tfs/build/test/volume/Dockerfile", platform: "linux/amd64" });
+            assert.strictEqual(inputs.skipPush, undefined, "pushed: the registry held no such tag");
+            assert.strictEqual(imageRef, `registry.internal:5000/team/m@${fakeDigest(`registry ${inputs.imageName}`)}`);
+        });
+
+        it("tags it from the model alone: another base or the -gpu base gives the same tag (a base patch pushes no model)", async () => {
+            const plain = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume" });
+            const mirror = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume", baseImage: "registry.internal:5000/mirror/serving:2.21.1-patched" });
+            const gpu = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume", gpu: true });
+            assert.strictEqual(mirror.image.tag, plain.image.tag);
+            assert.strictEqual(gpu.image.tag, plain.image.tag);
+            const embedded = await build({ contextDir: ".tfs/build/test/embedded" });
+            const embeddedMirror = await build({ contextDir: ".tfs/build/test/embedded", baseImage: "registry.internal:5000/mirror/serving:2.21.1-patched" });
+            assert.notStrictEqual(embeddedMirror.image.tag, embedded.image.tag, "an embedded image moves with its base");
+            assert.notStrictEqual(embedded.image.tag, plain.image.tag);
+        });
+
+        it("pushes nothing when the registry holds the artifact's tag already, and the pods mount the digest it holds", async () => {
+            const held = `sha256:${"c".repeat(64)}`;
+            const recorder = await startMockRuntime({ call: (token, args) => (token === REGISTRY_LOOKUP && String(args.name).includes(":ctx-") ? { sha256Digest: held } : undefined) });
+            const image = new ModelImage("m", {
+                model: "m", modelPath: fixtureModelDir("half_plus_two_cpu"), versions: [123], modelDelivery: "imageVolume",
+                imageName: "registry.internal:5000/team/m", registry: { server: "registry.internal:5000" }, projectDir, contextDir: ".tfs/build/test/volume",
+            });
+            const [imageRef, record] = await Promise.all([settleOutput(image.imageRef), settleOutput(image.build)]);
+            await recorder.settle();
+            assert.strictEqual((recorder.one("docker:index/image:Image").inputs as any).skipPush, true);
+            assert.strictEqual(imageRef, `registry.internal:5000/team/m@${held}`);
+            assert.deepStrictEqual(record, { tag: image.tag, pushed: false });
+        });
+
+        it("gives the server the base pinned by the digest its registry holds for its tag, the tag kept for readers", async () => {
+            const { recorder, image } = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume" });
+            const serverImage = await settleOutput(image.serverImage);
+            assert.strictEqual(serverImage, `tensorflow/serving:2.21.0@${fakeDigest("registry tensorflow/serving:2.21.0")}`);
+            assert.ok(recorder.calls.some((c) => c.token === REGISTRY_LOOKUP && c.args.name === "tensorflow/serving:2.21.0"), "the base's registry was asked");
+            const gpu = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume", gpu: true });
+            assert.match(await settleOutput(gpu.image.serverImage) ?? "", /^tensorflow\/serving:2\.21\.0-gpu@sha256:[0-9a-f]{64}$/);
+        });
+
+        it("takes a base pinned by digest as given, asking no registry", async () => {
+            const pinned = `registry.internal:5000/mirror/serving:2.21.0@sha256:${"d".repeat(64)}`;
+            const { recorder, image } = await build({ modelDelivery: "imageVolume", contextDir: ".tfs/build/test/volume", baseImage: pinned });
+            assert.strictEqual(await settleOutput(image.serverImage), pinned);
+            assert.ok(!recorder.calls.some((c) => c.token === REGISTRY_LOOKUP && String(c.args.name).startsWith("registry.internal:5000/mirror")));
+        });
+
+        it("embedded (the default): the server runs the model's image, and no base is looked up", async () => {
+            const { recorder, image, imageRef } = await build();
+            assert.strictEqual(image.modelDelivery, "embedded");
+            assert.strictEqual(image.serverImage, image.imageRef);
+            assert.strictEqual(await settleOutput(image.serverImage), imageRef);
+            assert.ok(!recorder.calls.some((c) => c.token === REGISTRY_LOOKUP && String(c.args.name).startsWith("tensorflow/")));
+            const explicit = await build({ modelDelivery: "embedded" });
+            assert.deepStrictEqual(explicit.recorder.one("docker:index/image:Image").inputs, recorder.one("docker:index/image:Image").inputs);
+        });
+
+        it("refuses a delivery it does not know, naming the field and both values, before it stages or registers anything", async () => {
+            const rec = await startMockRuntime();
+            assert.throws(() => new ModelImage("m", {
+                model: "m", modelPath: fixtureModelDir("half_plus_two_cpu"), versions: [123], modelDelivery: "volume" as never,
+                imageName: "r/m", registry: { server: "r" }, projectDir, contextDir: ".tfs/build/test/refused",
+            }), (err: Error) => {
+                assert.strictEqual(err.message, 'ModelImage m: modelDelivery must be one of "embedded", "imageVolume" (see docs/concepts/model-image.md#two-ways-to-deliver-the-model)');
+                return true;
+            });
+            await rec.settle();
+            assert.deepStrictEqual(rec.resources.map((r) => r.type), []);
+            assert.strictEqual(fs.existsSync(path.join(projectDir, ".tfs/build/test/refused")), false);
+        });
+    });
 });

@@ -15,6 +15,7 @@ import { deploymentTimeouts } from "../../../serving/rollout";
 import { EPHEMERAL_STORAGE, sizeServer } from "../../../serving/sizing";
 import { parseQuantity } from "../../../contract/quantity";
 import { MockOptions } from "../../../ops/planRuntime";
+import { servedRelease } from "../../../serving/modelDelivery";
 import { MockRun, settleOutput, startMockRuntime } from "../../support/mockRuntime";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -393,6 +394,68 @@ describe("ModelServer", () => {
     });
 });
 
+describe("ModelServer with modelDelivery: imageVolume (the model mounted beside the base)", () => {
+    const BASE = `tensorflow/serving:2.21.0@sha256:${"b".repeat(64)}`;
+    const ARTIFACT = `registry.test/tf-serving/half-plus-two@sha256:${"a".repeat(64)}`;
+    const volume = (extra: Partial<ModelServerArgs> = {}) => serve({ image: BASE, modelDelivery: "imageVolume", modelArtifact: ARTIFACT, ...extra });
+
+    it("runs the pinned base with the artifact as an image volume (IfNotPresent), mounted read-only at the model's base path, its root", async () => {
+        const { rec } = await volume();
+        const spec = podSpec(rec);
+        const [c] = spec.containers;
+        assert.strictEqual(c.image, BASE);
+        assert.deepStrictEqual(spec.volumes.find((v: any) => v.name === "model"), { name: "model", image: { reference: ARTIFACT, pullPolicy: "IfNotPresent" } });
+        const mount = c.volumeMounts.find((m: any) => m.name === "model");
+        assert.deepStrictEqual(mount, { name: "model", mountPath: "/models/half-plus-two", readOnly: true }, "no subPath: containerd 2.1 ignores it silently");
+        assert.deepStrictEqual(c.volumeMounts.map((m: any) => m.name), ["tmp", "server-config", "model"]);
+    });
+
+    it("runs tensorflow_model_server itself with the flags the embedded image's ENTRYPOINT carries, then the pod's own", async () => {
+        const embedded = podSpec((await serve()).rec).containers[0];
+        const { rec } = await volume();
+        const [c] = podSpec(rec).containers;
+        assert.deepStrictEqual(c.command, ["/usr/bin/tensorflow_model_server"], "the base's ENTRYPOINT is TF Serving's bash wrapper");
+        assert.deepStrictEqual(c.args.slice(0, 4), ["--port=8500", "--rest_api_port=8501", "--model_config_file=/models/half-plus-two/models.config", "--file_system_poll_wait_seconds=0"]);
+        assert.deepStrictEqual(c.args.slice(4), embedded.args, "the pod's flags are the embedded pod's");
+    });
+
+    it("keeps the probes, sizing, reload-peak memory, security and rollout of the embedded pod: only the image, command, args and model volume differ", async () => {
+        const embedded = rec(await serve());
+        const mounted = rec(await volume());
+        const strip = (d: any) => JSON.stringify(d, (k, v) => (["image", "command", "args"].includes(k) ? undefined : k === "volumes" || k === "volumeMounts" ? v.filter((x: any) => x.name !== "model") : v));
+        assert.strictEqual(strip(mounted), strip(embedded));
+        function rec(run: { rec: MockRun }): any {
+            return run.rec.one("kubernetes:apps/v1:Deployment").inputs;
+        }
+    });
+
+    it("pulls the artifact with the pods' pull secret, as it pulls the image", async () => {
+        const { rec } = await volume({ imagePullCredentials: { server: "registry.test", username: "puller", password: "p" } });
+        assert.deepStrictEqual(podSpec(rec).imagePullSecrets, [{ name: "half-plus-two-registry" }]);
+    });
+
+    it("reports the artifact as the model's reference (what a model change moves), and the canary compares the base with the artifact", async () => {
+        const { server } = await volume();
+        assert.strictEqual(await settleOutput(server.imageRef), ARTIFACT);
+        const canaried = await serve((provider) => ({
+            image: BASE, modelDelivery: "imageVolume", modelArtifact: ARTIFACT, serviceType: "ClusterIP",
+            canary: { settings: CANARY_DEFAULTS, gateway: canaryGateway(provider) },
+        }));
+        const inputs = canaried.rec.one("pulumi-nodejs:dynamic:Resource", "canary-release").inputs as any;
+        assert.strictEqual(inputs.image, `${BASE} with model ${ARTIFACT}`);
+        assert.strictEqual(servedRelease(inputs.canaryDeployment.spec.template.spec), inputs.image, "the release reads the serving Deployment the same way");
+        assert.strictEqual(await settleOutput(canaried.server.imageRef), ARTIFACT);
+    });
+
+    it("embedded, said or left out, renders the same Deployment, with no command and no model volume", async () => {
+        const said = (await serve({ modelDelivery: "embedded" })).rec.one("kubernetes:apps/v1:Deployment").inputs;
+        const left = (await serve()).rec.one("kubernetes:apps/v1:Deployment").inputs as any;
+        assert.deepStrictEqual(said, left);
+        assert.strictEqual(left.spec.template.spec.containers[0].command, undefined);
+        assert.deepStrictEqual(left.spec.template.spec.volumes.map((v: any) => v.name), ["tmp", "server-config"]);
+    });
+});
+
 describe("ModelServer: the arguments it refuses, in one line naming the field, before it registers anything", () => {
     /** The model's gateway as the resolver reads it: a canary's checks need nothing else of it. */
     const GATEWAY = { model: MODEL.name, canaryService: "half-plus-two-canary" } as unknown as ModelGateway;
@@ -482,14 +545,22 @@ describe("ModelServer: the arguments it refuses, in one line naming the field, b
         assert.strictEqual(batchingParametersProblem(fs.readFileSync(path.resolve(__dirname, "../../fixtures/batching_config.txt"), "utf8")), undefined);
     });
 
+    it("a delivery it does not know, imageVolume without its artifact or with one not pinned by digest, and an artifact beside an embedded image", async () => {
+        const artifact = `registry.test/m@sha256:${"a".repeat(64)}`;
+        await refused({ modelDelivery: "volume" as never }, "modelDelivery", /must be one of "embedded", "imageVolume" \(see docs\/concepts\/model-image\.md#two-ways-to-deliver-the-model\)$/);
+        await refused({ modelDelivery: "imageVolume" }, "modelArtifact", /is required with modelDelivery "imageVolume": the model artifact pinned by digest/);
+        await refused({ modelDelivery: "imageVolume", modelArtifact: "registry.test/m:ctx-0123456789abcdef" }, "modelArtifact", /is not pinned by digest .*IfNotPresent/);
+        await refused({ modelArtifact: artifact }, "modelArtifact", /applies only with modelDelivery "imageVolume": the embedded image holds the model/);
+    });
+
     it("names every field in the one line", async () => {
         const message = await refusal({ replicas: 0, extraServerArgs: ["--port=9000"], canary: canary({ holdSeconds: 0 }) });
         assert.match(message, /^ModelServer half-plus-two: replicas must .*; extraServerArgs\[0\] --port is set .*; canary\.settings\.holdSeconds must /);
     });
 
-    it("fills every default: 2 pods, no extra flags, no batching; an HPA's counts and window", () => {
+    it("fills every default: the embedded model, 2 pods, no extra flags, no batching; an HPA's counts and window", () => {
         assert.deepStrictEqual(resolveModelServerSettings({ model: MODEL }), {
-            settings: { replicas: 2, extraServerArgs: [], batching: { enabled: false, parametersText: undefined } }, issues: [],
+            settings: { modelDelivery: "embedded", replicas: 2, extraServerArgs: [], batching: { enabled: false, parametersText: undefined } }, issues: [],
         });
         assert.deepStrictEqual(resolveModelServerSettings({ model: MODEL, autoscaling: { targetRequestsPerSecond: 5 } }).settings.autoscaling,
             { minReplicas: 2, maxReplicas: 10, targetRequestsPerSecond: 5, scaleDownStabilizationSeconds: 300 });

@@ -28,6 +28,7 @@ describe("the multi-language facade", () => {
             assert.deepStrictEqual(values(enums.CapacityType), [...lib.CAPACITY_TYPES]);
             assert.deepStrictEqual(values(enums.NatGateways), [...lib.NAT_GATEWAY_MODES]);
             assert.deepStrictEqual(values(enums.SubnetScheme), [...lib.SUBNET_SCHEMES]);
+            assert.deepStrictEqual(values(enums.ModelDelivery), [...lib.MODEL_DELIVERIES]);
         });
     });
 
@@ -61,6 +62,15 @@ describe("the multi-language facade", () => {
                 /ModelServer "m" modelDir: "models\/x" is not an absolute path; .*\$\{pulumi\.cwd\}.*other-languages\.md#paths/);
             assert.throws(() => toModelServerArgs("m", { ...base, modelDir: path.join(MODEL_DIR, "00000123") }),
                 /ModelServer "m" modelDir: TF Serving could not load .*\(run `tfs preflight` on it/);
+        });
+
+        it("takes the model delivery and the artifact as the library does, and refuses a delivery outside the enum", () => {
+            const artifact = `r/m@sha256:${"a".repeat(64)}`;
+            const args = toModelServerArgs("m", { ...base, modelDelivery: enums.ModelDelivery.ImageVolume, modelArtifact: artifact });
+            assert.deepStrictEqual([args.modelDelivery, args.modelArtifact], ["imageVolume", artifact]);
+            assert.deepStrictEqual([toModelServerArgs("m", base).modelDelivery, toModelServerArgs("m", base).modelArtifact], [undefined, undefined], "the library's default");
+            assert.throws(() => toModelServerArgs("m", { ...base, modelDelivery: "volume" as enums.ModelDelivery }),
+                /^Error: ModelServer "m" modelDelivery: "volume" is not one of embedded, imageVolume \(see docs\/guides\/other-languages\.md#arguments\)$/);
         });
 
         it("takes extraServerArgs as the library's list, and refuses one string instead of spreading it a character per flag", () => {
@@ -107,6 +117,12 @@ describe("the multi-language facade", () => {
             assert.deepStrictEqual(args.versions, [123]);
             assert.deepStrictEqual([args.contextDir, args.projectDir, args.modelPath], [".tfs/build/half-plus-two", "/work/program", MODEL_DIR]);
             assert.strictEqual(args.registryDigest, undefined, "the library's default lookup");
+            assert.strictEqual(args.modelDelivery, undefined, "the library's default, embedded");
+            const volume = toModelImageArgs("img", {
+                modelName: "half-plus-two", modelDir: MODEL_DIR, imageName: "127.0.0.1:5000/m", registry: { server: "127.0.0.1:5000" }, projectDir: "/work/program",
+                modelDelivery: enums.ModelDelivery.ImageVolume,
+            });
+            assert.strictEqual(volume.modelDelivery, "imageVolume");
         });
     });
 
