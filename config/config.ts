@@ -41,7 +41,7 @@ export type ConfigFor<C extends Cloud> = Extract<ServingConfig, { cloud: C }>;
 const MODEL_KEYS = [
     "signature", "versions", "versionLabels", "gpu", "gpuCount", "replicas", "baseImage", "cpu",
     "memoryRequest", "memoryLimit", "batching", "batchingParametersFile", "autoscaling", "canary",
-    "extraServerArgs", "enableWarmup", "allowSignatureChange", "golden", "warmup",
+    "extraServerArgs", "enableWarmup", "allowSignatureChange", "golden", "warmup", "modelDelivery",
 ] as const;
 
 const TOP_KEYS = [
@@ -239,7 +239,7 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         src("versionLabels").fail("versionLabels", "labels need an explicit `versions` list naming the versions they point at");
     }
 
-    const { replicas, autoscaling, canary, extraServerArgs } = readServerSettings(src, name);
+    const { modelDelivery, replicas, autoscaling, canary, extraServerArgs } = readServerSettings(src, name);
 
     const baseImage = src("baseImage").string("baseImage");
     const imageProblem = baseImage === undefined ? undefined : imageReferenceProblem(baseImage);
@@ -283,21 +283,23 @@ function readModel(r: ConfigReader, defaults: ConfigReader, name: string, modelP
         allowSignatureChange: src("allowSignatureChange").bool("allowSignatureChange", false),
         golden: golden === undefined ? undefined : { path: path.resolve(projectDir, golden), asWritten: golden },
         warmup: warmup === "golden" && golden !== undefined ? "golden" : undefined,
+        modelDelivery,
         configKey,
     };
 }
 
 /**
- * A model's `replicas`, `autoscaling`, `canary` and `extraServerArgs`, read as written and checked by
- * `ModelServer`'s own resolver (`components/modelServerArgs.ts`), whose issues are recorded here under
- * the keys behind them: `autoscaling.maxReplicas`, `canary.steps`, `models[1].canary.gates.maxErrorRatio`.
+ * A model's `modelDelivery`, `replicas`, `autoscaling`, `canary` and `extraServerArgs`, read as written and
+ * checked by `ModelServer`'s own resolver (`components/modelServerArgs.ts`), whose issues are recorded here
+ * under the keys behind them: `autoscaling.maxReplicas`, `canary.steps`, `models[1].canary.gates.maxErrorRatio`.
  */
-function readServerSettings(src: (key: string) => ConfigReader, model: string): Pick<ModelSettings, "replicas" | "autoscaling" | "canary" | "extraServerArgs"> {
+function readServerSettings(src: (key: string) => ConfigReader, model: string): Pick<ModelSettings, "modelDelivery" | "replicas" | "autoscaling" | "canary" | "extraServerArgs"> {
     const autoscalingReader = src("autoscaling").nested("autoscaling");
     const canaryRead = readCanary(src("canary"));
     const extraServerArgs = src("extraServerArgs").stringList("extraServerArgs", extraServerArgProblem) ?? [];
     const args: ModelServerChecked = {
         model: { name: model },
+        modelDelivery: src("modelDelivery").string("modelDelivery"),
         replicas: src("replicas").int("replicas", 2, MODEL_SERVER_BOUNDS.replicas, false),
         autoscaling: autoscalingReader && readAutoscaling(autoscalingReader),
         extraServerArgs,
@@ -323,7 +325,7 @@ function readServerSettings(src: (key: string) => ConfigReader, model: string): 
         const [reader, name] = at(issue.field);
         reader.fail(name, issue.message);
     }
-    return { replicas: settings.replicas, autoscaling: settings.autoscaling, canary: settings.canary, extraServerArgs };
+    return { modelDelivery: settings.modelDelivery, replicas: settings.replicas, autoscaling: settings.autoscaling, canary: settings.canary, extraServerArgs };
 }
 
 /** `canary`: steps, the hold, the canary's pods and the gates, as written (the resolver checks them); its readers, for the resolver's issues. */

@@ -10,6 +10,7 @@ import type { GatewayPlatformSettings } from "../components/clouds/gateways";
 import type { AlertThresholds } from "../observability/alerts";
 import type { AutoscalingSettings } from "../serving/autoscaling";
 import type { CanarySettings } from "../serving/canary";
+import type { ModelDelivery } from "../serving/modelDelivery";
 import type { RolloutStrategy } from "../serving/rollout";
 
 export const SERVICE_TYPES = ["LoadBalancer", "NodePort", "ClusterIP"] as const;
@@ -67,8 +68,14 @@ export interface ModelSettings {
      * Needs `golden`. Undefined: the folder's own warmup file, if it has one.
      */
     warmup?: "golden";
+    /**
+     * How the model reaches its server (`serving/modelDelivery.ts`): `embedded` (default), baked into a TF
+     * Serving image, or `imageVolume`, a model-only artifact mounted beside the pinned base, where the
+     * cluster can mount one (each cloud's rule).
+     */
+    modelDelivery: ModelDelivery;
     /** The config key a model setting came from, for messages: `modelPath` or `models[1].path`. */
-    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange" | "golden" | "warmup"): string;
+    configKey(setting: "path" | "signature" | "versions" | "baseImage" | "gpuCount" | "replicas" | "autoscaling" | "canary" | "memoryRequest" | "memoryLimit" | "cpu" | "batchingParametersFile" | "allowSignatureChange" | "golden" | "warmup" | "modelDelivery"): string;
 }
 
 export interface ServiceSettings {

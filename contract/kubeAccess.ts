@@ -12,6 +12,8 @@ import type * as K8s from "@kubernetes/client-node";
 /** Where a kubeconfig comes from: its text or file, or neither (the ambient one); and its context. */
 export interface KubeconfigSource {
     kubeconfigFile?: string;
+    /** How messages name `kubeconfigFile`; default `--kubeconfig FILE`, the commands' flag. */
+    kubeconfigLabel?: string;
     kubeconfigText?: string;
     context?: string;
 }
@@ -108,7 +110,7 @@ export function loadKubeConfig(k8s: typeof K8s, target: KubeconfigSource): K8s.K
         source = "the stack's kubeconfig output";
         load = () => kc.loadFromString(target.kubeconfigText as string);
     } else if (target.kubeconfigFile !== undefined) {
-        source = `--kubeconfig ${target.kubeconfigFile}`;
+        source = target.kubeconfigLabel ?? `--kubeconfig ${target.kubeconfigFile}`;
         load = () => kc.loadFromFile(target.kubeconfigFile as string);
     } else {
         const ambient = findAmbientKubeconfig(process.env, (f) => fs.existsSync(f));

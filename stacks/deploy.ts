@@ -173,6 +173,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             registryProbe: args.registry.registryProbe?.(settings.name),
             previousImage: previousBuilds.apply(([builds, models, checkpoint]) => previousImage(builds, models, checkpoint, settings.name)),
             warmup: warmup === undefined ? undefined : { requests: warmup },
+            modelDelivery: settings.modelDelivery,
         });
         images.push(image);
         const gatewaySettings = config.service.endpoint === "gateway" ? config.service.gateway : undefined;
@@ -191,7 +192,9 @@ export function deployModels(args: DeployArgs): StackOutputs {
             ...serverModelInputs(settings, report, batchingParameters, warmup),
             golden,
             namespace,
-            image: image.imageRef,
+            // The model's image; with `imageVolume` the pinned base, the artifact mounted beside it.
+            image: image.serverImage,
+            ...(settings.modelDelivery === "imageVolume" ? { modelDelivery: settings.modelDelivery, modelArtifact: image.imageRef } : {}),
             imagePullCredentials: pullCredentials(args.registry),
             replicas: settings.replicas,
             rollout: settings.rollout,

@@ -4,13 +4,30 @@
  */
 import * as path from "path";
 import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
 import { GPU_TOLERATION } from "../components/nodePlacement";
+import { readClusterRuntime } from "../components/clouds/local/clusterRuntime";
+import { localImageVolumeIssues } from "../components/clouds/local/imageVolumes";
 import { ConfigFor } from "../config/config";
+import { ConfigError } from "../config/configReader";
 import { PreparedModel, StackOutputs, deployModels } from "./deploy";
 import { PreviousOutputs } from "./previousOutputs";
 
-export function deployLocal(config: ConfigFor<"local">, models: PreparedModel[], previous: PreviousOutputs): StackOutputs {
+/**
+ * Registers the local stack. A model with `modelDelivery: imageVolume` first has the cluster asked what
+ * it runs (its version, its nodes' runtimes), unless `offline` (`tfs plan`): one it cannot mount the
+ * artifact on stops the run before anything is registered, naming the key.
+ */
+export async function deployLocal(config: ConfigFor<"local">, models: PreparedModel[], previous: PreviousOutputs, options: { offline: boolean }): Promise<StackOutputs> {
     const local = config.local;
+    const issues = options.offline ? [] : await localImageVolumeIssues(models.map((m) => m.settings),
+        () => readClusterRuntime({
+            ...(local.kubeconfig === undefined ? {} : { kubeconfigFile: local.kubeconfig, kubeconfigLabel: `tf-serving:kubeconfig (${local.kubeconfig})` }),
+            context: local.context,
+        }));
+    if (issues.length > 0) {
+        throw new ConfigError(issues, pulumi.getProject());
+    }
     // Without a kubeconfig the provider uses the ambient one (KUBECONFIG or ~/.kube/config). With
     // one, the path goes in as written: an absolute path would differ between machines and checkouts.
     const provider = new k8s.Provider("local", {

@@ -36,7 +36,7 @@ type Composition<C extends Cloud> = (config: ConfigFor<C>, models: PreparedModel
 
 /** Each cloud's composition, loaded only when configured (with its components and provider SDK). */
 const COMPOSITIONS: { [C in Cloud]: () => Promise<Composition<C>> } = {
-    local: async () => async (config, models, { previous }) => (await import("./local")).deployLocal(config, models, previous),
+    local: async () => async (config, models, { previous, offline }) => (await import("./local")).deployLocal(config, models, previous, { offline }),
     gcp: async () => (await import("./gcp")).deployGcp,
     aws: async () => (await import("./aws")).deployAws,
 };

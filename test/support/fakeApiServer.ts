@@ -1,6 +1,6 @@
 /**
- * A loopback stand-in for the few kube-apiserver endpoints `tfs doctor`'s collector reads, and a
- * kubeconfig that points at it: for the doctor's integration tests.
+ * A loopback stand-in for the few kube-apiserver endpoints `tfs doctor`'s collector reads (and the
+ * local stack's image volume check: the version and the nodes), and a kubeconfig that points at it.
  */
 import * as fs from "fs";
 import * as http from "http";
@@ -25,6 +25,8 @@ export class FakeApiServer {
     /** Undefined: listing nodes is forbidden, as for a user with rights in the namespace only. */
     nodes: unknown[] | undefined;
     namespaces = [NAMESPACE];
+    /** What `GET /version` answers (the API server's version; the image volume check reads `gitVersion`). */
+    version: Record<string, string> = { major: "1", minor: "35", gitVersion: "v1.35.0" };
     private server = http.createServer((req, res) => this.answer(req, res));
 
     async start(): Promise<string> {
@@ -59,6 +61,9 @@ export class FakeApiServer {
             res.writeHead(200, { "content-type": "text/plain" });
             res.end(this.logs[key]);
             return;
+        }
+        if (url.pathname === "/version") {
+            return json(200, this.version);
         }
         if (url.pathname === "/api/v1/nodes") {
             return this.nodes === undefined

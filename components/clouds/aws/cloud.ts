@@ -20,6 +20,8 @@ import { eksKubernetesVersionWarning, utcDay } from "./kubernetesVersions";
 import { eksCpuPoolSize, eksPoolNode, eksUnsizedPools } from "./nodes";
 import { awsPartition } from "./partition";
 import { awsProviderIssues } from "./providerRules";
+import { eksImageVolumeProblem } from "./imageVolumes";
+import { imageVolumeIssues } from "../../../config/imageVolumeIssues";
 
 /** aws's rules: its section `eks`, its record `eks` (the registry's `CloudSections` and `CloudRecords` members). */
 type AwsRules = CloudRules<"aws", { eks: AwsConfig }, { eks: EksDeployed }>;
@@ -38,7 +40,10 @@ export const awsCloud: AwsRules = {
         const group: ConfigIssue[] = gpuModels.length > 0 && !config.eks.gpuNodeGroup
             ? [{ key: "eks.gpuNodeGroup", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node group (see docs/getting-started/eks.md#gpus)` }]
             : [];
-        return [...(certificate ? [certificate] : []), ...group, ...requestRateIssues(config, models)];
+        return [
+            ...(certificate ? [certificate] : []), ...group, ...requestRateIssues(config, models),
+            ...imageVolumeIssues(models, (m) => eksImageVolumeProblem(config.eks.kubernetesVersion, m.gpu)),
+        ];
     },
     gpuPool(config) {
         const eks = config.eks.gpuNodeGroup;

@@ -15,6 +15,8 @@ import { gkeChanges } from "./liveChanges";
 import type { GkeDeployed } from "./liveChanges";
 import { gkePoolNode, gkeUnsizedPools } from "./nodes";
 import { gcpProviderIssues } from "./providerRules";
+import { GKE_IMAGE_VOLUME_PROBLEM } from "./imageVolumes";
+import { imageVolumeIssues } from "../../../config/imageVolumeIssues";
 
 /** gcp's rules: its section `gke`, its record `gke` (the registry's `CloudSections` and `CloudRecords` members). */
 type GcpRules = CloudRules<"gcp", { gke: GcpConfig }, { gke: GkeDeployed }>;
@@ -30,7 +32,7 @@ export const gcpCloud: GcpRules = {
         const pool: ConfigIssue[] = gpuModels.length > 0 && !config.gke.gpuPool
             ? [{ key: "gke.gpuPool", value: undefined, expected: `model "${gpuModels[0].name}" sets gpu: true, so the cluster needs a GPU node pool (see docs/getting-started/gke.md#gpus)` }]
             : [];
-        return [...pool, ...requestRateIssues(config, models)];
+        return [...pool, ...requestRateIssues(config, models), ...imageVolumeIssues(models, () => GKE_IMAGE_VOLUME_PROBLEM)];
     },
     gpuPool(config) {
         const gke = config.gke.gpuPool;

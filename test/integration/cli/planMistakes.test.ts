@@ -147,6 +147,19 @@ const cases: PlanMistake[] = [
     { name: "maxErrorRatio: .inf", stack: local(...LOCAL_GATEWAY, "tf-serving:canary: {gates: {maxErrorRatio: .inf}}"), mentions: [".inf", "not a finite number"] },
     { name: "a tf-serving: key outside config:", stack: `${local()}tf-serving:replicas: 3\n`, mentions: ["tf-serving:replicas", "outside `config:`"] },
     { name: "eks.prometheusUrl on loopback", stack: aws("prometheusUrl: http://localhost:9090"), mentions: ["tf-serving:eks.prometheusUrl", "localhost", "the adapter itself"] },
+    { name: "modelDelivery: a value it does not know", stack: local("tf-serving:modelDelivery: volume"), mentions: ["tf-serving:modelDelivery", "\"volume\"", "\"imageVolume\""] },
+    {
+        name: "modelDelivery: imageVolume on GKE (no documented containerd mounts one)", stack: gcpWith(["tf-serving:modelDelivery: imageVolume"]),
+        mentions: ["tf-serving:modelDelivery", "containerd 2.0", "gke.releaseChannel", "docs/concepts/model-image.md#two-ways-to-deliver-the-model"],
+    },
+    {
+        name: "modelDelivery: imageVolume on EKS without eks.kubernetesVersion", stack: [aws().trimEnd(), "  tf-serving:modelDelivery: imageVolume", ""].join("\n"),
+        mentions: ["tf-serving:modelDelivery", "eks.kubernetesVersion is not set", "1.35"],
+    },
+    {
+        name: "models[0].modelDelivery: imageVolume on EKS 1.34", mentions: ["tf-serving:models[0].modelDelivery", "1.34", "off by default"],
+        stack: aws("kubernetesVersion: \"1.34\"").replace("  tf-serving:modelPath: models/good\n", "  tf-serving:models: [{name: good, path: models/good, modelDelivery: imageVolume}]\n"),
+    },
 ];
 
 const stackOf = (c: PlanMistake, i: number): string => c.stackName ?? `plan-case-${i}`;

@@ -101,6 +101,19 @@ describe("local stack (the program under mocks)", () => {
         assert.strictEqual((plan.resources.find((r) => r.type.endsWith(":Gateway"))!.inputs as any).spec.gatewayClassName, "traefik");
     });
 
+    it("modelDelivery imageVolume under tfs plan: the artifact FROM scratch, the pinned base with the volume; no cluster asked (offline)", async () => {
+        const stack = `config:\n  tf-serving:modelPath: ${path.join(FIXTURES, "half_plus_two_cpu")}\n  tf-serving:publicEndpoint: true\n`
+            + "  tf-serving:modelDelivery: imageVolume\n  tf-serving:kubeconfig: /nonexistent/kubeconfig\n";
+        const dir = project(stack);
+        const plan = await planStack(dir, "t");
+        const image = plan.resources.find((r) => r.type === "docker:index/image:Image")!.inputs as any;
+        assert.match(fs.readFileSync(path.join(dir, image.build.dockerfile), "utf8"), /^FROM scratch$/m);
+        const spec = (plan.resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs as any).spec.template.spec;
+        assert.match(spec.containers[0].image, /^tensorflow\/serving:2\.21\.0@sha256:[0-9a-f]{64}$/);
+        assert.deepStrictEqual(spec.containers[0].command, ["/usr/bin/tensorflow_model_server"]);
+        assert.match(spec.volumes.find((v: any) => v.name === "model").image.reference, /^localhost:5001\/tf-serving\/half-plus-two-cpu@sha256:[0-9a-f]{64}$/);
+    });
+
     it("tags the image by model content: same model, same tag; another model, another tag", async () => {
         const stack = (model: string) => `config:\n  tf-serving:modelPath: ${model}\n  tf-serving:modelName: m\n  tf-serving:publicEndpoint: true\n`;
         const tag = async (model: string) => {

@@ -644,3 +644,52 @@ describe("readConfig: canary", () => {
         assert.strictEqual(readConfig(cfg({ ...GATEWAY, ...SEVERAL, modelPath: undefined, models: models(false) }), PROJECT, DIR).models.length, 2, "no canary, no clash");
     });
 });
+
+describe("readConfig: modelDelivery", () => {
+    const GKE = { project: "my-project", region: "us-central1" };
+    const EKS = { region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], adminPrincipalArns: ["arn:aws:iam::123456789012:role/deployer"] };
+    const TWO = { models: [{ name: "a", path: "models/a" }, { name: "b", path: "models/b", modelDelivery: "imageVolume" }], publicEndpoint: "true" };
+
+    it("is embedded by default and as Pulumi.yaml declares it; the top-level key is every model's default, a model's own key wins", () => {
+        assert.strictEqual(readConfig(cfg(BASE), PROJECT, DIR).models[0].modelDelivery, "embedded");
+        assert.strictEqual(readConfig(cfg({ ...BASE, modelDelivery: "embedded" }), PROJECT, DIR).models[0].modelDelivery, "embedded");
+        assert.strictEqual(readConfig(cfg({ ...BASE, modelDelivery: "imageVolume" }), PROJECT, DIR).models[0].modelDelivery, "imageVolume");
+        assert.deepStrictEqual(readConfig(cfg(TWO), PROJECT, DIR).models.map((m) => m.modelDelivery), ["embedded", "imageVolume"]);
+        assert.deepStrictEqual(readConfig(cfg({ ...TWO, modelDelivery: "imageVolume", models: [TWO.models[0], { ...TWO.models[1], modelDelivery: "embedded" }] }), PROJECT, DIR)
+            .models.map((m) => m.modelDelivery), ["imageVolume", "embedded"]);
+        const m = readConfig(cfg(TWO), PROJECT, DIR).models;
+        assert.deepStrictEqual(m.map((x) => x.configKey("modelDelivery")), ["modelDelivery", "models[1].modelDelivery"]);
+    });
+
+    it("refuses a value it does not know, with ModelServer's words, under the key it was written at", () => {
+        const [top] = issuesOf({ ...BASE, modelDelivery: "imagevolume" });
+        assert.deepStrictEqual([top.key, top.value], ["modelDelivery", "imagevolume"]);
+        assert.strictEqual(top.expected, 'must be one of "embedded", "imageVolume" (see docs/concepts/model-image.md#two-ways-to-deliver-the-model)');
+        const [own] = issuesOf({ ...TWO, models: [TWO.models[0], { ...TWO.models[1], modelDelivery: "volume" }] });
+        assert.strictEqual(own.key, "models[1].modelDelivery");
+    });
+
+    it("on GKE: refused, since GKE documents no containerd that mounts image volumes and its version follows the release channel", () => {
+        const issues = issuesOf({ ...BASE, cloud: "gcp", gke: GKE, modelDelivery: "imageVolume" });
+        assert.deepStrictEqual(issues.map((i) => i.key), ["modelDelivery"]);
+        assert.match(issues[0].expected, /^cannot be mounted on this cluster: GKE documents containerd 2\.0 for its Linux nodes from GKE 1\.33 and no later containerd .*migrate-containerd-2.*gke\.releaseChannel.*\. Set modelDelivery to "embedded" \(the default\).*\(see docs\/concepts\/model-image\.md#two-ways-to-deliver-the-model\)$/);
+        assert.doesNotThrow(() => readConfig(cfg({ ...BASE, cloud: "gcp", gke: GKE }), PROJECT, DIR), "embedded runs on GKE as before");
+    });
+
+    it("on EKS: from eks.kubernetesVersion and the AL2023 AMIs the stack creates (containerd 2.1.5 from the first 1.35 AMIs, awslabs/amazon-eks-ami CHANGELOG.md)", () => {
+        const aws = (eks: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...BASE, cloud: "aws", eks: { ...EKS, ...eks }, modelDelivery: "imageVolume", ...extra });
+        assert.doesNotThrow(() => readConfig(cfg(aws({ kubernetesVersion: "1.35" })), PROJECT, DIR));
+        assert.doesNotThrow(() => readConfig(cfg(aws({ kubernetesVersion: "1.36" })), PROJECT, DIR));
+        const gpu = aws({ kubernetesVersion: "1.35", gpuNodeGroup: { instanceType: "g5.xlarge", desiredNodes: 3, minNodes: 0, maxNodes: 3 } }, { gpu: "true" });
+        assert.doesNotThrow(() => readConfig(cfg(gpu), PROJECT, DIR), "the NVIDIA AMI runs the same containerd");
+        const [older] = issuesOf(aws({ kubernetesVersion: "1.34" }));
+        assert.strictEqual(older.key, "modelDelivery");
+        assert.match(older.expected, /eks\.kubernetesVersion is "1\.34": Kubernetes 1\.34 has the ImageVolume feature gate beta and off by default .* EKS does not let a cluster turn the gate on; set eks\.kubernetesVersion to "1\.35" or later/);
+        const [unset] = issuesOf(aws({}));
+        assert.match(unset.expected, /eks\.kubernetesVersion is not set, so EKS creates the cluster on its default version, which the preview cannot know/);
+    });
+
+    it("on an existing cluster: nothing refused from config alone (the preview asks the cluster)", () => {
+        assert.doesNotThrow(() => readConfig(cfg({ ...BASE, modelDelivery: "imageVolume" }), PROJECT, DIR));
+    });
+});
