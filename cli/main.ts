@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { UserError } from "./errors";
+import { commandVersion } from "./packageVersion";
 
 /** Each subcommand lives in its own module and returns a configured commander `Command`. */
 export type CommandFactory = (exit: (code: number) => void) => Command;
@@ -20,6 +21,8 @@ const commands: Record<string, () => CommandFactory> = {
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
+const VERSION_FLAGS = ["-V", "--version"];
+
 /**
  * The `tfs` command with its subcommands: only `requested` when it names one (the others' modules
  * stay unloaded), else every one. `main` parses with it; the CLI reference's usage block is rendered
@@ -28,9 +31,14 @@ const commands: Record<string, () => CommandFactory> = {
 export function tfsProgram(exit: (code: number) => void, requested?: string): Command {
     const program = new Command("tfs")
         .description("Take a TensorFlow SavedModel to a TensorFlow Serving endpoint on Kubernetes")
+        .version(commandVersion() ?? "unknown", "-V, --version", "print the version of tfs and exit")
+        // Only before a command: after one, `--version` is that command's (`tfs build-context --version 2`).
+        .enablePositionalOptions()
         .exitOverride()
         .showHelpAfterError();
-    const names = requested !== undefined && Object.hasOwn(commands, requested) ? [requested] : Object.keys(commands);
+    // `tfs --version` needs no subcommand: it answers without loading any.
+    const names = requested !== undefined && Object.hasOwn(commands, requested) ? [requested]
+        : requested !== undefined && VERSION_FLAGS.includes(requested) ? [] : Object.keys(commands);
     for (const name of names) {
         const command = commands[name]()(exit);
         // Subcommands do not inherit the parent's settings: without this a bad flag would exit the process directly.

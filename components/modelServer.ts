@@ -16,8 +16,8 @@ import { dockerConfigJson } from "../contract/registry";
 import {
     MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, REST_PORT_NAME, SERVER_CONTAINER, canaryLabels, canaryName, isDnsSubdomain, modelServerLabels,
 } from "../contract/labels";
-import { refusing } from "./refusal";
-import { CanaryRelease } from "./canary/canaryRelease";
+import { argsError, refusing } from "./refusal";
+import { CanaryRelease, canaryClientProblem } from "./canary/canaryRelease";
 import { EPHEMERAL_STORAGE, Sizing, sizeServer } from "../serving/sizing";
 import {
     BATCHING_CONFIG_FILE, METRICS_PATH, MONITORING_CONFIG_FILE, SERVER_CONFIG_DIR,
@@ -73,6 +73,10 @@ export class ModelServer extends pulumi.ComponentResource {
         // Every default and check (`modelServerArgs.ts`), before any child is registered.
         args = resolveModelServerArgs(name, args);
         const sizing = refusing("ModelServer", name, "resources", () => modelServerSizing(args));
+        const noClient = args.canary === undefined ? undefined : canaryClientProblem();
+        if (noClient !== undefined) {
+            throw argsError("ModelServer", name, [{ field: "canary", value: undefined, message: noClient }]);
+        }
         super("tf-serving:index:ModelServer", name, {}, opts);
         this.sizing = sizing;
         const modelName = args.model.name;

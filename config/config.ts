@@ -11,7 +11,7 @@ import { DEFAULT_SIGNATURE } from "../contract/signature";
 import { ConfigError, ConfigReader, misplacedKeyIssues } from "./configReader";
 import type { ConfigIssue } from "./configReader";
 import type { RulesOf } from "../components/clouds/registry";
-import { CLOUDS, COLLECTORS, cloudAbout, cloudRules } from "../components/clouds/registry";
+import { CLOUDS, COLLECTORS, cloudAbout, cloudRules, cloudSdkProblem } from "../components/clouds/registry";
 import type { Cloud, CloudSections, LocalSettings } from "../components/clouds/registry";
 import { MODEL_SERVER_BOUNDS, ModelServerChecked, extraServerArgProblem, resolveModelServerSettings } from "../components/modelServerArgs";
 import { imageReferenceProblem } from "../serving/images";
@@ -81,6 +81,12 @@ export function readConfig(all: Record<string, string>, project: string, project
     r.issues.push(...misplacedKeyIssues(all, project, TOP_KEYS));
     r.rejectUnknown(TOP_KEYS);
     const cloud = r.oneOf("cloud", CLOUDS, "local");
+    // The one problem that stops the reading: without its SDK a cloud's rules cannot load.
+    const missingSdk = cloudSdkProblem(cloud);
+    if (missingSdk !== undefined) {
+        r.fail("cloud", missingSdk, cloud);
+        throw new ConfigError(r.issues, project);
+    }
     const rules = cloudRules(cloud);
 
     const endpoint = r.oneOf("endpoint", ENDPOINT_KINDS, "loadBalancer");

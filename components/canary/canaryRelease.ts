@@ -28,6 +28,24 @@ const RUNNER = require.resolve("./release");
  */
 const RUNNER_TSCONFIG = path.join(path.dirname(RUNNER), "..", "..", "tsconfig.json");
 
+/** The Kubernetes client the runner talks to the cluster with: an optional peer of the library, which only a canary loads. */
+export const CANARY_CLIENT = "@kubernetes/client-node";
+
+/**
+ * Why a canary cannot run from here: the runner's Kubernetes client is not installed, with the fix;
+ * undefined when it resolves from the runner's folder, as the provider's process will load it.
+ * `resolve` is Node's resolution from this file (a test passes its own).
+ */
+export function canaryClientProblem(resolve: (name: string) => string = require.resolve): string | undefined {
+    try {
+        resolve(CANARY_CLIENT);
+        return undefined;
+    } catch {
+        return `needs the ${CANARY_CLIENT} package, which is not installed: the canary's steps talk to the cluster with it. ` +
+            `Install it in the program (\`npm install ${CANARY_CLIENT}\`, at the range the tf-serving package's peerDependencies give; docs/reference/library.md#install)`;
+    }
+}
+
 type Phase = "release" | "finish";
 type Props = ReleaseInputs & { phase: Phase };
 

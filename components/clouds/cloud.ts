@@ -33,6 +33,12 @@ export interface CloudAbout {
      * said when another cloud's keys for those are set; undefined for a cloud that creates none.
      */
     readonly createsInstead?: string;
+    /**
+     * The provider SDK its components load (`@pulumi/gcp`), which no other cloud's stack loads: an
+     * optional peer of the packages, installed by the users of this cloud only. Undefined for a cloud
+     * whose stack needs no SDK beyond `@pulumi/kubernetes`.
+     */
+    readonly sdk?: string;
 }
 
 /** The `deployedSettings` record of a stack on cloud `C` whose own part is `Recorded` (`never` for a cloud that records nothing). */

@@ -64,6 +64,26 @@ export function cloudAbout(cloud: Cloud): CloudAbout {
     return ABOUT[cloud];
 }
 
+/**
+ * Why a stack on `cloud` cannot run here: its provider SDK (`CloudAbout.sdk`) is not installed, with
+ * the fix; undefined when it is, or when the cloud needs none. The packages make the cloud SDKs
+ * optional peers, which a user of an existing cluster never installs. `resolve` is Node's resolution
+ * from here (a test passes its own).
+ */
+export function cloudSdkProblem(cloud: Cloud, resolve: (name: string) => string = require.resolve): string | undefined {
+    const sdk = ABOUT[cloud].sdk;
+    if (sdk === undefined) {
+        return undefined;
+    }
+    try {
+        resolve(sdk);
+        return undefined;
+    } catch {
+        return `needs the ${sdk} package, which is not installed: a stack on cloud "${cloud}" loads it, a stack on an existing cluster does not. ` +
+            `Install it beside tf-serving-cli (\`npm install ${sdk}\`, at the range the package's peerDependencies give; docs/reference/cli.md#installing-tfs)`;
+    }
+}
+
 /** The rules of `cloud`, its module loaded on first use. */
 export function cloudRules<C extends Cloud>(cloud: C): RulesOf<C> {
     return RULES[cloud]() as RulesOf<C>;

@@ -1,12 +1,12 @@
 /**
  * Another team's Pulumi program, written against the packed library only: it preflights a model,
- * bakes it into an image and serves it on the cluster its own Kubernetes provider reaches.
+ * bakes it into an image and serves it on the cluster its own Kubernetes provider reaches. The server
+ * and the preflight come from the package's main entry, the image from its own entry point.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { ModelServer, preflight } from "tf-serving";
 import { ModelImage } from "tf-serving/model-image";
-import { ModelServer } from "tf-serving/model-server";
-import { preflight } from "tf-serving/preflight";
 
 const config = new pulumi.Config();
 const modelDir = config.require("modelDir");

@@ -5,6 +5,7 @@
  *     node bin/underMocks.js program MODEL_DIR   the program (index.ts): resources and outputs
  *     node bin/underMocks.js clusters MODEL_DIR  the clusters program (clusters.ts): resources and outputs
  *     node bin/underMocks.js imports MODEL_DIR   every entry point imported, the pure ones used: nothing may register
+ *     node bin/underMocks.js canary MODEL_DIR    a ModelServer with a canary, in a program without @kubernetes/client-node: its refusal
  */
 import * as pulumi from "@pulumi/pulumi";
 
@@ -47,15 +48,29 @@ async function main(mode: string, modelDir: string): Promise<unknown> {
         const load = async (entry: string) => {
             entries[entry] = await import(entry).then((m: object) => `exports ${Object.keys(m).length}`, (err: Error) => err.message.split("\n")[0]);
         };
-        // model-server and model-image first: @pulumi/gcp and @pulumi/aws are optional peers they must not load.
+        // The main entry, model-server and model-image first: @pulumi/gcp and @pulumi/aws are optional
+        // peers they must not load, and @kubernetes/client-node (the canary's) an optional one too.
+        await load("tf-serving");
         await load("tf-serving/model-server");
         await load("tf-serving/model-image");
-        const cloudLoaded = pulumiModules().filter((m) => /\/node_modules\/@pulumi\/(gcp|aws)\//.test(m));
+        const optionalLoaded = loadedModules().filter((m) => /\/node_modules\/(@pulumi\/(gcp|aws)|@kubernetes\/client-node)\//.test(m));
         for (const entry of ["tf-serving/components", "tf-serving/gke", "tf-serving/eks"]) {
             await load(entry);
         }
         await settle(registered);
-        return { registered, pureLoaded, cloudLoaded, entries, preflightOk: report.ok, memoryLimit: sizing.memoryLimit };
+        return { registered, pureLoaded, optionalLoaded, entries, preflightOk: report.ok, memoryLimit: sizing.memoryLimit };
+    }
+
+    if (mode === "canary") {
+        const { ModelGateway, ModelServer } = await import("tf-serving");
+        const gateway = new ModelGateway("m", { model: "m", namespace: "serving", className: "traefik", tlsSecretName: "tls", canary: true });
+        const refusal = await Promise.resolve().then(() => new ModelServer("m", {
+            model: { name: "m", versionBytes: [1_000_000] }, namespace: "serving", image: "registry.example.test/m@sha256:" + "ab".repeat(32),
+            serviceType: "ClusterIP",
+            canary: { settings: { steps: [10, 50], holdSeconds: 60, replicas: 1, gates: { maxErrorRatio: 0.01, maxP99Ms: 1000, minRequests: 50 } }, gateway },
+        })).then(() => undefined, (err: Error) => ({ name: err.constructor.name, runError: pulumi.RunError.isInstance(err), message: err.message }));
+        await settle(registered);
+        return { registered, refusal };
     }
 
     const outputs = (await import(mode === "clusters" ? "./clusters.js" : "./index.js")) as Record<string, pulumi.Output<unknown> | unknown>;
@@ -69,7 +84,12 @@ async function main(mode: string, modelDir: string): Promise<unknown> {
 
 /** Files of `@pulumi/*` packages loaded so far. */
 function pulumiModules(): string[] {
-    return Object.keys(require.cache).filter((file) => file.includes("/node_modules/@pulumi/"));
+    return loadedModules().filter((file) => file.includes("/node_modules/@pulumi/"));
+}
+
+/** Every file loaded so far. */
+function loadedModules(): string[] {
+    return Object.keys(require.cache);
 }
 
 /** Waits until registrations stop arriving. */

@@ -55,7 +55,7 @@ export function entryPoints(root: string): EntryPoint[] {
     return Object.entries(pkg.exports)
         .filter(([, target]) => typeof target === "object" && target !== null && typeof (target as { types?: unknown }).types === "string")
         .map(([key, target]) => ({
-            specifier: `${pkg.name}/${key.replace(/^\.\//, "")}`,
+            specifier: key === "." ? pkg.name : `${pkg.name}/${key.replace(/^\.\//, "")}`,
             source: (target as { types: string }).types.replace(/^\.\//, "").replace(/^dist\//, "").replace(/\.d\.ts$/, ".ts"),
         }));
 }

@@ -4,4 +4,5 @@ import type { CloudAbout } from "../cloud";
 export const awsAbout: CloudAbout = {
     ownKeys: ["eks"],
     createsInstead: "EKS uses ECR and the cluster this stack creates",
+    sdk: "@pulumi/aws",
 };

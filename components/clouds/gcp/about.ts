@@ -4,4 +4,5 @@ import type { CloudAbout } from "../cloud";
 export const gcpAbout: CloudAbout = {
     ownKeys: ["gke"],
     createsInstead: "GKE uses Artifact Registry and the cluster this stack creates",
+    sdk: "@pulumi/gcp",
 };

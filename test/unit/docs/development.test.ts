@@ -7,6 +7,7 @@ import * as assert from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { tfsProgram } from "../../../cli/main";
+import { COMMAND_SOURCE, COMMAND_SUBPATH } from "../../../tools/pack/manifest";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
@@ -84,7 +85,9 @@ describe("contributor docs that state facts of the tree", () => {
             const pkg = JSON.parse(read("package.json")) as { exports: Record<string, unknown>; files: string[] };
             const lib = row("lib/");
             const files = fs.readdirSync(path.join(ROOT, "lib")).filter((f) => f.endsWith(".ts"));
-            const entries = Object.keys(pkg.exports).filter((e) => e !== "./package.json").map((e) => `tf-serving/${e.slice(2)}`);
+            // `command.ts` is the command's entry, which only the packed library's manifest exports.
+            assert.ok(files.includes(path.basename(COMMAND_SOURCE)), files.join());
+            const entries = [...Object.keys(pkg.exports).filter((e) => e !== "./package.json").map((e) => `tf-serving/${e.slice(2)}`), `tf-serving/${COMMAND_SUBPATH}`];
             const shipped = pkg.files.map((f) => /^dist\/([\w-]+)\/$/.exec(f)?.[1]).filter((f): f is string => f !== undefined && f !== "lib").map((f) => `${f}/`);
             assert.ok(files.length >= 7 && entries.length === files.length && shipped.length >= 4, `${files} / ${entries} / ${shipped}`);
             assert.deepStrictEqual([...files, ...entries, ...shipped].filter((name) => !lib.includes(`\`${name}\``)), []);
