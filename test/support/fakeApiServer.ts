@@ -1,6 +1,7 @@
 /**
- * A loopback stand-in for the few kube-apiserver endpoints `tfs doctor`'s collector reads, and a
- * kubeconfig that points at it: for the doctor's integration tests.
+ * A loopback stand-in for the few kube-apiserver endpoints `tfs doctor`'s collector reads (and the
+ * canary's retire: one Deployment read and deleted), and a kubeconfig that points at it: for the
+ * doctor's and the canary runner's integration tests.
  */
 import * as fs from "fs";
 import * as http from "http";
@@ -15,6 +16,8 @@ import { NAMESPACE } from "./doctorFixtures";
  */
 export class FakeApiServer {
     readonly requests: string[] = [];
+    /** The Deployments deleted, by name. */
+    readonly deleted: string[] = [];
     pods: Pod[] = [];
     events: Event[] = [];
     services: unknown[] = [];
@@ -59,6 +62,19 @@ export class FakeApiServer {
             res.writeHead(200, { "content-type": "text/plain" });
             res.end(this.logs[key]);
             return;
+        }
+        if ((m = /^\/apis\/apps\/v1\/namespaces\/[^/]+\/deployments\/([^/]+)$/.exec(url.pathname))) {
+            const name = m[1];
+            const found = this.deployments.find((d) => (d as { metadata?: { name?: string } }).metadata?.name === name);
+            if (found === undefined) {
+                return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", message: `deployments.apps "${name}" not found`, reason: "NotFound", code: 404 });
+            }
+            if (req.method === "DELETE") {
+                this.deployments = this.deployments.filter((d) => d !== found);
+                this.deleted.push(name);
+                return json(200, { kind: "Status", apiVersion: "v1", status: "Success", code: 200 });
+            }
+            return json(200, found);
         }
         if (url.pathname === "/api/v1/nodes") {
             return this.nodes === undefined
