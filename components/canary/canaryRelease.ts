@@ -13,20 +13,8 @@
  * killed, `diff` finds what it left (the canary Deployment, weights still moved) and reports a
  * change, so the next preview shows it and the next update cleans it up first.
  */
-import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import type { ReleaseInputs, ReleaseReport } from "./release";
-
-/** The runner, resolved where this file is: `release.ts` when the program runs from sources, `release.js` from a build. */
-const RUNNER = require.resolve("./release");
-/**
- * The tsconfig.json of the checkout the runner's sources are in (two folders up). The provider's
- * process runs in the Pulumi project's folder, whose own tsconfig may say `"swc": true` or name a
- * `transpiler` (this repository's does): ts-node merges its register options with the tsconfig it
- * finds, and refuses `swc` beside `transpiler`. Naming this file compiles the runner with the settings
- * of the sources it belongs to, wherever the project is, as `bin/tfs.js` does for the CLI.
- */
-const RUNNER_TSCONFIG = path.join(path.dirname(RUNNER), "..", "..", "tsconfig.json");
 
 /** The Kubernetes client the runner talks to the cluster with: an optional peer of the library, which only a canary loads. */
 export const CANARY_CLIENT = "@kubernetes/client-node";
@@ -49,18 +37,128 @@ export function canaryClientProblem(resolve: (name: string) => string = require.
 type Phase = "release" | "finish";
 type Props = ReleaseInputs & { phase: Phase };
 
-/**
- * The runner module, loaded in the provider's process. That process is plain Node.js: a
- * TypeScript source needs ts-node first (the program itself ran under it), a build does not.
+/*
+ * Where the runner is. The engine runs `diff`, `update` and `delete` with the provider serialized in
+ * the state, by whichever checkout wrote it last: a path captured here would name that checkout's
+ * files, gone when it is deleted (a workstation's clone, a CI job's). So the provider captures none:
+ * it finds the runner when it runs, from the project folder it runs in (the dynamic provider's working
+ * folder), as the program found the components. Everything the provider calls is in this file: a
+ * function of another module of an installed library would be serialized as a `require` of a path
+ * the package's `exports` do not open. And they take Node's modules with `process.getBuiltinModule`
+ * when they run: a module imported here is captured as the importing transpiler wrapped it, and the
+ * serializer knows TypeScript's wrapper only, not swc's (this repository's transpiler).
  */
-export function runner(): typeof import("./release") {
-    const file = RUNNER;
-    if (file.endsWith(".ts") && !(process as unknown as { [key: symbol]: boolean })[Symbol.for("ts-node.register.instance")]) {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        require("ts-node").register({ project: RUNNER_TSCONFIG, transpileOnly: true });
+/** The package whose runner the provider loads. */
+const PACKAGE = "tf-serving";
+/** The runner in a package folder: compiled (the installed library ships these) and its source (a checkout). */
+const RUNNER_JS = "dist/components/canary/release.js";
+const RUNNER_TS = "components/canary/release.ts";
+const RUNNER_DOCS = "docs/guides/canary.md#where-the-release-runs";
+
+/** What `runnerLocation` reads of the disk (the tests pass their own). */
+export interface RunnerProbe {
+    /** The `name` in `dir/package.json`, or undefined when there is none (or it does not parse). */
+    packageName(dir: string): string | undefined;
+    exists(file: string): boolean;
+}
+
+/**
+ * The runner module the provider loads, found from `cwd` (the project folder) up: in each folder,
+ * first a `tf-serving` checkout (its package.json named so: the project is the checkout, or inside
+ * it), whose program runs its sources, so the runner is `components/canary/release.ts`, compiled with
+ * that checkout's own tsconfig.json; then the library installed in its `node_modules`, whose
+ * compiled `release.js` it loads (its sources when it holds no build: a linked checkout). The nearest
+ * wins, as Node's own lookup does. `missing`: one line saying where it looked and what to do.
+ */
+export function runnerLocation(cwd: string, probe: RunnerProbe): { file: string; tsconfig?: string } | { missing: string } {
+    const path = process.getBuiltinModule("path");
+    const compiled = (root: string) => (probe.exists(path.join(root, RUNNER_JS)) ? { file: path.join(root, RUNNER_JS) } : undefined);
+    const source = (root: string) => (probe.exists(path.join(root, RUNNER_TS)) ? { file: path.join(root, RUNNER_TS), tsconfig: path.join(root, "tsconfig.json") } : undefined);
+    const start = path.resolve(cwd);
+    for (let dir = start; ; dir = path.dirname(dir)) {
+        const installed = path.join(dir, "node_modules", PACKAGE);
+        const found = (probe.packageName(dir) === PACKAGE ? source(dir) ?? compiled(dir) : undefined)
+            ?? (probe.packageName(installed) === PACKAGE ? compiled(installed) ?? source(installed) : undefined);
+        if (found !== undefined) {
+            return found;
+        }
+        if (path.dirname(dir) === dir) {
+            return {
+                missing: `no ${PACKAGE} checkout (${RUNNER_TS}) or installed library (node_modules/${PACKAGE}/${RUNNER_JS}) in ${start} or a folder above it, ` +
+                    `where the canary's runner would be: run pulumi in the project's folder, inside a checkout of ${PACKAGE} or with ${PACKAGE} installed there (${RUNNER_DOCS})`,
+            };
+        }
     }
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(file);
+}
+
+/** A canary step the provider could not run or finish: its message is the update's error, one line. */
+export class CanaryStepError extends Error {
+    constructor(message: string) {
+        super(message);
+        // Set again: serialized, the class calls `Error` as a function for `super`, which sets nothing on `this`.
+        this.message = message;
+        this.name = "CanaryStepError";
+        // The dynamic provider also prints a failed delete, as `${err}: ${err.stack}`: here `error: MESSAGE`, without a trace (it is no bug).
+        this.stack = message;
+    }
+
+    override toString(): string {
+        return "error";
+    }
+}
+
+/**
+ * The runner module, loaded in the provider's process (see `runnerLocation`). That process is plain
+ * Node.js: a TypeScript source needs ts-node first, registered with the checkout's own tsconfig.json
+ * (the project folder's may say `"swc": true` or name a `transpiler`, which ts-node refuses together
+ * when it merges them), as `bin/tfs.js` does for the CLI; a build needs nothing.
+ */
+export function runner(model: string, cwd = process.cwd()): typeof import("./release") {
+    const fs = process.getBuiltinModule("fs");
+    const path = process.getBuiltinModule("path");
+    const found = runnerLocation(cwd, {
+        packageName(dir) {
+            try {
+                return (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string }).name;
+            } catch {
+                return undefined;
+            }
+        },
+        exists: (file) => fs.existsSync(file),
+    });
+    if ("missing" in found) {
+        throw new CanaryStepError(`canary of ${model}: ${found.missing}`);
+    }
+    try {
+        if (found.tsconfig !== undefined && !(process as unknown as { [key: symbol]: boolean })[Symbol.for("ts-node.register.instance")]) {
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            require(require.resolve("ts-node", { paths: [path.dirname(found.tsconfig)] })).register({ project: found.tsconfig, transpileOnly: true });
+        }
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        return require(found.file);
+    } catch (err) {
+        throw new CanaryStepError(`canary of ${model}: its runner ${found.file} did not load (${String((err as Error).message).split("\n")[0]}); ` +
+            `install the project's packages again (npm ci) or run pulumi from an intact checkout (${RUNNER_DOCS})`);
+    }
+}
+
+/**
+ * What a delete does when the runner could not retire the canary (`err`): fail, since a delete that
+ * passed would leave the canary Deployment running, forgotten by the state, and the routes maybe
+ * still weighted to it; unless the cluster did not answer at all (no HTTP status: refused, no such
+ * host, timed out) and `PULUMI_K8S_DELETE_UNREACHABLE` is true, the Kubernetes provider's own switch
+ * for a cluster that is gone, which lets the stack's other Kubernetes objects leave the state too.
+ */
+export function retireFailure(props: Pick<Props, "model" | "canary" | "namespace">, err: unknown, env: Record<string, string | undefined>): { error: string } | { line: string } {
+    const reason = String((err as Error)?.message ?? err).split("\n")[0];
+    const answered = typeof (err as { code?: unknown })?.code === "number";
+    if (!answered && env.PULUMI_K8S_DELETE_UNREACHABLE === "true") {
+        return { line: `canary of ${props.model}: nothing retired, the cluster did not answer (${reason}); PULUMI_K8S_DELETE_UNREACHABLE=true lets the canary leave the state` };
+    }
+    return {
+        error: `canary of ${props.model}: not retired (${reason}): the canary Deployment ${props.canary} in ${props.namespace} may still run, and the routes may still send it traffic; ` +
+            `run the update again once the cluster answers${answered ? "" : ", or, if the cluster is gone for good, with PULUMI_K8S_DELETE_UNREACHABLE=true"} (${RUNNER_DOCS})`,
+    };
 }
 
 /**
@@ -69,16 +167,19 @@ export function runner(): typeof import("./release") {
  */
 const IGNORED = ["kubeconfig", "__provider", "report"];
 
-const provider: pulumi.dynamic.ResourceProvider = {
+/** The provider: serialized with every CanaryRelease into the state (exported for the tests that read what it captures). */
+export const canaryProvider: pulumi.dynamic.ResourceProvider = {
     async check(_olds: Props, news: Props) {
         return { inputs: news };
     },
 
     async diff(_id: string, olds: Props, news: Props) {
         const changed = Object.keys(news).filter((k) => !IGNORED.includes(k) && JSON.stringify(olds[k as keyof Props]) !== JSON.stringify(news[k as keyof Props]));
+        // A runner not found fails the preview here, with the message the update would fail with.
+        const steps = runner(news.model);
         let left: string | undefined;
         try {
-            left = await runner().leftovers(news);
+            left = await steps.leftovers(news);
         } catch {
             // No cluster to read yet (a preview before it exists): only the inputs decide.
         }
@@ -98,11 +199,16 @@ const provider: pulumi.dynamic.ResourceProvider = {
     },
 
     async delete(_id: string, props: Props) {
+        // Not found or not loaded: the delete fails (its message says what to do); it never passes with the canary left.
+        const steps = runner(props.model);
         try {
-            await runner().finish(props, (line) => console.log(line));
+            await steps.finish(props, (line) => console.log(line));
         } catch (err) {
-            // A cluster already gone has nothing left to retire.
-            console.log(`canary of ${props.model}: nothing retired (${(err as Error).message})`);
+            const failure = retireFailure(props, err, process.env);
+            if ("error" in failure) {
+                throw new CanaryStepError(failure.error);
+            }
+            console.log(failure.line);
         }
     },
 };
@@ -124,11 +230,12 @@ async function act(inputs: Props): Promise<ReleaseReport | undefined> {
     }
     const log = (line: string) => { process.stdout.write(`${line}\n`); };
     try {
+        const steps = runner(inputs.model);
         if (inputs.phase === "finish") {
-            await runner().finish(inputs, log);
+            await steps.finish(inputs, log);
             return undefined;
         }
-        return await runner().release(inputs, log);
+        return await steps.release(inputs, log);
     } catch (err) {
         if (process.ppid !== engine) {
             process.exit(1);
@@ -145,7 +252,7 @@ export class CanaryRelease extends pulumi.dynamic.Resource {
 
     constructor(name: string, args: CanaryReleaseArgs, opts?: pulumi.CustomResourceOptions) {
         // The provider returns its inputs as outputs in the clear: the engine keeps the kubeconfig secret only when told.
-        super(provider, name, { ...args, kubeconfig: pulumi.secret(args.kubeconfig ?? ""), report: undefined },
+        super(canaryProvider, name, { ...args, kubeconfig: pulumi.secret(args.kubeconfig ?? ""), report: undefined },
             pulumi.mergeOptions(opts, { additionalSecretOutputs: ["kubeconfig"] }));
     }
 }

@@ -1,6 +1,8 @@
 /**
  * A loopback stand-in for the few kube-apiserver endpoints `tfs doctor`'s collector reads (and the
- * local stack's image volume check: the version and the nodes), and a kubeconfig that points at it.
+ * local stack's image volume check: the version and the nodes; the canary's retire: one Deployment
+ * read and deleted), and a kubeconfig that points at it: for the doctor's, the image volume check's
+ * and the canary runner's tests.
  */
 import * as fs from "fs";
 import * as http from "http";
@@ -15,6 +17,8 @@ import { NAMESPACE } from "./doctorFixtures";
  */
 export class FakeApiServer {
     readonly requests: string[] = [];
+    /** The Deployments deleted, by name. */
+    readonly deleted: string[] = [];
     pods: Pod[] = [];
     events: Event[] = [];
     services: unknown[] = [];
@@ -64,6 +68,19 @@ export class FakeApiServer {
         }
         if (url.pathname === "/version") {
             return json(200, this.version);
+        }
+        if ((m = /^\/apis\/apps\/v1\/namespaces\/[^/]+\/deployments\/([^/]+)$/.exec(url.pathname))) {
+            const name = m[1];
+            const found = this.deployments.find((d) => (d as { metadata?: { name?: string } }).metadata?.name === name);
+            if (found === undefined) {
+                return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", message: `deployments.apps "${name}" not found`, reason: "NotFound", code: 404 });
+            }
+            if (req.method === "DELETE") {
+                this.deployments = this.deployments.filter((d) => d !== found);
+                this.deleted.push(name);
+                return json(200, { kind: "Status", apiVersion: "v1", status: "Success", code: 200 });
+            }
+            return json(200, found);
         }
         if (url.pathname === "/api/v1/nodes") {
             return this.nodes === undefined
