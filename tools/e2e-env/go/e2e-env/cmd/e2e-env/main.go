@@ -42,7 +42,8 @@ const usage = `usage: scripts/e2e-env COMMAND
   env        print the env file (source it, or eval "$(scripts/e2e-env env)");
              env --json prints its variables' values as JSON
   packages   install the Debian packages the environment and the tests use
-  selftest   run the Go tests of the stand-ins, the node, the load balancer and this program
+  selftest   run the Go tests of the stand-ins, the node, the load balancer and this program,
+             then (as root, after prepare) a real node of its own that mounts an image volume
 
 Settings (environment): TFS_E2E_CACHE (default ~/.cache/tf-serving-e2e),
 TFS_E2E_STATE (default $TFS_E2E_CACHE/state), TFS_E2E_LB_MODE (ip|hostname),

@@ -66,6 +66,7 @@ func TestRealNodeMountsAnImageVolume(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("control plane and node up in %.1f s", time.Since(t0).Seconds())
+	t1 := time.Now()
 
 	// The node runs the runtime built here, at the pinned version (the kubelet
 	// reports containerd's "v2.2.10" as a parsed version, without its "v").
@@ -135,7 +136,7 @@ func TestRealNodeMountsAnImageVolume(t *testing.T) {
 	if want := files["greeting.txt"] + files["dir/inner.txt"] + "inner.txt\nread-only\n"; logs != want {
 		t.Errorf("the pod read:\n%s\nwant (the image's files; the subPath alone at /sub; the volume read-only):\n%s", logs, want)
 	}
-	t.Logf("pod with an image volume (%s) succeeded %.1f s after the cluster was up", art.Digest[:19], time.Since(t0).Seconds())
+	t.Logf("pod with an image volume (%s) succeeded %.1f s after the cluster was up", art.Digest[:19], time.Since(t1).Seconds())
 
 	// containerd read every setting of its configuration (a key in a section
 	// 2.x does not know is ignored with this warning).
