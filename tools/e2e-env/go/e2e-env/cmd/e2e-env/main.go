@@ -42,7 +42,8 @@ const usage = `usage: scripts/e2e-env COMMAND
   env        print the env file (source it, or eval "$(scripts/e2e-env env)");
              env --json prints its variables' values as JSON
   packages   install the Debian packages the environment and the tests use
-  selftest   run the Go tests of the stand-ins, the node, the load balancer and this program
+  selftest   run the Go tests of the stand-ins, the node, the load balancer and this program,
+             then (as root, after prepare) a real node of its own that mounts an image volume
 
 Settings (environment): TFS_E2E_CACHE (default ~/.cache/tf-serving-e2e),
 TFS_E2E_STATE (default $TFS_E2E_CACHE/state), TFS_E2E_LB_MODE (ip|hostname),
@@ -61,7 +62,9 @@ the node bridge's address, prometheus-adapter on the port after it), TFS_E2E_NO_
 // then the kubelet and containerd) before the registry and the control plane.
 var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "registry", "podman", "node", "loopback-lb", "prometheus-sd", "prometheus", "metrics-server", "prometheus-adapter", "traefik"}
 
-// Executables outside the bin cache that run for a state folder.
+// Executables outside the bin cache that run for a state folder (Debian's
+// containerd and its shim: what a node started before the runtime was built
+// here ran).
 var foreignExes = []string{"/usr/bin/docker-registry", "/usr/bin/podman", "/usr/bin/containerd", "/usr/bin/containerd-shim-runc-v2", prometheus.Exe}
 
 func logf(format string, a ...any) { fmt.Fprintf(os.Stderr, "[e2e-env] "+format+"\n", a...) }
@@ -273,26 +276,11 @@ func (e *env) start() error {
 		logf("%s run from another build than the current pins' (%s); restarting the environment on the current ones", strings.Join(stale, ", "), e.exeOf(stale[0]))
 		e.stopAll()
 	}
-	if err := configs.Write(e.s); err != nil {
-		return err
-	}
-	setenv(e.s.PodmanEnv()) // podman, and every process started from here on, use the state folder's store
-	if err := pki.Ensure(e.s.PKI(), configs.CPUNode); err != nil {
-		return fmt.Errorf("certificates: %w", err)
-	}
 	if err := e.linkBinDirs(); err != nil {
 		return err
 	}
 	steps := []func() error{
-		e.startControlPlane,
-		e.startImages,
-		func() error {
-			return e.sup.WaitFor("kube-controller-manager", 60*time.Second, httpsOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", e.s.KCMPort)))
-		},
-		func() error {
-			return e.sup.WaitFor("kube-scheduler", 60*time.Second, httpsOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", e.s.SchedulerPort)))
-		},
-		e.createNodes,
+		e.startCluster,
 		e.installCRDs,
 		e.startPrometheus,
 		e.startMetricsAPIs,
@@ -308,6 +296,36 @@ func (e *env) start() error {
 		}
 	}
 	logf("started in %s s; now: source %s", elapsed(t0), e.s.EnvFile())
+	return nil
+}
+
+// startCluster starts the control plane, the registry and podman with the
+// base and pause images, and both nodes: what every pod needs (start adds the
+// CRDs, Prometheus, the metrics APIs, the Gateway and Pulumi; the selftest's
+// real-node check needs no more).
+func (e *env) startCluster() error {
+	if err := configs.Write(e.s); err != nil {
+		return err
+	}
+	setenv(e.s.PodmanEnv()) // podman, and every process started from here on, use the state folder's store
+	if err := pki.Ensure(e.s.PKI(), configs.CPUNode); err != nil {
+		return fmt.Errorf("certificates: %w", err)
+	}
+	for _, step := range []func() error{
+		e.startControlPlane,
+		e.startImages,
+		func() error {
+			return e.sup.WaitFor("kube-controller-manager", 60*time.Second, httpsOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", e.s.KCMPort)))
+		},
+		func() error {
+			return e.sup.WaitFor("kube-scheduler", 60*time.Second, httpsOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", e.s.SchedulerPort)))
+		},
+		e.createNodes,
+	} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -582,6 +600,7 @@ func (e *env) startCPUNode() error {
 			"--pod-subnet", s.PodSubnet, "--bridge", s.NodeBridge, "--cgroup-root", s.NodeCgroup,
 			"--kubelet-port", fmt.Sprint(s.KubeletPort), "--healthz-port", fmt.Sprint(s.KubeletHealthzPort()),
 			"--sandbox-image", images.PauseImage(s.Registry(), bundles.KeyOf(e.dirs.Pause)),
+			"--runtime-dir", e.dirs.Containerd,
 			"--labels", "node.kubernetes.io/instance-type=tfs-e2e-cpu"); err != nil {
 			return err
 		}
@@ -792,9 +811,30 @@ func (e *env) otherBuilds() []string {
 			exes[c] = supervisor.Exe(p)
 		}
 	}
+	// The node runs containerd from the runtime bundle it was started with: after
+	// the runtime's pins move, a node running with the old one is another build too.
+	if p, ok := e.sup.PidOf("node"); ok && e.sup.Alive("node") {
+		if cl, ok := supervisor.Cmdline(p); ok {
+			if dir := flagValue(cl, "--runtime-dir"); dir != "" {
+				exes["node's containerd"] = filepath.Join(dir, "containerd")
+			}
+		}
+	}
 	d := e.dirs
 	self, _ := os.Executable() // prometheus-sd is this program
-	return supervisor.OtherBuilds(exes, e.s.Bin(), []string{filepath.Dir(self), d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok})
+	return supervisor.OtherBuilds(exes, e.s.Bin(), []string{filepath.Dir(self), d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok, d.Containerd})
+}
+
+// flagValue is the value after flag in a command line of space-separated
+// arguments ("" when it has none).
+func flagValue(cmdline, flag string) string {
+	f := strings.Fields(cmdline)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == flag {
+			return f[i+1]
+		}
+	}
+	return ""
 }
 
 // exeOf is the executable component c runs from.
@@ -909,30 +949,4 @@ func jsonString(s string) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// selftest runs the Go tests of the stand-ins, the node's configuration, the
-// load balancer's forwarding and this program (no cluster needed).
-func (e *env) selftest() error {
-	if _, err := exec.LookPath("go"); err != nil {
-		return errors.New("go is not on PATH")
-	}
-	goEnv := bundles.GoEnv(e.s.Cache)
-	for _, t := range [][]string{
-		{"tfserving-standin", "test", "./..."},
-		{"pulumi", "test", "./cmd/..."},
-		{"pulumi-yaml", "test", "./cmd/..."},
-		{"kube", "test", "./internal/..."},
-		{"pause", "vet", "."},
-		{"e2e-env", "vet", "./..."},
-		{"e2e-env", "test", "./..."},
-	} {
-		cmd := exec.Command("go", t[1:]...)
-		cmd.Dir = filepath.Join(e.s.Tools(), t[0])
-		cmd.Env, cmd.Stdout, cmd.Stderr = goEnv, os.Stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go %s in %s: %w", strings.Join(t[1:], " "), t[0], err)
-		}
-	}
-	return nil
 }

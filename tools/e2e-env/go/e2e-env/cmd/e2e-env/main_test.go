@@ -71,3 +71,46 @@ func TestPrintEnvWithoutFile(t *testing.T) {
 		t.Fatalf("want an error that says to start the environment, got %v", err)
 	}
 }
+
+// The node's command line names the runtime bundle it runs containerd from.
+func TestFlagValue(t *testing.T) {
+	cl := "/c/bin/kube-v1/kube node run --name tfs-e2e-cpu --runtime-dir /c/bin/containerd-v2.2.10-runc-v1.4.4-abc --labels a=b"
+	if got := flagValue(cl, "--runtime-dir"); got != "/c/bin/containerd-v2.2.10-runc-v1.4.4-abc" {
+		t.Errorf("got %q", got)
+	}
+	if got := flagValue(cl+" --last", "--last"); got != "" {
+		t.Errorf("a flag without a value: got %q", got)
+	}
+	if got := flagValue("/usr/bin/kube node run --name x", "--runtime-dir"); got != "" {
+		t.Errorf("a node started without one: got %q", got)
+	}
+}
+
+// The selftest's environment shares no port, subnet, bridge or cgroup with the
+// default one, whatever the user's settings say, and keeps the user's cache.
+func TestSelftestSettingsAreItsOwn(t *testing.T) {
+	user := map[string]string{"TFS_E2E_CACHE": "/c", "TFS_E2E_API_PORT": "24443", "TFS_E2E_STATE": "/mine"}
+	s, err := selftestSettings(func(k string) string { return user[k] }, "/home/u", "/repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := configs.FromEnv(func(string) string { return "" }, "/home/u", "/repo")
+	if s.Cache != "/c" || s.State != "/c/selftest-state" {
+		t.Errorf("cache %s, state %s", s.Cache, s.State)
+	}
+	for name, pair := range map[string][2]any{
+		"api": {s.APIPort, d.APIPort}, "etcd": {s.EtcdPort, d.EtcdPort}, "registry": {s.RegistryPort, d.RegistryPort},
+		"login registry": {s.LoginRegistryPort, d.LoginRegistryPort}, "kcm": {s.KCMPort, d.KCMPort},
+		"scheduler": {s.SchedulerPort, d.SchedulerPort}, "kwok": {s.KwokPort, d.KwokPort}, "kubelet": {s.KubeletPort, d.KubeletPort},
+		"prometheus": {s.PrometheusPort, d.PrometheusPort}, "metrics": {s.MetricsPort, d.MetricsPort},
+		"gateway": {s.GatewayAddress, d.GatewayAddress}, "lb": {s.LBIPRange, d.LBIPRange}, "subnet": {s.PodSubnet, d.PodSubnet},
+		"bridge": {s.NodeBridge, d.NodeBridge}, "cgroup": {s.NodeCgroup, d.NodeCgroup},
+	} {
+		if pair[0] == pair[1] {
+			t.Errorf("%s: %v, as the default environment's", name, pair[0])
+		}
+		if p, ok := pair[0].(int); ok && p >= 32768 {
+			t.Errorf("%s port %d is in the ephemeral range", name, p)
+		}
+	}
+}

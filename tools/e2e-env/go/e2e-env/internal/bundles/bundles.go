@@ -97,6 +97,9 @@ type Dirs struct {
 	Traefik string
 	// PulumiYAML is the YAML language host (yaml.go).
 	PulumiYAML string
+	// Containerd is the real node's container runtime: containerd, its shim
+	// and runc (runtime.go).
+	Containerd string
 }
 
 // DownloadModule fetches module at the version dir's go.mod pins into the
@@ -157,7 +160,10 @@ func Locate(tools, bin, goVersion string, v versions.Versions) (Dirs, error) {
 		*b.dst = filepath.Join(bin, b.name+"-"+k)
 	}
 	var err error
-	d.PulumiYAML, err = yamlBundle(tools, bin, goVersion)
+	if d.PulumiYAML, err = yamlBundle(tools, bin, goVersion); err != nil {
+		return d, err
+	}
+	d.Containerd, err = runtimeBundle(tools, bin, goVersion, v.Containerd, v.Runc)
 	return d, err
 }
 
@@ -231,7 +237,7 @@ func Prune(keep string) error {
 // for Prune's choice of which other builds to keep.
 func Touch(d Dirs) {
 	now := time.Now()
-	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok, d.PulumiYAML} {
+	for _, dir := range []string{d.Kube, d.Pulumi, d.KubernetesProvider, d.Standin, d.Pause, d.Traefik, d.MetricsServer, d.PrometheusAdapter, d.Kwok, d.PulumiYAML, d.Containerd} {
 		os.Chtimes(dir, now, now)
 	}
 }
@@ -600,6 +606,7 @@ func (b *Builder) Fetches() []Fetch {
 		packages        []string
 	}{
 		{b.Dirs.Kube, kubeCheck, "kube", []string{kubePackage}},
+		{b.Dirs.Containerd, containerdCheck, "containerd", []string{containerdPackage, shimPackage, runcPackage}},
 		{b.Dirs.Kwok, kwokCheck, "kwok", []string{kwokPackage}},
 		{b.Dirs.MetricsServer, metricsServerCheck, "kwok", []string{metricsServerPackage}},
 		{b.Dirs.PrometheusAdapter, adapterCheck, "prometheus-adapter", []string{adapterPackage}},
@@ -655,7 +662,7 @@ func (b *Builder) All() error {
 		done := b.prefetch(ctx, fetches)
 		defer func() { cancel(); <-done }()
 	}
-	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Kwok, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik, b.PulumiYAML} {
+	for _, f := range []func() error{b.Standin, b.Pause, b.Kube, b.Containerd, b.Kwok, b.MetricsServer, b.PrometheusAdapter, b.Pulumi, b.KubernetesProvider, b.Traefik, b.PulumiYAML} {
 		if err := f(); err != nil {
 			return err
 		}

@@ -79,12 +79,13 @@ func TestLocateAndPrune(t *testing.T) {
 		"kube/cmd/pulumi-resource-kubernetes/m.go", "kwok/go.mod", "kwok/go.sum", "kwok/tools.go",
 		"tfserving-standin/go.mod", "tfserving-standin/m.go", "pause/go.mod", "pause/m.go",
 		"prometheus-adapter/go.mod", "prometheus-adapter/go.sum", "prometheus-adapter/tools.go",
-		"pulumi-yaml/go.sum", "pulumi-yaml/cmd/pulumi-language-yaml/m.go"} {
+		"pulumi-yaml/go.sum", "pulumi-yaml/cmd/pulumi-language-yaml/m.go",
+		"containerd/go.mod", "containerd/go.sum", "containerd/tools.go"} {
 		write(t, filepath.Join(tools, f), f)
 	}
 	write(t, filepath.Join(tools, "pulumi-yaml/go.mod"), "module m\n\nrequire github.com/pulumi/pulumi-yaml v1.25.0\n")
 	v := versions.Versions{Kubernetes: "v1.33.13", Pulumi: "3.248.0", KubernetesProvider: "4.34.2", DockerProvider: "5.2.0",
-		MetricsServer: "v0.9.0", PrometheusAdapter: "v0.12.0", Kwok: "v0.8.0"}
+		MetricsServer: "v0.9.0", PrometheusAdapter: "v0.12.0", Kwok: "v0.8.0", Containerd: "v2.2.10", Runc: "v1.4.4"}
 	bin := t.TempDir()
 	d, err := Locate(tools, bin, "go version x\n", v)
 	if err != nil {
@@ -93,7 +94,7 @@ func TestLocateAndPrune(t *testing.T) {
 	for dir, prefix := range map[string]string{d.Kube: "kube-v1.33.13-", d.Pulumi: "pulumi-3.248.0-docker5.2.0-",
 		d.KubernetesProvider: "pulumi-resource-kubernetes-4.34.2-", d.Standin: "tfserving-standin-", d.Pause: "pause-",
 		d.MetricsServer: "metrics-server-v0.9.0-", d.PrometheusAdapter: "prometheus-adapter-v0.12.0-", d.Kwok: "kwok-v0.8.0-",
-		d.PulumiYAML: "pulumi-language-yaml-1.25.0-"} {
+		d.PulumiYAML: "pulumi-language-yaml-1.25.0-", d.Containerd: "containerd-v2.2.10-runc-v1.4.4-"} {
 		b := filepath.Base(dir)
 		if !strings.HasPrefix(b, prefix) || len(b) != len(prefix)+12 || filepath.Dir(dir) != bin {
 			t.Errorf("bundle folder %s, want %s + 12 hex digits in %s", dir, prefix, bin)
@@ -193,7 +194,7 @@ func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
 	b := &Builder{Dirs: Dirs{
 		Kube: bin + "/kube-k", Kwok: bin + "/kwok-k", MetricsServer: bin + "/metrics-server-k", PrometheusAdapter: bin + "/prometheus-adapter-k",
 		Pulumi: bin + "/pulumi-k", KubernetesProvider: bin + "/pulumi-resource-kubernetes-k",
-		PulumiYAML: bin + "/pulumi-language-yaml-k",
+		PulumiYAML: bin + "/pulumi-language-yaml-k", Containerd: bin + "/containerd-k",
 	}}
 	mods := func() []string {
 		var out []string
@@ -204,6 +205,7 @@ func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
 	}
 	all := []string{
 		"kube ./cmd/kube",
+		"containerd github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 github.com/opencontainers/runc",
 		"kwok sigs.k8s.io/kwok/cmd/kwok",
 		"kwok sigs.k8s.io/metrics-server/cmd/metrics-server",
 		"prometheus-adapter sigs.k8s.io/prometheus-adapter/cmd/adapter",
@@ -222,7 +224,7 @@ func TestFetchesNameTheMissingBigBundlesInBuildOrder(t *testing.T) {
 		t.Fatalf("kube built, pulumi's file not executable: %q", got)
 	}
 	for _, f := range []string{b.Dirs.Kwok + "/kwok", b.Dirs.MetricsServer + "/metrics-server", b.Dirs.PrometheusAdapter + "/adapter", b.Dirs.Pulumi + "/pulumi", b.Dirs.KubernetesProvider + "/pulumi-resource-kubernetes",
-		b.Dirs.PulumiYAML + "/pulumi-language-yaml"} {
+		b.Dirs.PulumiYAML + "/pulumi-language-yaml", b.Dirs.Containerd + "/runc"} {
 		write(t, f, "")
 		os.Chmod(f, 0o755)
 	}
@@ -262,5 +264,28 @@ func TestPrefetchRunsEachFetchAndStopsWithItsContext(t *testing.T) {
 	log, _ = os.ReadFile(cache + "/logs/prefetch-modules.log")
 	if strings.Contains(string(log), "== b") {
 		t.Fatalf("a cancelled prefetch went on to the next fetch:\n%s", log)
+	}
+}
+
+// The runtime's three builds: containerd and its shim without cgo (static),
+// runc with cgo and seccomp (upstream's BUILDTAGS); containerd and the shim
+// report the pinned version, runc its module's own.
+func TestRuntimeBuilds(t *testing.T) {
+	got := map[string]string{}
+	for _, r := range RuntimeBuilds {
+		got[r.Out] = r.Cgo + " " + r.Tags + " | " + RuntimeLDFlags(r.Out, "v2.2.10")
+	}
+	want := map[string]string{
+		"containerd":              "0 urfave_cli_no_docs no_btrfs no_devmapper no_zfs | -s -w -X github.com/containerd/containerd/v2/version.Version=v2.2.10",
+		"containerd-shim-runc-v2": "0 urfave_cli_no_docs no_grpc | -s -w -X github.com/containerd/containerd/v2/version.Version=v2.2.10",
+		"runc":                    "1 seccomp urfave_cli_no_docs | -s -w",
+	}
+	for out, w := range want {
+		if got[out] != w {
+			t.Errorf("%s: %q, want %q", out, got[out], w)
+		}
+	}
+	if len(got) != len(want) || RuntimeBuilds[len(RuntimeBuilds)-1].Out != containerdCheck {
+		t.Errorf("builds %v: the check file %s must be the last one written", got, containerdCheck)
 	}
 }

@@ -18,8 +18,8 @@ var Packages = [][2]string{
 	{"buildah", "builds the model image daemonless (the product's tests)"},
 	{"docker-registry", "the loopback image registry"},
 	{"busybox-static", "the shell and tools of the stand-in base image"},
-	{"containerd", "the real node's container runtime"},
-	{"runc", "the real node's OCI runtime"},
+	{"runc", "podman's OCI runtime (the real node runs containerd and runc built from their Go modules)"},
+	{"libseccomp-dev", "builds runc (the real node's OCI runtime) with seccomp; runc then links libseccomp2"},
 	{"containernetworking-plugins", "the real node's pod network (bridge, host-local)"},
 	{"iproute2", "the real node's bridge"},
 	// Its install starts no service here (no systemd; policy-rc.d refuses): only the binaries are used.

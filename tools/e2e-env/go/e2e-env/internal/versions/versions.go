@@ -26,6 +26,8 @@ type Versions struct {
 	MetricsServer      string // "v0.9.0", sigs.k8s.io/metrics-server in go/kwok/go.mod
 	Kwok               string // "v0.8.0", sigs.k8s.io/kwok in go/kwok/go.mod
 	PrometheusAdapter  string // "v0.12.0", sigs.k8s.io/prometheus-adapter in go/prometheus-adapter/go.mod
+	Containerd         string // "v2.2.10", github.com/containerd/containerd/v2 in go/containerd/go.mod
+	Runc               string // "v1.4.4", github.com/opencontainers/runc in go/containerd/go.mod
 }
 
 // ModuleVersion returns the version a go.mod's require lines give module
@@ -176,6 +178,16 @@ func Read(root string) (Versions, error) {
 	}
 	if v.PrometheusAdapter, err = ModuleVersion(adapter, "sigs.k8s.io/prometheus-adapter"); err != nil {
 		return v, fmt.Errorf("go/prometheus-adapter/%w", err)
+	}
+	runtime, err := read("tools/e2e-env/go/containerd/go.mod")
+	if err != nil {
+		return v, err
+	}
+	if v.Containerd, err = ModuleVersion(runtime, "github.com/containerd/containerd/v2"); err != nil {
+		return v, fmt.Errorf("go/containerd/%w", err)
+	}
+	if v.Runc, err = ModuleVersion(runtime, "github.com/opencontainers/runc"); err != nil {
+		return v, fmt.Errorf("go/containerd/%w", err)
 	}
 	return v, nil
 }

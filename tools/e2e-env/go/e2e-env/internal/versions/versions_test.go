@@ -1,6 +1,8 @@
 package versions
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,7 +44,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Versions{"v1.33.13", "1", "33", "3.248.0", "3.248.0", "4.34.2", "5.2.0", "", "", ""}
+	want := Versions{"v1.33.13", "1", "33", "3.248.0", "3.248.0", "4.34.2", "5.2.0", "", "", "", "", ""}
 	if v != want {
 		t.Fatalf("got %+v, want %+v", v, want)
 	}
@@ -99,5 +101,27 @@ func TestReadTheRepositorysPins(t *testing.T) {
 	}
 	if v.MetricsServer != "v0.9.0" || v.Kwok != "v0.8.0" || v.PrometheusAdapter != "v0.12.0" {
 		t.Fatalf("metrics-server %q, kwok %q, prometheus-adapter %q", v.MetricsServer, v.Kwok, v.PrometheusAdapter)
+	}
+}
+
+// The node's runtime is pinned where image volumes work: containerd 2.1 mounts
+// them (KEP-4639), 2.2 also honours their subPath (2.1 ignores it silently),
+// and the runc beside it is a 1.x release.
+func TestTheNodeRuntimeMountsImageVolumes(t *testing.T) {
+	v, err := Read("../../../../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`^v(\d+)\.(\d+)\.\d+$`).FindStringSubmatch(v.Containerd)
+	if m == nil {
+		t.Fatalf("containerd %q is no release version", v.Containerd)
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	if major < 2 || major == 2 && minor < 2 {
+		t.Errorf("containerd %s: image volumes' subPath needs 2.2 or later", v.Containerd)
+	}
+	if !regexp.MustCompile(`^v1\.\d+\.\d+$`).MatchString(v.Runc) {
+		t.Errorf("runc %q is no 1.x release", v.Runc)
 	}
 }

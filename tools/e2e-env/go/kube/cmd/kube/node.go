@@ -27,7 +27,7 @@ func runNode() int {
 	sub := os.Args[1]
 	fs := flag.NewFlagSet("node "+sub, flag.ContinueOnError)
 	var s node.Settings
-	var subnet, labels, containerd, logDir string
+	var subnet, labels, logDir string
 	fs.StringVar(&s.NodeName, "name", "tfs-e2e-cpu", "node name")
 	fs.StringVar(&s.Dir, "dir", "", "the node's own folder (absolute)")
 	fs.StringVar(&s.APIServer, "api-server", "https://127.0.0.1:16443", "API server URL")
@@ -42,7 +42,7 @@ func runNode() int {
 	fs.StringVar(&s.SandboxImage, "sandbox-image", "", "pause image")
 	fs.StringVar(&s.CNIBinDir, "cni-bin-dir", "/usr/lib/cni", "CNI plugins")
 	fs.StringVar(&labels, "labels", "", "node labels, k=v,k=v")
-	fs.StringVar(&containerd, "containerd", "/usr/bin/containerd", "containerd binary")
+	fs.StringVar(&s.RuntimeDir, "runtime-dir", "", "folder of containerd, containerd-shim-runc-v2 and runc (absolute)")
 	fs.StringVar(&logDir, "log-dir", "", "folder for containerd.log and kubelet.log (default: --dir)")
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		return 2
@@ -85,7 +85,7 @@ func runNode() int {
 		err = node.RunHost(s, inner, os.Stdout)
 	case "namespace":
 		err = node.RunInNamespace(s, node.Daemons{
-			Containerd: []string{containerd, "--config", s.Paths().ContainerdConfig},
+			Containerd: []string{s.Runtime().Containerd, "--config", s.Paths().ContainerdConfig},
 			Kubelet:    append([]string{self, "kubelet"}, node.KubeletArgs(s)...),
 			LogDir:     logDir,
 		}, os.Stdout)

@@ -1,5 +1,6 @@
 // Package node runs one real Kubernetes node for the end-to-end environment:
-// containerd (Debian's 1.6, runc, the CNI plugins) and a kubelet, in a mount
+// containerd 2.x and runc (built from their Go modules by e2e-env, in
+// RuntimeDir), Debian's CNI plugins and a kubelet, in a mount
 // namespace of their own, with every file, socket, cgroup and network device
 // they create kept under the environment's own names, so that stopping it
 // leaves nothing behind and the host's kernel settings are never changed.
@@ -45,8 +46,23 @@ type Settings struct {
 	SandboxImage string
 	// CNIBinDir holds Debian's CNI plugins.
 	CNIBinDir string
+	// RuntimeDir holds containerd, containerd-shim-runc-v2 and runc (the
+	// containerd bundle of the environment's cache).
+	RuntimeDir string
 	// Labels are the node's labels beyond the ones the kubelet sets itself.
 	Labels map[string]string
+}
+
+// Runtime are the container runtime's executables.
+type Runtime struct{ Containerd, Shim, Runc string }
+
+// Runtime names the executables in RuntimeDir.
+func (s Settings) Runtime() Runtime {
+	return Runtime{
+		Containerd: filepath.Join(s.RuntimeDir, "containerd"),
+		Shim:       filepath.Join(s.RuntimeDir, "containerd-shim-runc-v2"),
+		Runc:       filepath.Join(s.RuntimeDir, "runc"),
+	}
 }
 
 // Paths are the files and folders under Settings.Dir.
@@ -118,15 +134,19 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("kubelet ports must be set")
 	case s.SandboxImage == "":
 		return fmt.Errorf("sandbox image is empty")
+	case !filepath.IsAbs(s.RuntimeDir):
+		return fmt.Errorf("runtime folder %q (containerd, its shim and runc) is not an absolute path", s.RuntimeDir)
 	}
 	return nil
 }
 
-// ContainerdConfig is containerd 1.6's config.toml (version 2).
+// ContainerdConfig is containerd 2.x's config.toml (version 3, whose CRI
+// plugin is three: "io.containerd.cri.v1.images" pulls, "io.containerd.cri.v1.runtime"
+// runs pods, "io.containerd.grpc.v1.cri" serves the API and the streams).
 func ContainerdConfig(s Settings) string {
 	p := s.Paths()
 	return fmt.Sprintf(`# Written by kube node: containerd for the tf-serving e2e node %[1]s.
-version = 2
+version = 3
 root = %[2]q
 state = %[3]q
 
@@ -145,42 +165,55 @@ state = %[3]q
 [plugins."io.containerd.internal.v1.opt"]
   path = %[8]q
 
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = %[5]q
+# NRI would listen on the fixed /var/run/nri/nri.sock; nothing here uses it.
+[plugins."io.containerd.nri.v1.nri"]
+  disable = true
+
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    sandbox = %[5]q
+
+  [plugins."io.containerd.cri.v1.images".registry]
+    # 127.0.0.1:PORT and localhost:PORT are pulled over plain HTTP without
+    # further configuration; nothing else is reachable here.
+    config_path = ""
+
+[plugins."io.containerd.cri.v1.runtime"]
   # The VM lacks CAP_SYS_RESOURCE: without this every sandbox fails
   # ("can't get final child's PID from pipe: EOF").
   restrict_oom_score_adj = true
   # Pod network namespaces are bind-mounted here (inside the node's mount
   # namespace), not under /var/run/netns.
   netns_mounts_under_state_dir = true
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
   enable_selinux = false
   disable_apparmor = true
   disable_proc_mount = false
   max_container_log_line_size = 16384
 
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.runtime".containerd]
     default_runtime_name = "runc"
 
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
+      # The shim and runc built with containerd, never one found on PATH.
+      runtime_path = %[9]q
 
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+        BinaryName = %[10]q
         SystemdCgroup = false
 
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = %[6]q
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = [%[6]q]
     conf_dir = %[7]q
     max_conf_num = 1
 
-  [plugins."io.containerd.grpc.v1.cri".registry]
-    # 127.0.0.1:PORT and localhost:PORT are pulled over plain HTTP without
-    # further configuration; nothing else is reachable here.
-    config_path = ""
+[plugins."io.containerd.grpc.v1.cri"]
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
 `, s.NodeName, p.ContainerdRoot, p.ContainerdState, p.ContainerdSocket, s.SandboxImage, s.CNIBinDir, p.CNIConfDir,
-		filepath.Join(s.Dir, "containerd", "opt"))
+		filepath.Join(s.Dir, "containerd", "opt"), s.Runtime().Shim, s.Runtime().Runc)
 }
 
 // CNIConfig is the pod network: Debian's bridge plugin on the environment's

@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/json"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +26,7 @@ func settings() Settings {
 		CgroupRoot:   "/tfs-e2e",
 		SandboxImage: "127.0.0.1:5001/tfs-e2e/pause:abc",
 		CNIBinDir:    "/usr/lib/cni",
+		RuntimeDir:   "/cache/bin/containerd-v2.2.10-runc-v1.4.4-abc",
 		Labels:       map[string]string{"node.kubernetes.io/instance-type": "tfs-e2e-cpu", "a": "b"},
 	}
 }
@@ -49,6 +51,7 @@ func TestBridgeAddrIsTheSubnetsFirstHost(t *testing.T) {
 func TestContainerdKeepsEverythingUnderTheNodeFolder(t *testing.T) {
 	c := ContainerdConfig(settings())
 	mustContain(t, c,
+		"version = 3",
 		`root = "/state/node/containerd/root"`,
 		`state = "/state/node/containerd/state"`,
 		`address = "/state/node/containerd.sock"`,
@@ -56,16 +59,66 @@ func TestContainerdKeepsEverythingUnderTheNodeFolder(t *testing.T) {
 		`restrict_oom_score_adj = true`,
 		`netns_mounts_under_state_dir = true`,
 		`stream_server_address = "127.0.0.1"`,
-		`sandbox_image = "127.0.0.1:5001/tfs-e2e/pause:abc"`,
+		`sandbox = "127.0.0.1:5001/tfs-e2e/pause:abc"`,
 		`snapshotter = "overlayfs"`,
 		`SystemdCgroup = false`,
-		`bin_dir = "/usr/lib/cni"`,
+		`bin_dirs = ["/usr/lib/cni"]`,
 		`conf_dir = "/state/node/cni/net.d"`,
+		`config_path = ""`,
 	)
-	for _, host := range []string{"/var/lib/containerd", "/run/containerd", "/etc/cni", "/opt/"} {
+	for _, host := range []string{"/var/lib/containerd", "/run/containerd", "/etc/cni", "/opt/", "/usr/bin"} {
 		if strings.Contains(c, host) {
 			t.Errorf("containerd config names the host path %s", host)
 		}
+	}
+}
+
+// containerd 2.x reads the CRI settings from three plugins of their own; the
+// 1.x section ("io.containerd.grpc.v1.cri" with containerd, cni and registry
+// below it) would be ignored with a warning, and every setting in it with it.
+func TestContainerdSettingsAreInTheirTwoDotXPlugins(t *testing.T) {
+	sections := map[string][]string{}
+	current := ""
+	for _, line := range strings.Split(ContainerdConfig(settings()), "\n") {
+		l := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(l, "["):
+			current = strings.Trim(l, "[]")
+		case l != "" && !strings.HasPrefix(l, "#") && strings.Contains(l, " = "):
+			key, _, _ := strings.Cut(l, " = ")
+			sections[current] = append(sections[current], key)
+		}
+	}
+	want := map[string][]string{
+		`plugins."io.containerd.cri.v1.images"`:                                   {"snapshotter"},
+		`plugins."io.containerd.cri.v1.images".pinned_images`:                     {"sandbox"},
+		`plugins."io.containerd.cri.v1.images".registry`:                          {"config_path"},
+		`plugins."io.containerd.cri.v1.runtime"`:                                  {"restrict_oom_score_adj", "netns_mounts_under_state_dir"},
+		`plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc`:         {"runtime_type", "runtime_path"},
+		`plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options`: {"BinaryName", "SystemdCgroup"},
+		`plugins."io.containerd.cri.v1.runtime".cni`:                              {"bin_dirs", "conf_dir"},
+		`plugins."io.containerd.grpc.v1.cri"`:                                     {"stream_server_address", "stream_server_port"},
+	}
+	for section, keys := range want {
+		for _, k := range keys {
+			if !slices.Contains(sections[section], k) {
+				t.Errorf("[%s] lacks %s (has %v)", section, k, sections[section])
+			}
+		}
+	}
+	if len(sections[`plugins."io.containerd.grpc.v1.cri"`]) != 2 {
+		t.Errorf("the CRI server plugin holds only the stream settings in 2.x, got %v", sections[`plugins."io.containerd.grpc.v1.cri"`])
+	}
+}
+
+func TestContainerdRunsTheBuiltShimAndRunc(t *testing.T) {
+	c := ContainerdConfig(settings())
+	mustContain(t, c,
+		`runtime_path = "/cache/bin/containerd-v2.2.10-runc-v1.4.4-abc/containerd-shim-runc-v2"`,
+		`BinaryName = "/cache/bin/containerd-v2.2.10-runc-v1.4.4-abc/runc"`,
+	)
+	if got := settings().Runtime().Containerd; got != "/cache/bin/containerd-v2.2.10-runc-v1.4.4-abc/containerd" {
+		t.Errorf("containerd %s", got)
 	}
 }
 
@@ -179,6 +232,8 @@ func TestValidate(t *testing.T) {
 		"tiny subnet":      func(s *Settings) { s.PodSubnet = netip.MustParsePrefix("10.1.0.0/30") },
 		"host cgroup root": func(s *Settings) { s.CgroupRoot = "/" },
 		"no sandbox image": func(s *Settings) { s.SandboxImage = "" },
+		"no runtime dir":   func(s *Settings) { s.RuntimeDir = "" },
+		"relative runtime": func(s *Settings) { s.RuntimeDir = "bin/containerd" },
 	}
 	for name, change := range bad {
 		s := settings()
