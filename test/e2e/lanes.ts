@@ -5,9 +5,10 @@
  * a canary's holds, an HPA's stabilisation window, a pod's grace period), so a second lane uses the
  * time the first spends waiting.
  *
- * What decides the lanes: every file that deploys a Gateway runs in lane 1, one after the other (all
- * Gateways of the environment share one Traefik address, 127.0.111.1:8500/8501, so two at once
- * would take each other's traffic), and so do the two files that start a registry on the login
+ * What decides the lanes: every file that deploys a Gateway of the environment's class runs in lane
+ * 1, one after the other (all such Gateways share one Traefik address, 127.0.111.1:8500/8501, so two
+ * at once would take each other's traffic; the checkouts' Gateway names a class no controller
+ * serves, so it takes no address and runs in lane 2), and so do the two files that start a registry on the login
  * registry's port (`privateRegistry`, `transitions`); and the node's CPU: a test pod asks for 250m,
  * the least the program accepts, and both lanes' pods must fit the node's 2 cores (8 such pods).
  * Lane 2 starts with the failure scenarios (five pods at once) while lane 1 runs the Gateway file
@@ -15,7 +16,7 @@
  * day 2 (three at most each), the transitions (three at most) whatever lane 2 has left. Lane 1 is
  * the longer: the transitions walk one stack through every feature, which no second lane can share.
  * The YAML consumer (one pod, and the package's schema analysis, CPU-bound) runs in lane 2 after
- * the checkouts.
+ * the checkouts (two pods at most: the model's and a canary's).
  * A file in neither list goes to
  * the end of lane 2, so a new file is never skipped. A run starts by removing what an interrupted one left (`removeLeftovers`).
  * `TFS_E2E_LANES=1` runs every file in one lane, one after the other;
