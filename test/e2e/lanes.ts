@@ -13,7 +13,8 @@
  * the least the program accepts, and both lanes' pods must fit the node's 2 cores (8 such pods).
  * Lane 2 starts with the failure scenarios (five pods at once) while lane 1 runs the Gateway file
  * (three) and the autoscaling file (three at most); the canary (four pods) meets the stack file or
- * day 2 (three at most each), the transitions (three at most) whatever lane 2 has left. Lane 1 is
+ * day 2 (three at most each), and so does the image-volume file (four at most: two serving pods, a
+ * surge pod, a canary pod), the transitions (three at most) whatever lane 2 has left. Lane 1 is
  * the longer: the transitions walk one stack through every feature, which no second lane can share.
  * The YAML consumer (one pod, and the package's schema analysis, CPU-bound) runs in lane 2 after
  * the checkouts (two pods at most: the model's and a canary's).
@@ -33,7 +34,7 @@ import { descendants, signalAll } from "../support/processTree";
 
 /** The files of each lane, in their order (see above). */
 export const LANES = [
-    ["gateway", "callers", "autoscaling", "canary", "privateRegistry", "transitions"],
+    ["gateway", "callers", "autoscaling", "canary", "imageVolume", "privateRegistry", "transitions"],
     ["failures", "stack", "doctor", "operate", "day2", "checkouts", "yamlConsumer", "nodeLifecycle"],
 ];
 
