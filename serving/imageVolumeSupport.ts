@@ -77,28 +77,55 @@ export function runtimeImageVolumeProblem(reported: string): string | undefined 
     return atLeast(parsed.version, need) ? undefined : `it runs ${shown}, and image volumes need ${parsed.runtime === "cri-o" ? "CRI-O" : parsed.runtime} ${need.join(".")} or later`;
 }
 
-/** What an existing cluster says about itself: the API server's version and each node's kubelet and runtime. */
+/** A node's taint (`spec.taints[]`). */
+export interface NodeTaint { key: string; value?: string; effect: string }
+
+/** A pod's toleration (`spec.tolerations[]`). */
+export interface PodToleration { key?: string; operator?: string; value?: string; effect?: string }
+
+/** What an existing cluster says about itself: the API server's version and each node's kubelet, runtime and taints. */
 export interface ClusterRuntime {
     /** The API server's `gitVersion` (`v1.35.2`). */
     serverVersion: string;
-    nodes: { name: string; kubeletVersion: string; containerRuntimeVersion: string }[];
+    nodes: { name: string; kubeletVersion: string; containerRuntimeVersion: string; taints?: NodeTaint[] }[];
+}
+
+/** Does one of `tolerations` tolerate `taint` (Kubernetes' rule: key, `Exists` or `Equal` value, effect or any)? */
+export function tolerates(tolerations: readonly PodToleration[], taint: NodeTaint): boolean {
+    return tolerations.some((t) => (t.effect === undefined || t.effect === "" || t.effect === taint.effect)
+        && ((t.key ?? "") === "" ? t.operator === "Exists" : t.key === taint.key)
+        && (t.operator === "Exists" || (t.value ?? "") === (taint.value ?? "")));
+}
+
+/**
+ * The nodes a pod with `tolerations` may be scheduled on: those whose every `NoSchedule` and
+ * `NoExecute` taint it tolerates (`PreferNoSchedule` keeps no pod off). A node its pods cannot land on
+ * has no say in whether they can mount an image volume: the loopback environment's kwok GPU node,
+ * tainted `nvidia.com/gpu`, runs no containerd, and a CPU model's pods never go there.
+ */
+export function schedulableNodes<N extends ClusterRuntime["nodes"][number]>(nodes: readonly N[], tolerations: readonly PodToleration[]): N[] {
+    return nodes.filter((n) => (n.taints ?? []).every((taint) => taint.effect === "PreferNoSchedule" || tolerates(tolerations, taint)));
 }
 
 /** At most this many nodes are named in a message; the rest are counted. */
 const NAMED_NODES = 3;
 
 /**
- * Why `cluster` cannot mount image volumes (the first reason: its version, else its nodes'), or
- * undefined: the API server and every node's kubelet on Kubernetes 1.35 or later, every node's runtime
- * one that mounts them. A cluster without nodes to read is refused: nothing says what a pod would land on.
+ * Why `cluster` cannot mount image volumes for pods with `tolerations` (the first reason: its version,
+ * else its nodes'), or undefined: the API server and the kubelet of every node such a pod may land on
+ * (`schedulableNodes`) on Kubernetes 1.35 or later, each such node's runtime one that mounts them. A
+ * cluster without such nodes to read is refused: nothing says what a pod would land on.
  */
-export function clusterImageVolumeProblem(cluster: ClusterRuntime): string | undefined {
-    const server = kubernetesImageVolumeProblem(cluster.serverVersion);
+export function clusterImageVolumeProblem(all: ClusterRuntime, tolerations: readonly PodToleration[] = []): string | undefined {
+    const server = kubernetesImageVolumeProblem(all.serverVersion);
     if (server !== undefined) {
-        return `the cluster's API server runs ${cluster.serverVersion}: ${server}`;
+        return `the cluster's API server runs ${all.serverVersion}: ${server}`;
     }
+    const cluster = { ...all, nodes: schedulableNodes(all.nodes, tolerations) };
     if (cluster.nodes.length === 0) {
-        return "the cluster lists no amd64 Linux node, so what a pod would run on is not known";
+        return all.nodes.length === 0
+            ? "the cluster lists no amd64 Linux node, so what a pod would run on is not known"
+            : `the cluster's ${all.nodes.length} amd64 Linux node(s) all carry a taint the model's pods do not tolerate, so what a pod would run on is not known`;
     }
     const named = (bad: { name: string; why: string }[], what: string) => {
         const shown = bad.slice(0, NAMED_NODES).map((n) => `${n.name}: ${n.why}`).join("; ");

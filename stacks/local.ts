@@ -20,11 +20,15 @@ import { PreviousOutputs } from "./previousOutputs";
  */
 export async function deployLocal(config: ConfigFor<"local">, models: PreparedModel[], previous: PreviousOutputs, options: { offline: boolean }): Promise<StackOutputs> {
     const local = config.local;
+    // The GPU resource request itself keeps GPU pods on GPU nodes; the taint keeps CPU pods off them.
+    const placement = { cpu: {}, gpu: { tolerations: [GPU_TOLERATION] } };
     const issues = options.offline ? [] : await localImageVolumeIssues(models.map((m) => m.settings),
         () => readClusterRuntime({
             ...(local.kubeconfig === undefined ? {} : { kubeconfigFile: local.kubeconfig, kubeconfigLabel: `tf-serving:kubeconfig (${local.kubeconfig})` }),
             context: local.context,
-        }));
+        }),
+        // Only the nodes a model's pods may land on: a tainted GPU node has no say for a CPU model.
+        (m) => (m.gpu ? placement.gpu.tolerations : []));
     if (issues.length > 0) {
         throw new ConfigError(issues, pulumi.getProject());
     }
@@ -48,8 +52,7 @@ export async function deployLocal(config: ConfigFor<"local">, models: PreparedMo
             pullWithLogin: true,
             imageName: (model) => `${server}/${repositoryPrefix}/${model}`,
         },
-        // The GPU resource request itself keeps GPU pods on GPU nodes; the taint keeps CPU pods off them.
-        placement: { cpu: {}, gpu: { tolerations: [GPU_TOLERATION] } },
+        placement,
         // A canary's own API calls run in the provider's process, wherever that starts: the file as an absolute path.
         cluster: {
             kubeconfig: local.kubeconfigAsWritten === undefined ? undefined : path.resolve(config.projectDir, local.kubeconfigAsWritten),

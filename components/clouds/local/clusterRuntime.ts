@@ -1,7 +1,7 @@
 /**
  * What an existing cluster says about image volumes, read at preview when a model asks for one
  * (`modelDelivery: imageVolume` on cloud local): the API server's version (`GET /version`) and each
- * amd64 Linux node's kubelet and container runtime (`GET /api/v1/nodes`, `status.nodeInfo`), through
+ * amd64 Linux node's kubelet, container runtime and taints (`GET /api/v1/nodes`, `status.nodeInfo`, `spec.taints`), through
  * `@kubernetes/client-node`, loaded only then (it is large). The kubeconfig is the stack's
  * (`kubeconfig`, `kubeContext`), else the ambient one, as the Kubernetes provider reads it. The rule
  * that judges the answer is `serving/imageVolumeSupport.ts`; `imageVolumes.ts` turns it into issues.
@@ -62,6 +62,7 @@ export async function readClusterRuntime(target: KubeconfigSource, timeoutMs = 1
             name: n.metadata?.name ?? "",
             kubeletVersion: n.status?.nodeInfo?.kubeletVersion ?? "",
             containerRuntimeVersion: n.status?.nodeInfo?.containerRuntimeVersion ?? "",
+            ...(n.spec?.taints?.length ? { taints: n.spec.taints.map((t) => ({ key: t.key, effect: t.effect, ...(t.value === undefined ? {} : { value: t.value }) })) } : {}),
         })),
     };
 }

@@ -7,18 +7,24 @@
 import type { ConfigIssue } from "../../../config/configReader";
 import { imageVolumeIssues } from "../../../config/imageVolumeIssues";
 import type { ModelSettings } from "../../../config/settings";
-import { ClusterRuntime, clusterImageVolumeProblem } from "../../../serving/imageVolumeSupport";
+import { ClusterRuntime, PodToleration, clusterImageVolumeProblem } from "../../../serving/imageVolumeSupport";
 
-/** The issues of the `imageVolume` models on the cluster `read` describes; `read` is called only when a model asks for one. */
-export async function localImageVolumeIssues(models: readonly ModelSettings[], read: () => Promise<ClusterRuntime>): Promise<ConfigIssue[]> {
+/**
+ * The issues of the `imageVolume` models on the cluster `read` describes; `read` is called only when a
+ * model asks for one. Each model is judged on the nodes its pods may land on: those whose taints
+ * `tolerationsOf(model)` (the stack's placement of its pods) tolerates.
+ */
+export async function localImageVolumeIssues(models: readonly ModelSettings[], read: () => Promise<ClusterRuntime>,
+    tolerationsOf: (model: ModelSettings) => readonly PodToleration[] = () => []): Promise<ConfigIssue[]> {
     if (!models.some((m) => m.modelDelivery === "imageVolume")) {
         return [];
     }
-    let problem: string | undefined;
+    let cluster: ClusterRuntime;
     try {
-        problem = clusterImageVolumeProblem(await read());
+        cluster = await read();
     } catch (err) {
-        problem = `the cluster's version and nodes could not be read at preview (${(err as Error).message}), so whether its nodes mount image volumes is not known`;
+        const problem = `the cluster's version and nodes could not be read at preview (${(err as Error).message}), so whether its nodes mount image volumes is not known`;
+        return imageVolumeIssues(models, () => problem);
     }
-    return imageVolumeIssues(models, () => problem);
+    return imageVolumeIssues(models, (m) => clusterImageVolumeProblem(cluster, tolerationsOf(m)));
 }

@@ -10,7 +10,7 @@
  */
 import * as assert from "assert";
 import {
-    ClusterRuntime, clusterImageVolumeProblem, kubernetesImageVolumeProblem, kubernetesMinor, parseRuntimeVersion, runtimeImageVolumeProblem,
+    ClusterRuntime, clusterImageVolumeProblem, kubernetesImageVolumeProblem, kubernetesMinor, parseRuntimeVersion, runtimeImageVolumeProblem, schedulableNodes, tolerates,
 } from "../../../serving/imageVolumeSupport";
 
 describe("image volume support", () => {
@@ -101,6 +101,35 @@ describe("image volume support", () => {
 
         it("refuses a cluster that lists no node: nothing says what a pod would land on", () => {
             assert.match(clusterImageVolumeProblem(cluster([])) ?? "", /lists no amd64 Linux node/);
+        });
+
+        // The loopback environment's nodes: a real one on containerd 2.2, and kwok's simulated GPU node
+        // (no runtime at all), tainted so CPU pods never land there.
+        const gpuTaint = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" };
+        const loopback = () => cluster([node("tfs-e2e-cpu", "containerd://2.2.10"), { ...node("tfs-e2e-gpu", "kwok-0.8.0"), taints: [gpuTaint] }]);
+        const gpuToleration = { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" };
+
+        it("judges only the nodes the pods may land on: a tainted GPU node has no say for a CPU model's pods", () => {
+            assert.strictEqual(clusterImageVolumeProblem(loopback()), undefined);
+            assert.match(clusterImageVolumeProblem(loopback(), [gpuToleration]) ?? "", /^1 of 2 node\(s\) cannot mount an image volume \(tfs-e2e-gpu: its runtime reports "kwok-0\.8\.0", which names no runtime/);
+        });
+
+        it("refuses when every node carries a taint the pods do not tolerate, saying so", () => {
+            const tainted = cluster([{ ...node("a", "containerd://2.2.0"), taints: [gpuTaint] }]);
+            assert.match(clusterImageVolumeProblem(tainted) ?? "", /^the cluster's 1 amd64 Linux node\(s\) all carry a taint the model's pods do not tolerate/);
+            assert.strictEqual(clusterImageVolumeProblem(tainted, [gpuToleration]), undefined);
+        });
+
+        it("tolerates as Kubernetes does: key and value (Equal, the default) or key alone (Exists), the effect or any; PreferNoSchedule keeps no pod off", () => {
+            assert.ok(tolerates([{ key: "nvidia.com/gpu", value: "present" }], gpuTaint));
+            assert.ok(!tolerates([{ key: "nvidia.com/gpu", value: "absent" }], gpuTaint));
+            assert.ok(!tolerates([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoExecute" }], gpuTaint));
+            assert.ok(tolerates([{ operator: "Exists" }], gpuTaint), "an empty key with Exists tolerates every taint");
+            assert.ok(!tolerates([{ key: "other", operator: "Exists" }], gpuTaint));
+            assert.ok(!tolerates([], gpuTaint));
+            const soft = { ...node("soft", "containerd://2.2.0"), taints: [{ key: "k", effect: "PreferNoSchedule" }] };
+            const hard = { ...node("hard", "containerd://2.2.0"), taints: [{ key: "k", effect: "NoExecute" }] };
+            assert.deepStrictEqual(schedulableNodes([soft, hard], []).map((n) => n.name), ["soft"]);
         });
     });
 });

@@ -16,8 +16,11 @@ import { FakeApiServer, fakeKubeconfig } from "../../../../support/fakeApiServer
 import { runCloudStack } from "../../../../support/cloudMocks";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const node = (name: string, runtime: string, kubelet = "v1.35.0") => ({ metadata: { name }, status: { nodeInfo: { containerRuntimeVersion: runtime, kubeletVersion: kubelet } } });
-const model = (modelDelivery: ModelSettings["modelDelivery"], key = "modelDelivery") => ({ modelDelivery, configKey: () => key }) as unknown as ModelSettings;
+const node = (name: string, runtime: string, kubelet = "v1.35.0", taints?: { key: string; value?: string; effect: string }[]) =>
+    ({ metadata: { name }, ...(taints ? { spec: { taints } } : {}), status: { nodeInfo: { containerRuntimeVersion: runtime, kubeletVersion: kubelet } } });
+const model = (modelDelivery: ModelSettings["modelDelivery"], key = "modelDelivery", gpu = false) => ({ modelDelivery, gpu, configKey: () => key }) as unknown as ModelSettings;
+/** The loopback environment's nodes: the real one on containerd 2.2, kwok's GPU node (no runtime), tainted for GPU pods only. */
+const loopbackNodes = () => [node("tfs-e2e-cpu", "containerd://2.2.10", "v1.35.4"), node("tfs-e2e-gpu", "kwok-0.8.0", "v1.35.4", [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }])];
 
 describe("image volumes on an existing cluster (read at preview)", function () {
     this.timeout(30_000);
@@ -80,6 +83,17 @@ describe("image volumes on an existing cluster (read at preview)", function () {
         assert.strictEqual(asked, false);
     });
 
+    it("reads each node's taints, and judges each model on the nodes its pods tolerate: the loopback environment's kwok GPU node has no say for a CPU model", async () => {
+        api.nodes = loopbackNodes();
+        const read = () => readClusterRuntime({ kubeconfigFile: kubeconfig });
+        assert.deepStrictEqual((await read()).nodes[1].taints, [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }]);
+        const gpuTolerations = (m: ModelSettings) => (m.gpu ? [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }] : []);
+        assert.deepStrictEqual(await localImageVolumeIssues([model("imageVolume")], read, gpuTolerations), []);
+        const gpu = await localImageVolumeIssues([model("imageVolume", "models[1].modelDelivery", true)], read, gpuTolerations);
+        assert.deepStrictEqual(gpu.map((i) => i.key), ["models[1].modelDelivery"]);
+        assert.match(gpu[0].expected, /tfs-e2e-gpu: its runtime reports "kwok-0\.8\.0"/);
+    });
+
     describe("the local stack (composed under mocks, the cluster the stand-in)", () => {
         const config = (extra: Record<string, string> = {}) => ({
             "tf-serving:modelPath": "models/half_plus_two", "tf-serving:publicEndpoint": "true", "tf-serving:kubeconfig": kubeconfig,
@@ -96,7 +110,8 @@ describe("image volumes on an existing cluster (read at preview)", function () {
         });
 
         it("on a cluster that can: the artifact FROM scratch, the pinned base, the volume, and the artifact as the model's output", async () => {
-            api.nodes = [node("a", "containerd://2.2.0")];
+            // The loopback environment's: a CPU model's pods never land on the tainted kwok GPU node.
+            api.nodes = loopbackNodes();
             const { recorder, dockerfiles, outputs } = await runCloudStack(config(), {});
             assert.match(dockerfiles["half-plus-two"], /^FROM scratch$/m);
             const spec = (recorder.one("kubernetes:apps/v1:Deployment").inputs as any).spec.template.spec;
