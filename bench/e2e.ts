@@ -26,8 +26,15 @@
  * - the model's contract (`contract`): the seconds a release's golden check of 20 cases adds, and
  *   the seconds `tfs warmup` takes for 1,000 records.
  *
+ * - the model's delivery (`--delivery-only`, a part of its own, not in the full run): for the fixture
+ *   model and the synthetic 1 GiB one, `embedded` against `imageVolume`, a base-image change (a
+ *   stand-in base with another digest, pushed under a tag of its own) and a model change (a new
+ *   version folder): the bytes the registry received per repository (from its access log), whether
+ *   the model image was built and pushed, and the seconds from the `up`'s start to every pod Ready.
+ *
  * `--noop-only` stops after the no-op figures and their floors (a few minutes); `--canary-only`
- * runs the canary release alone, `--autoscaling-only` the autoscaling run alone, `--contract-only` the contract part alone.
+ * runs the canary release alone, `--autoscaling-only` the autoscaling run alone, `--contract-only` the contract part alone,
+ * `--delivery-only` the delivery part.
  *
  * Prints figures and the goals' ratios; asserts nothing. A no-op timing is the median of three runs
  * (the program's and the floors' alternate), every other timing one run. `--noop-only` adds each
@@ -42,7 +49,7 @@ import { MODEL_SERVER_SELECTOR } from "../contract/labels";
 import { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import * as tar from "tar";
 import * as YAML from "yaml";
-import { E2eProject, MODEL, ROOT, createProject, environmentRunning, kubectl, manifestOf, projectTsconfig, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
+import { E2eProject, MODEL, ROOT, createProject, env, environmentRunning, kubectl, manifestOf, projectTsconfig, removeLeftovers, startEnvironment, suiteEnvironmentCommand } from "../test/support/e2eProject";
 import { GrpcBalanceReport, grpcBalance, grpcUnderTraffic } from "../test/support/grpcTraffic";
 import { observedSteps, watchCanary } from "../test/support/canaryWatch";
 import { query } from "../test/support/prometheus";
@@ -479,6 +486,251 @@ async function autoscalingBench(log: (line: string) => void): Promise<Record<str
     }
 }
 
+/** The registry's access log (the environment's docker-registry writes it in its state folder). */
+function registryLogFile(): string {
+    return path.join(env("TFS_E2E_STATE"), "logs", "registry.log");
+}
+
+/** Where the registry's access log ends now: `registryReceived` reads what comes after. */
+function registryMark(): number {
+    return fs.statSync(registryLogFile()).size;
+}
+
+/** What one repository of the registry received. */
+interface RepositoryReceived { bytes: number; blobsUploaded: number; blobsMounted: number; manifests: number }
+
+const REGISTRY_WRITE = /"(PUT|POST) \/v2\/(\S+?)\/(blobs\/uploads\/\S*|manifests\/[^\s?]+) HTTP\/[\d.]+" (\d{3}) /;
+const MANIFEST_TYPES = [
+    "application/vnd.oci.image.manifest.v1+json", "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.oci.image.index.v1+json", "application/vnd.docker.distribution.manifest.list.v2+json",
+].join(", ");
+
+/** The size the registry reports for a blob or manifest (HEAD), 0 when it has none. */
+async function registrySize(repo: string, kind: "blobs" | "manifests", ref: string): Promise<number> {
+    const res = await fetch(`http://${env("TFS_E2E_REGISTRY")}/v2/${repo}/${kind}/${ref}`, { method: "HEAD", headers: kind === "manifests" ? { Accept: MANIFEST_TYPES } : {} });
+    return res.status === 200 ? Number(res.headers.get("content-length") ?? 0) : 0;
+}
+
+/**
+ * What the registry received since `mark`, per repository, from its access log: each blob upload
+ * the registry closed (a `PUT .../blobs/uploads/...?digest=`, or a one-request `POST ...?digest=`)
+ * counts the blob's size, each manifest put its size; a blob mounted from another repository
+ * (`POST ...?mount=`, 201) sends no bytes and is counted apart.
+ */
+async function registryReceived(mark: number): Promise<Record<string, RepositoryReceived>> {
+    const fd = fs.openSync(registryLogFile(), "r");
+    let text: string;
+    try {
+        const size = fs.fstatSync(fd).size;
+        const buf = Buffer.alloc(Math.max(0, size - mark));
+        fs.readSync(fd, buf, 0, buf.length, mark);
+        text = buf.toString("utf8");
+    } finally {
+        fs.closeSync(fd);
+    }
+    const out: Record<string, RepositoryReceived> = {};
+    for (const line of text.split("\n")) {
+        const m = REGISTRY_WRITE.exec(line);
+        if (m === null || m[4] !== "201") {
+            continue;
+        }
+        const [, method, repo, target] = m;
+        const r = (out[repo] ??= { bytes: 0, blobsUploaded: 0, blobsMounted: 0, manifests: 0 });
+        if (target.startsWith("manifests/")) {
+            r.manifests++;
+            r.bytes += await registrySize(repo, "manifests", target.slice("manifests/".length));
+            continue;
+        }
+        const query = new URLSearchParams(target.split("?")[1] ?? "");
+        const digest = query.get("digest");
+        if (method === "POST" && query.has("mount") && digest === null) {
+            r.blobsMounted++;
+        } else if (digest !== null) {
+            r.blobsUploaded++;
+            r.bytes += await registrySize(repo, "blobs", digest);
+        }
+    }
+    return out;
+}
+
+/** Bytes of the stand-in base's new layer: a patch's worth of changed files. */
+const BASE_PATCH_BYTES = 8 * 1024 ** 2;
+
+interface StandInBase { image: string; repository: string; digest: string; received: Record<string, RepositoryReceived> }
+
+/**
+ * A base with another digest, as a patched TF Serving release is: `FROM` the environment's stand-in
+ * base, a label and a file of BASE_PATCH_BYTES random bytes, built with podman and pushed to the
+ * loopback registry under a tag of its own; what the registry received for that push.
+ */
+async function pushStandInBase(log: (line: string) => void): Promise<StandInBase> {
+    const from = env("TFS_E2E_BASE_IMAGE");
+    const name = from.slice(0, from.lastIndexOf(":"));
+    const tag = `bench-${Date.now().toString(36)}`;
+    const image = `${name}:${tag}`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bench-base-"));
+    try {
+        fs.writeFileSync(path.join(dir, "patch.bin"), crypto.randomBytes(BASE_PATCH_BYTES));
+        fs.writeFileSync(path.join(dir, "Containerfile"), `FROM ${from}\nLABEL tf-serving.bench.base="${tag}"\nCOPY patch.bin /opt/tfs-bench/patch.bin\n`);
+        log(`[bench] delivery: a stand-in base with another digest, ${image}`);
+        const podman = (...args: string[]) => execFileSync("podman", args, { stdio: ["ignore", "ignore", "pipe"], timeout: 600_000 });
+        podman("build", "--platform", "linux/amd64", "-t", image, "-f", path.join(dir, "Containerfile"), dir);
+        const mark = registryMark();
+        podman("push", image);
+        const received = await registryReceived(mark);
+        const repository = name.slice(env("TFS_E2E_REGISTRY").length + 1);
+        const head = await fetch(`http://${env("TFS_E2E_REGISTRY")}/v2/${repository}/manifests/${tag}`, { method: "HEAD", headers: { Accept: MANIFEST_TYPES } });
+        return { image, repository, digest: head.headers.get("docker-content-digest") ?? "", received };
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+/** Has the model server's Deployment rolled out: every replica of the current template Ready and available, none other left? */
+function rolledOut(namespace: string): boolean {
+    const d = kubectl("get", "deployment", MODEL, "-n", namespace);
+    const s = d.status ?? {};
+    const want = d.spec.replicas;
+    return (s.observedGeneration ?? 0) >= d.metadata.generation && s.updatedReplicas === want && s.readyReplicas === want
+        && s.availableReplicas === want && (s.replicas ?? 0) === want;
+}
+
+/** What the pods run: the server image, and with `imageVolume` the model artifact mounted beside it. */
+function servedImages(namespace: string): { image: string; artifact: string | null } {
+    const spec = kubectl("get", "deployment", MODEL, "-n", namespace).spec.template.spec;
+    const artifact = (spec.volumes ?? []).find((v: any) => v.image !== undefined)?.image.reference ?? null;
+    return { image: spec.containers[0].image, artifact };
+}
+
+/**
+ * One timed `up` of a changed stack: the seconds from its start to every pod Ready (the `up` waits
+ * for the Deployment's rollout; when it was not complete at the `up`'s end, polled until it is,
+ * and `readyBy` says so), the bytes each repository received, whether the model image was built (its
+ * Image resource updated or replaced) and pushed (a manifest put in the model's repository), and
+ * whether the model the pods run kept its digest.
+ */
+async function measuredUp(project: E2eProject, baseRepository: string): Promise<Record<string, unknown>> {
+    const before = servedImages(project.namespace);
+    const previousTag = ((await project.stack.outputs()).imageBuilds?.value ?? {})[MODEL]?.tag;
+    const mark = registryMark();
+    const imageOps: string[] = [];
+    const start = process.hrtime.bigint();
+    const since = () => Number(process.hrtime.bigint() - start) / 1e9;
+    const up = await project.stack.up({
+        onOutput: quiet,
+        onEvent: (e) => {
+            const m = e.resOutputsEvent?.metadata;
+            if (m && /^docker:.*:Image$/.test(m.type)) {
+                imageOps.push(m.op);
+            }
+        },
+    });
+    const upSeconds = since();
+    let readyBy = "up";
+    if (!rolledOut(project.namespace)) {
+        readyBy = "poll";
+        for (let i = 0; i < 600 && !rolledOut(project.namespace); i++) {
+            await new Promise((r) => setTimeout(r, 1000));
+        }
+    }
+    const readySeconds = readyBy === "up" ? upSeconds : since();
+    const received = await registryReceived(mark);
+    const after = servedImages(project.namespace);
+    const modelRepo = `e2e-${project.run}/`;
+    const bytesOf = (pick: (repo: string) => boolean) => Object.entries(received).filter(([repo]) => pick(repo)).reduce((sum, [, r]) => sum + r.bytes, 0);
+    const model = Object.entries(received).filter(([repo]) => repo.startsWith(modelRepo)).map(([, r]) => r);
+    const build = (up.outputs.imageBuilds?.value ?? {})[MODEL] as { tag: string; pushed: boolean } | undefined;
+    const modelOf = (served: { image: string; artifact: string | null }) => served.artifact ?? served.image;
+    return {
+        upSeconds: round(upSeconds), readySeconds: round(readySeconds), readyBy,
+        bytesReceived: {
+            base: bytesOf((repo) => repo === baseRepository),
+            model: bytesOf((repo) => repo.startsWith(modelRepo)),
+            other: bytesOf((repo) => repo !== baseRepository && !repo.startsWith(modelRepo)),
+        },
+        modelBlobsUploaded: model.reduce((n, r) => n + r.blobsUploaded, 0),
+        modelBlobsMounted: model.reduce((n, r) => n + r.blobsMounted, 0),
+        modelImageOps: imageOps.filter((op) => op !== "same"),
+        modelBuilt: imageOps.some((op) => op !== "same" && op !== "read"),
+        modelPushed: model.some((r) => r.manifests > 0),
+        modelTagChanged: build?.tag !== previousTag,
+        sameModelDigest: modelOf(before) === modelOf(after),
+        serverImageChanged: before.image !== after.image,
+    };
+}
+
+/**
+ * One model and one delivery: the first `up`, then a base change (the stand-in base's tag as
+ * `baseImage`), then a model change (a new version folder, the fixture's copy or a new 1 GiB one).
+ */
+async function deliveryCase(kind: "sample" | "big", delivery: "embedded" | "imageVolume", base: StandInBase, log: (line: string) => void): Promise<Record<string, unknown>> {
+    const project = await createProject();
+    const seed = fs.mkdtempSync(path.join(os.tmpdir(), "tfs-bench-seed-"));
+    try {
+        const fixtureVersion = path.join(project.modelDir, "123");
+        fs.cpSync(fixtureVersion, seed, { recursive: true });
+        if (kind === "big") {
+            log(`[bench] delivery, ${kind}, ${delivery}: writing ${BIG_MODEL_BYTES} bytes`);
+            writeBigVersion(seed, fixtureVersion, BIG_MODEL_BYTES);
+        }
+        const config = { modelDelivery: delivery, replicas: kind === "big" ? 1 : 2 };
+        project.setConfig(config);
+        log(`[bench] delivery, ${kind}, ${delivery}: first up`);
+        const [firstUp] = await seconds(() => project.stack.up({ onOutput: quiet }));
+        log(`[bench] delivery, ${kind}, ${delivery}: a base change`);
+        project.setConfig({ ...config, baseImage: base.image });
+        const baseChange = await measuredUp(project, base.repository);
+        log(`[bench] delivery, ${kind}, ${delivery}: a model change (a new version)`);
+        const v2 = path.join(project.modelDir, "124");
+        if (kind === "big") {
+            writeBigVersion(seed, v2, BIG_MODEL_BYTES);
+        } else {
+            fs.cpSync(seed, v2, { recursive: true });
+        }
+        const versionBytesCompressed = await compressedBytes(v2);
+        const modelChange = await measuredUp(project, base.repository);
+        const pushed = (modelChange.bytesReceived as { model: number }).model;
+        return {
+            modelBytes: folderBytes(fixtureVersion), replicas: config.replicas, firstUpSeconds: round(firstUp), baseChange,
+            modelChange: { ...modelChange, versionBytesCompressed, pushedOverCompressed: round(pushed / versionBytesCompressed) },
+        };
+    } finally {
+        fs.rmSync(seed, { recursive: true, force: true });
+        await project.dispose();
+    }
+}
+
+/**
+ * `--delivery-only`: `embedded` against `imageVolume` for the fixture model and the 1 GiB one, each
+ * on a stack of its own; one stand-in base pushed for all four. Rows of a table, and each case whole.
+ */
+async function deliveryBench(log: (line: string) => void): Promise<Record<string, unknown>> {
+    const started = Date.now();
+    const base = await pushStandInBase(log);
+    const cases: Record<string, Record<string, unknown>> = {};
+    const rows: Record<string, unknown>[] = [];
+    for (const kind of ["sample", "big"] as const) {
+        for (const delivery of ["embedded", "imageVolume"] as const) {
+            const c = await deliveryCase(kind, delivery, base, log);
+            cases[`${kind}/${delivery}`] = c;
+            for (const change of ["baseChange", "modelChange"] as const) {
+                const f = c[change] as any;
+                rows.push({
+                    model: kind === "big" ? "1 GiB" : "sample", delivery, change: change === "baseChange" ? "base" : "model",
+                    baseBytes: change === "baseChange" ? base.received[base.repository]?.bytes ?? 0 : f.bytesReceived.base,
+                    modelBytes: f.bytesReceived.model, modelBuilt: f.modelBuilt, modelPushed: f.modelPushed, sameModelDigest: f.sameModelDigest,
+                    readySeconds: f.readySeconds, readyBy: f.readyBy,
+                    ...(change === "modelChange" ? { pushedOverCompressed: f.pushedOverCompressed } : {}),
+                });
+            }
+        }
+    }
+    return {
+        standInBase: { image: base.image, digest: base.digest, patchBytes: BASE_PATCH_BYTES, received: base.received },
+        rows, cases, seconds: round((Date.now() - started) / 1000),
+    };
+}
+
 async function bench(): Promise<void> {
     const json = process.argv.includes("--json");
     const log = (line: string) => { if (!json) { console.error(line); } };
@@ -488,6 +740,10 @@ async function bench(): Promise<void> {
     }
     if (process.argv.includes("--contract-only")) {
         console.log(JSON.stringify({ contract: await contractBench(log) }, null, json ? 0 : 2));
+        return;
+    }
+    if (process.argv.includes("--delivery-only")) {
+        console.log(JSON.stringify({ delivery: await deliveryBench(log) }, null, json ? 0 : 2));
         return;
     }
     if (process.argv.includes("--autoscaling-only")) {
