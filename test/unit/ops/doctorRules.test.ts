@@ -348,7 +348,7 @@ describe("tfs doctor rules", () => {
             spec: podSpec({ artifact: ARTIFACT, ...options }),
             phase: "Pending",
             conditions: conditions(false, ago(598)),
-            containerStatus: { imageID: "", started: false, state: { waiting } },
+            containerStatus: { started: false, state: { waiting } },
         });
         const pullEvents = (p: ReturnType<typeof pod>, error: string) => [
             event(p, { reason: "Pulling", type: "Normal", message: `Pulling image "${ARTIFACT}"`, count: 4, last: 95, fieldPath: null }),
