@@ -4,8 +4,14 @@ import { preflight } from "../model/savedModel";
 import { formatReport } from "./preflightText";
 import { collectVersion } from "./versionOption";
 import { stageBuildContext, StagedContext, StagingError } from "../serving/buildContext";
-import { defaultBaseImage, IMAGE_PLATFORM, imageReferenceProblem } from "../serving/images";
+import { artifactServerFlags } from "../serving/dockerfile";
+import { defaultBaseImage, IMAGE_PLATFORM, MODEL_SERVER_BINARY, imageReferenceProblem } from "../serving/images";
 import { modelNameProblem, versionLabelProblem } from "../serving/modelConfig";
+import {
+    DEFAULT_MODEL_DELIVERY, MODEL_DELIVERIES, MODEL_DELIVERY_DOC, ModelDelivery, artifactMountPath, modelDeliveryProblem,
+} from "../serving/modelDelivery";
+import { IMAGE_VOLUME_NEEDS } from "../serving/imageVolumeSupport";
+import { flagArgs } from "../serving/serverFlag";
 import { UserError } from "./errors";
 
 interface BuildContextFlags {
@@ -16,12 +22,17 @@ interface BuildContextFlags {
     version?: number[];
     label?: Record<string, number>;
     signature: string;
+    delivery: string;
 }
 
 /**
  * `tfs build-context MODEL_BASE_DIR --name NAME --out DIR [--base-image REF] [--gpu] [--version N ...]
- * [--label NAME=VERSION ...]`: checks the model like `tfs preflight`, then writes the image's build
- * context (the served versions, a Dockerfile, the model config) for users who build images elsewhere.
+ * [--label NAME=VERSION ...] [--delivery embedded|imageVolume]`: checks the model like `tfs preflight`,
+ * then writes the image's build context (the served versions, a Dockerfile, the model config) for users
+ * who build images elsewhere. With `--delivery imageVolume` the context is the model-only artifact
+ * (`FROM scratch`) an image volume mounts beside the base, as `ModelImage` builds it; the base is then
+ * the server the preflight checks the model against, not part of the context. The command reads no
+ * stack, so the default is `embedded`, as a model without `modelDelivery` gets.
  * Exit 0 when staged, 1 for a broken model or a bad value, 2 for bad flags.
  */
 export function buildContextCommand(exit: (code: number) => void): Command {
@@ -35,6 +46,8 @@ export function buildContextCommand(exit: (code: number) => void): Command {
         .option("--version <n...>", "versions to bake and serve (default: the highest)", collectVersion)
         .option("--label <name=version...>", "a version label, e.g. stable=2 (needs --version listing that version)", collectLabel)
         .option("--signature <name>", "the signature clients call; the preflight checks it", DEFAULT_SIGNATURE)
+        .option("--delivery <kind>", `${MODEL_DELIVERIES.join(" or ")}: the model baked into the base image, or a model-only `
+            + "artifact (FROM scratch) an image volume mounts beside the base (the base then only checks the model)", DEFAULT_MODEL_DELIVERY)
         .exitOverride()
         .showHelpAfterError("(tfs build-context --help shows the usage)")
         .action((baseDir: string, flags: BuildContextFlags) => {
@@ -42,6 +55,11 @@ export function buildContextCommand(exit: (code: number) => void): Command {
             if (nameProblem) {
                 throw new UserError(`--name: ${nameProblem}`);
             }
+            const deliveryProblem = modelDeliveryProblem(flags.delivery);
+            if (deliveryProblem) {
+                throw new UserError(`--delivery: "${flags.delivery}" ${deliveryProblem}`);
+            }
+            const delivery = flags.delivery as ModelDelivery;
             const baseImage = flags.baseImage ?? defaultBaseImage(flags.gpu ?? false);
             const refProblem = imageReferenceProblem(baseImage);
             if (refProblem) {
@@ -64,7 +82,7 @@ export function buildContextCommand(exit: (code: number) => void): Command {
             try {
                 staged = stageBuildContext({
                     writer: "tfs build-context", modelBaseDir: baseDir, modelName: flags.name, versions: report.servedVersions,
-                    versionLabels: flags.label, outDir: flags.out, baseImage,
+                    versionLabels: flags.label, outDir: flags.out, baseImage, delivery,
                 });
             } catch (err) {
                 if (err instanceof StagingError) {
@@ -72,24 +90,53 @@ export function buildContextCommand(exit: (code: number) => void): Command {
                 }
                 throw err;
             }
-            console.log(describe(staged, flags.name, baseImage));
+            console.log(delivery === "imageVolume" ? describeArtifact(staged, flags.name, baseImage) : describe(staged, flags.name, baseImage));
             exit(0);
         });
 }
 
 function describe(staged: StagedContext, name: string, baseImage: string): string {
-    const unchanged = staged.written === 0 ? " (unchanged: nothing rewritten)" : ` (${staged.written} written)`;
     const lines = [
-        `Staged model ${name}, version${staged.versions.length > 1 ? "s" : ""} ${staged.versions.join(", ")}, on ${baseImage}`,
+        `Staged model ${name}, ${versionList(staged)}, on ${baseImage}`,
+        ...stagedFiles(staged),
+        ...buildCommands(staged, name),
+        `Then \`docker run -p 8501:8501 REGISTRY/${name}:TAG\` serves it at http://localhost:8501/v1/models/${name}.`,
+    ];
+    return lines.join("\n");
+}
+
+/** What `--delivery imageVolume` staged: the artifact, and how the server's pod mounts it beside the base. */
+function describeArtifact(staged: StagedContext, name: string, baseImage: string): string {
+    const lines = [
+        `Staged model ${name}, ${versionList(staged)}, as a model-only artifact (FROM scratch) for an image volume, served by ${baseImage}`,
+        ...stagedFiles(staged),
+        ...buildCommands(staged, name),
+        `Then mount REGISTRY/${name}:TAG (pinned by digest) read-only by an \`image\` volume at ${artifactMountPath(name)}, with no subPath, `
+            + `in a pod that runs ${baseImage} as \`${[MODEL_SERVER_BINARY, ...flagArgs(artifactServerFlags(name))].join(" ")}\`; `
+            + `it needs ${IMAGE_VOLUME_NEEDS} (${MODEL_DELIVERY_DOC}).`,
+    ];
+    return lines.join("\n");
+}
+
+function versionList(staged: StagedContext): string {
+    return `version${staged.versions.length > 1 ? "s" : ""} ${staged.versions.join(", ")}`;
+}
+
+function stagedFiles(staged: StagedContext): string[] {
+    const unchanged = staged.written === 0 ? " (unchanged: nothing rewritten)" : ` (${staged.written} written)`;
+    return [
         `into ${staged.outDir}: ${staged.files.length} files, ${staged.totalBytes} bytes${unchanged}`,
         ...staged.files.map((f) => `  ${f.path}  ${f.bytes}`),
+    ];
+}
+
+function buildCommands(staged: StagedContext, name: string): string[] {
+    return [
         "",
         `Build and push it for ${IMAGE_PLATFORM} (replace REGISTRY and TAG):`,
         `  docker build --platform ${IMAGE_PLATFORM} -t REGISTRY/${name}:TAG ${staged.outDir}`,
         `  buildah bud --platform ${IMAGE_PLATFORM} --layers --timestamp 0 -t REGISTRY/${name}:TAG ${staged.outDir}`,
-        `Then \`docker run -p 8501:8501 REGISTRY/${name}:TAG\` serves it at http://localhost:8501/v1/models/${name}.`,
     ];
-    return lines.join("\n");
 }
 
 

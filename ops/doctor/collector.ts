@@ -9,7 +9,8 @@
 import type * as K8s from "@kubernetes/client-node";
 import { ClusterInfo } from "./report";
 import { MODEL_SERVER_SELECTOR } from "../../contract/labels";
-import { ClusterSnapshot, ContainerStatus, HorizontalPodAutoscaler, Node, Pod, logKey } from "./snapshot";
+import { ClusterSnapshot, ContainerStatus, HorizontalPodAutoscaler, Node, Pod, isPodReady, logKey } from "./snapshot";
+import { hasImageVolume } from "./imageVolumeRules";
 import { TargetError, apiConfiguration, loadKubeConfig } from "../../contract/kubeAccess";
 
 export { NO_KUBECONFIG, TargetError, findAmbientKubeconfig, kubeconfigProblem } from "../../contract/kubeAccess";
@@ -122,7 +123,8 @@ export async function collectSnapshot(target: ClusterTarget, options: CollectOpt
     ]);
     const podsJson = toJson<Pod[]>(pods.items);
     // Nodes are cluster-scoped: a user allowed only in the namespace cannot list them, and the rules do without.
-    const nodes = podsJson.some((p) => !p.spec?.nodeName)
+    // Read for an unscheduled pod (what the scheduler weighed) and for an image volume's pod not Ready (the node's runtime).
+    const nodes = podsJson.some((p) => !p.spec?.nodeName || (hasImageVolume(p) && !isPodReady(p)))
         ? await core.listNode().then((list) => toJson<Node[]>(list.items), () => undefined)
         : undefined;
     const logs = await readLogs(podsJson, namespace, apiLogSource(core), options.logLines ?? 100);

@@ -8,6 +8,8 @@ import {
     runAsEvidence,
 } from "./findings";
 import { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION } from "../../contract/labels";
+import { artifactTrouble } from "./imageVolumeRules";
+import { PULL_REASONS, pullCause, pullFix } from "./pullCause";
 import { ClusterSnapshot, ContainerStatus, Pod, eventsFor, logKey } from "./snapshot";
 
 /** Log lines of a crashed container shown beside its termination. */
@@ -117,11 +119,10 @@ function crashFix(exitCode: number | undefined): string {
     }
 }
 
-const PULL_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"]);
-
 export const imagePull: Rule = (snapshot) => snapshot.pods.flatMap((pod) => statuses(pod).flatMap((cs): Finding[] => {
     const waiting = cs.state?.waiting;
-    if (!waiting?.reason || !PULL_REASONS.has(waiting.reason)) {
+    // A model artifact the pod mounts (an image volume) that fails to pull is the image-volume rule's: not the server image.
+    if (!waiting?.reason || !PULL_REASONS.has(waiting.reason) || artifactTrouble(pod, cs, snapshot) !== undefined) {
         return [];
     }
     const image = containerSpec(pod, cs.name)?.image ?? cs.image ?? "?";
@@ -142,49 +143,13 @@ export const imagePull: Rule = (snapshot) => snapshot.pods.flatMap((pod) => stat
     })];
 }));
 
-function pullCause(text: string, reason: string): string {
-    if (reason === "InvalidImageName") {
-        return "invalid image name";
-    }
-    if (/unauthorized|authentication required|\b401\b|\b403\b|denied|no basic auth credentials|forbidden/i.test(text)) {
-        return "not authorized";
-    }
-    if (/manifest unknown|not found|NotFound|name unknown|does not exist/i.test(text)) {
-        return "not found";
-    }
-    if (/no match for platform|exec format/i.test(text)) {
-        return "wrong platform";
-    }
-    if (/dial tcp|i\/o timeout|no such host|connection refused|x509|tls:/i.test(text)) {
-        return "registry unreachable";
-    }
-    return "see the events";
-}
-
-function pullFix(text: string, reason: string): string {
-    switch (pullCause(text, reason)) {
-        case "invalid image name":
-            return "The image reference is malformed; the stack pins `repo@sha256:...` from the build: redeploy, and check baseImage/registry config.";
-        case "not authorized":
-            return "The nodes may not read the registry: on GKE give the node service account Artifact Registry Reader on the "
-                + "repository; on EKS the node role needs AmazonEC2ContainerRegistryPullOnly (or the older ReadOnly); elsewhere add an imagePullSecret.";
-        case "not found":
-            return "The registry has no such image or digest (manifest unknown): check that the push succeeded and that the "
-                + "stack's imageRef names the registry the nodes pull from; `pulumi up` rebuilds and pushes it.";
-        case "wrong platform":
-            return "The image has no linux/amd64 variant: TF Serving is amd64 only; build with platform linux/amd64.";
-        case "registry unreachable":
-            return "The nodes cannot reach the registry (address, DNS, TLS): use a registry address the nodes resolve, "
-                + "not one that only works from your machine (such as localhost).";
-        default:
-            return "Read the pull events above; `kubectl describe pod` shows them too.";
-    }
-}
-
 /** Waiting or terminated reasons of a container that could not be created or started. */
 const START_FAILURES = new Set(["CreateContainerError", "RunContainerError", "StartError", "ContainerCannotRun"]);
 
 export const cannotStart: Rule = (snapshot) => snapshot.pods.flatMap((pod) => statuses(pod).flatMap((cs): Finding[] => {
+    if (artifactTrouble(pod, cs, snapshot) !== undefined) {
+        return [];
+    }
     const waitingState = cs.state?.waiting;
     const failures = [
         { state: waitingState, text: () => `container ${cs.name} state.waiting: ${waitingState?.reason}: ${waitingState?.message}` },

@@ -3,6 +3,7 @@
  * evidence folded in), one finding for replicas that fail the same way, causes first.
  */
 import { cannotStart, crashLoop, imagePull, oomKilled } from "./containerRules";
+import { imageVolume } from "./imageVolumeRules";
 import { Finding, FindingKind, Rule, RuleContext, Severity } from "./findings";
 import { modelFilesDenied, modelLoadFailed, modelNotFound } from "./logRules";
 import { startupProbeKilled, probeFailed } from "./probeRules";
@@ -15,7 +16,7 @@ import { INSTANCE_LABEL, MODEL_SERVER_SELECTOR, isModelServerLabelled } from "..
 import { ClusterSnapshot, ObjectMeta, isCanary, isPodReady, modelOf, servedModelOf } from "./snapshot";
 
 export const RULES: readonly Rule[] = [
-    imagePull, cannotStart, oomKilled, modelNotFound, modelLoadFailed, modelFilesDenied, unschedulable,
+    imagePull, imageVolume, cannotStart, oomKilled, modelNotFound, modelLoadFailed, modelFilesDenied, unschedulable,
     startupProbeKilled, crashLoop, probeFailed, replicaFailure, rolloutStuck, canaryRolledBack, canaryLeftOver, autoscalerBlind, loadBalancerPending, endpointRefused, notReady,
 ];
 
@@ -24,7 +25,7 @@ export const RULES: readonly Rule[] = [
  * below it unless they are causes themselves (3): a CrashLoopBackOff is what an OOMKill looks like from outside.
  */
 const RANK: Record<FindingKind, number> = {
-    "not-deployed": 3, "image-pull": 3, "container-config-error": 3, "permission-denied": 3, "model-not-found": 3,
+    "not-deployed": 3, "image-pull": 3, "image-volume": 3, "container-config-error": 3, "permission-denied": 3, "model-not-found": 3,
     "model-load-failed": 3, "oom-killed": 3, "gpu-unavailable": 3, "untolerated-taint": 3, "insufficient-resources": 3, "unschedulable": 3,
     "replica-failure": 3, "load-balancer-pending": 3,
     // A crash loop absorbs a probe that failed while the container was up between crashes (nothing

@@ -17,6 +17,7 @@ export type FindingKind =
     | "permission-denied"
     | "oom-killed"
     | "image-pull"
+    | "image-volume"
     | "container-config-error"
     | "crash-loop"
     | "startup-probe-killed"

@@ -40,6 +40,13 @@ export interface Container {
     readinessProbe?: Probe;
     livenessProbe?: Probe;
     securityContext?: { runAsUser?: number; runAsGroup?: number; runAsNonRoot?: boolean };
+    volumeMounts?: { name: string; mountPath?: string; readOnly?: boolean; subPath?: string }[];
+}
+
+/** A pod's volume; only an `image` volume (KEP-4639: an OCI image or artifact mounted read-only) is read. */
+export interface Volume {
+    name: string;
+    image?: { reference?: string; pullPolicy?: string };
 }
 
 export interface Toleration {
@@ -90,6 +97,8 @@ export interface Pod {
         nodeSelector?: Record<string, string>;
         tolerations?: Toleration[];
         containers?: Container[];
+        volumes?: Volume[];
+        imagePullSecrets?: { name?: string }[];
         securityContext?: { runAsUser?: number; runAsGroup?: number; fsGroup?: number; runAsNonRoot?: boolean };
     };
     status?: {
@@ -171,7 +180,11 @@ export interface ReplicaSet {
 export interface Node {
     metadata?: ObjectMeta;
     spec?: { taints?: { key?: string; value?: string; effect?: string }[]; unschedulable?: boolean };
-    status?: { allocatable?: Record<string, string>; capacity?: Record<string, string> };
+    status?: {
+        allocatable?: Record<string, string>;
+        capacity?: Record<string, string>;
+        nodeInfo?: { containerRuntimeVersion?: string; kubeletVersion?: string };
+    };
 }
 
 export interface HorizontalPodAutoscalerCondition { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }
@@ -198,7 +211,10 @@ export interface ClusterSnapshot {
     logs: Record<string, string>;
     /** Last lines of the previous run of restarted containers, keyed `POD/CONTAINER`. */
     previousLogs: Record<string, string>;
-    /** The cluster's nodes, read only when a pod is unscheduled, and absent when listing them is not allowed. */
+    /**
+     * The cluster's nodes, read only when a pod is unscheduled or an image volume's pod is not Ready, and
+     * absent when listing them is not allowed.
+     */
     nodes?: Node[];
     /** What each model's endpoint answered a model status call; absent when none was asked (no address known). */
     endpoints?: EndpointAnswer[];

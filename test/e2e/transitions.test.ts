@@ -115,14 +115,25 @@ describe("transitions: each feature switched on, changed and off on one live sta
         assert.fail(`${what}: not within ${seconds} s`);
     };
     /** The Deployment's rollout is over: every replica updated, available and Ready, no old pod left. */
-    const rolledOut = (name = MODEL, replicas?: number) => until(`the rollout of ${name}`, 240, async () => {
-        const d = await deployment(name);
-        const s = d.status;
-        const pods = ((await kubectlAsync("get", "pods", "-n", project.namespace, "-l", `app.kubernetes.io/instance=${name}`)).items as any[]);
-        return s.observedGeneration >= d.metadata.generation && (replicas === undefined || d.spec.replicas === replicas)
-            && s.updatedReplicas === d.spec.replicas && s.readyReplicas === d.spec.replicas && s.replicas === d.spec.replicas
-            && pods.length === d.spec.replicas;
-    });
+    const rolledOut = async (name = MODEL, replicas?: number) => {
+        let seen = "nothing read";
+        try {
+            await until(`the rollout of ${name}`, 240, async () => {
+                const d = await deployment(name);
+                const s = d.status;
+                const pods = ((await kubectlAsync("get", "pods", "-n", project.namespace, "-l", `app.kubernetes.io/instance=${name}`)).items as any[]);
+                seen = `spec.replicas ${d.spec.replicas}, status ${JSON.stringify(s)}; pods: ${pods.map((p) =>
+                    `${p.metadata.name} ${p.status.phase}${p.metadata.deletionTimestamp ? ` deleted at ${p.metadata.deletionTimestamp}` : ""}`).join(", ")}`;
+                return s.observedGeneration >= d.metadata.generation && (replicas === undefined || d.spec.replicas === replicas)
+                    && s.updatedReplicas === d.spec.replicas && s.readyReplicas === d.spec.replicas && s.replicas === d.spec.replicas
+                    && pods.length === d.spec.replicas;
+            });
+        } catch (err) {
+            const events = await kubectlAsync("get", "events", "-n", project.namespace).catch(() => ({ items: [] }));
+            const last = (events.items as any[]).slice(-15).map((e) => `${e.involvedObject?.kind}/${e.involvedObject?.name} ${e.reason}: ${e.message}`);
+            throw new Error(`${(err as Error).message}; last seen: ${seen}; events:\n${last.join("\n")}`);
+        }
+    };
 
     /**
      * One transition: the preview shows `expected` (sorted `OP TYPE::NAME`, as `changedSteps`), then

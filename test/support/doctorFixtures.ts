@@ -39,8 +39,19 @@ function api<T>(json: object): T {
     return json as T;
 }
 
-export function podSpec(extra: { gpu?: number; tolerations?: Toleration[]; memoryLimit?: string } = {}): PodSpec {
+/** The pinned TF Serving base a pod runs with `modelDelivery: imageVolume`, by digest as the stack pins it. */
+export const BASE_IMAGE = "tensorflow/serving:2.21.0@sha256:4f0a7c1e9b2d3c5a6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5";
+/** The model-only artifact (`FROM scratch`) such a pod mounts by an `image` volume. */
+export const ARTIFACT = "127.0.0.1:15000/tf-serving/half-plus-two-model@sha256:9c1d7e2f3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5";
+
+export function podSpec(extra: { gpu?: number; tolerations?: Toleration[]; memoryLimit?: string; artifact?: string; pullSecret?: string } = {}): PodSpec {
     const gpu: Record<string, string> = extra.gpu ? { "nvidia.com/gpu": String(extra.gpu) } : {};
+    // With an artifact, the pod ModelServer writes for imageVolume: the base image, the artifact mounted at the model's base path.
+    const volume = extra.artifact === undefined ? {} : {
+        volumes: [{ name: "model", image: { reference: extra.artifact, pullPolicy: "IfNotPresent" } }],
+    };
+    const mounts = extra.artifact === undefined ? {} : { volumeMounts: [{ name: "model", mountPath: `/models/${MODEL}`, readOnly: true }] };
+    const configFile = extra.artifact === undefined ? [] : [`--model_config_file=/models/${MODEL}/models.config`];
     return api<PodSpec>({
         serviceAccountName: MODEL,
         automountServiceAccountToken: false,
@@ -48,10 +59,13 @@ export function podSpec(extra: { gpu?: number; tolerations?: Toleration[]; memor
         securityContext: { runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001, seccompProfile: { type: "RuntimeDefault" } },
         nodeSelector: { "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux" },
         ...(extra.tolerations ? { tolerations: extra.tolerations } : {}),
+        ...(extra.pullSecret ? { imagePullSecrets: [{ name: extra.pullSecret }] } : {}),
+        ...volume,
         containers: [{
             name: "tf-serving",
-            image: IMAGE,
-            args: ["--port=8500", "--rest_api_port=8501", `--model_name=${MODEL}`, `--model_base_path=/models/${MODEL}`],
+            image: extra.artifact === undefined ? IMAGE : BASE_IMAGE,
+            args: ["--port=8500", "--rest_api_port=8501", ...(configFile.length ? configFile : [`--model_name=${MODEL}`, `--model_base_path=/models/${MODEL}`])],
+            ...mounts,
             ports: [{ name: "grpc", containerPort: 8500, protocol: "TCP" }, { name: "http", containerPort: 8501, protocol: "TCP" }],
             resources: {
                 requests: { cpu: "1", memory: "384Mi", ...gpu },
@@ -121,8 +135,8 @@ export function pod(options: PodOptions = {}): Pod {
             ...(scheduled ? {
                 containerStatuses: [{
                     name: "tf-serving",
-                    image: IMAGE,
-                    imageID: IMAGE,
+                    image: options.spec?.containers?.[0]?.image ?? IMAGE,
+                    imageID: options.spec?.containers?.[0]?.image ?? IMAGE,
                     containerID: "containerd://4f1c2e9a",
                     ready,
                     started: ready,
@@ -148,6 +162,11 @@ export interface EventOptions {
     component?: string;
     /** The time `last` counts back from; default NOW. */
     now?: number;
+    /**
+     * What part of a pod it is about; default the server's container. `null`: the pod itself, as for the
+     * pull of an image volume (its reference is the pod's, kuberuntime_manager.go getImageVolumes).
+     */
+    fieldPath?: string | null;
 }
 
 /** A core/v1 Event as the kubelet writes it (count and timestamps). */
@@ -166,7 +185,7 @@ export function event(about: { metadata?: { name?: string; uid?: string; namespa
             name,
             namespace: NAMESPACE,
             uid: about.metadata?.uid,
-            ...(options.kind ?? "Pod") === "Pod" ? { fieldPath: "spec.containers{tf-serving}" } : {},
+            ...(options.kind ?? "Pod") === "Pod" && options.fieldPath !== null ? { fieldPath: options.fieldPath ?? "spec.containers{tf-serving}" } : {},
         },
         reason: options.reason,
         message: options.message,
@@ -248,7 +267,7 @@ export function deployment(options: { model?: string; replicas?: number; ready?:
 }
 
 /** A node as the API returns it: amd64 Linux, what it can allocate, and (for a GPU node) the GPU taint and GPUs. */
-export function node(name: string, options: { cpu: string; memory: string; gpu?: number }): Node {
+export function node(name: string, options: { cpu: string; memory: string; gpu?: number; runtime?: string }): Node {
     return api<Node>({
         apiVersion: "v1",
         kind: "Node",
@@ -257,6 +276,7 @@ export function node(name: string, options: { cpu: string; memory: string; gpu?:
         status: {
             allocatable: { cpu: options.cpu, memory: options.memory, pods: "110", ...(options.gpu ? { "nvidia.com/gpu": String(options.gpu) } : {}) },
             capacity: { cpu: options.cpu, memory: options.memory, pods: "110" },
+            nodeInfo: { containerRuntimeVersion: options.runtime ?? "containerd://2.2.1", kubeletVersion: "v1.35.4", operatingSystem: "linux", architecture: "amd64" },
         },
     });
 }

@@ -50,6 +50,8 @@ const mistakes: Mistake[] = [
     { name: "a link loop", args: stage(M.linkLoop), mentions: [path.join(M.linkLoop, V, "assets"), "loop"], forbid: [/does not exist/] },
     { name: "a named pipe in the version folder", args: stage(M.namedPipe), mentions: [path.join(M.namedPipe, V, "assets", "pipe"), "neither a file nor a folder"] },
     { name: "a broken link", args: stage(M.brokenLink), mentions: [path.join(M.brokenLink, V, "assets", "vocab.txt")] },
+    { name: "--delivery not a delivery", args: stage(M.good, "--delivery", "volume"), mentions: ["--delivery", "\"volume\"", "\"embedded\", \"imageVolume\"", "docs/concepts/model-image.md"], absent: [OUT] },
+    { name: "--delivery in the wrong case", args: stage(M.good, "--delivery", "imagevolume"), mentions: ["--delivery", "\"imagevolume\"", "\"imageVolume\""], absent: [OUT] },
     { name: "--signature the model lacks", args: stage(M.good, "--signature", "predict_all"), mentions: ["predict_all", "--signature"] },
     { name: "a file this user cannot read: named, and no half-written --out", args: [lockedModel, "--name", "m", "--out", lockedOut], asUser: NOBODY, mentions: [lockedIndex, "EACCES"], absent: [lockedOut] },
 ];

@@ -9,7 +9,7 @@ import { ClusterUnreachableError, TargetError } from "../../../ops/doctor";
 import { collectSnapshot, findAmbientKubeconfig } from "../../../ops/doctor/collector";
 import { targetFromStack } from "../../../ops/doctor/stackTarget";
 import { FakeApiServer, fakeKubeconfig } from "../../support/fakeApiServer";
-import { MODEL, NAMESPACE, TF_LOGS, ago, deployment, event, node, pod, service } from "../../support/doctorFixtures";
+import { ARTIFACT, MODEL, NAMESPACE, TF_LOGS, ago, deployment, event, node, pod, podSpec, service } from "../../support/doctorFixtures";
 
 const REPO = path.resolve(__dirname, "../../..");
 
@@ -105,6 +105,18 @@ describe("tfs doctor against a fake API server", function () {
         api.nodes = [node("cpu-node", { cpu: "2", memory: "4Gi" })];
         const { snapshot } = await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE });
         assert.deepStrictEqual(snapshot.nodes?.map((n) => [n.metadata?.name, n.status?.allocatable?.cpu]), [["cpu-node", "2"]]);
+    });
+
+    it("reads the nodes for an image volume's pod that is not Ready (their runtime may not mount it), not for one that is", async () => {
+        const spec = podSpec({ artifact: ARTIFACT });
+        api.nodes = [node("tfs-node-1", { cpu: "4", memory: "16Gi", runtime: "containerd://1.7.27" })];
+        api.pods = [pod({ spec, ready: true })];
+        const before = api.requests.filter((r) => r === "/api/v1/nodes").length;
+        assert.strictEqual((await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE })).snapshot.nodes, undefined);
+        assert.strictEqual(api.requests.filter((r) => r === "/api/v1/nodes").length, before, "a Ready pod's artifact is mounted");
+        api.pods = [pod({ spec, ready: false, phase: "Pending", containerStatus: { state: { waiting: { reason: "CreateContainerError", message: "failed to mkdir \"\"" } } } })];
+        const { snapshot } = await collectSnapshot({ kubeconfigFile: config, namespace: NAMESPACE });
+        assert.deepStrictEqual(snapshot.nodes?.map((n) => [n.metadata?.name, n.status?.nodeInfo?.containerRuntimeVersion]), [["tfs-node-1", "containerd://1.7.27"]]);
     });
 
     it("throws TargetError for a missing namespace or context, ClusterUnreachableError for a closed port", async () => {

@@ -3,8 +3,10 @@ import { diagnose, Diagnosis } from "../../../ops/doctor/diagnose";
 import { Finding } from "../../../ops/doctor/findings";
 import { parseSchedulingMessage, untoleratedTaints } from "../../../ops/doctor/schedulingRules";
 import { ClusterSnapshot } from "../../../ops/doctor/snapshot";
+import { IMAGE_VOLUME_RUNTIME_DOC } from "../../../ops/doctor/imageVolumeRules";
+import { MODEL_DELIVERY_DOC } from "../../../serving/modelDelivery";
 import {
-    MODEL, NOW, TF_LOGS, ago, deployment, event, labels, node, pod, podSpec, schedulingEvent, service, snapshot,
+    ARTIFACT, BASE_IMAGE, IMAGE, MODEL, NOW, TF_LOGS, ago, conditions, deployment, event, labels, node, pod, podSpec, schedulingEvent, service, snapshot,
 } from "../../support/doctorFixtures";
 
 const POD = `${MODEL}-6b7c9d8f5-x2kqp`;
@@ -331,6 +333,117 @@ describe("tfs doctor rules", () => {
             const p = pod({ containerStatus: { state: { waiting: { reason: "CreateContainerConfigError", message: "container has runAsNonRoot and image will run as root (pod: \"half-plus-two-6b7c9d8f5-x2kqp_tf-serving(uid)\", container: tf-serving)" } } } });
             const f = only(run(world({ pods: [p] })), "container-config-error");
             assert.match(f.fix, /non-root USER/);
+        });
+    });
+
+    describe("image volume (modelDelivery: imageVolume)", () => {
+        // What the kubelet reports for an image volume it cannot pull: it pulls the volume's reference before
+        // it starts the containers (kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go, getImageVolumes),
+        // through the image manager (pkg/kubelet/images/image_manager.go): events about the pod itself (no
+        // fieldPath) `Failed` "Failed to pull image \"REF\": ..." and `BackOff` "Back-off pulling image \"REF\"",
+        // and the container that mounts it waits ErrImagePull, then ImagePullBackOff (test/e2e/common/node/
+        // image_volume.go, "should fail if image volume is not existing"), the pod Pending in ContainerCreating.
+        const notFound = `rpc error: code = NotFound desc = failed to pull and unpack image "${ARTIFACT}": failed to resolve reference "${ARTIFACT}": ${ARTIFACT}: not found`;
+        const creating = (waiting: { reason: string; message: string }, options: { pullSecret?: string } = {}) => pod({
+            spec: podSpec({ artifact: ARTIFACT, ...options }),
+            phase: "Pending",
+            conditions: conditions(false, ago(598)),
+            containerStatus: { started: false, state: { waiting } },
+        });
+        const pullEvents = (p: ReturnType<typeof pod>, error: string) => [
+            event(p, { reason: "Pulling", type: "Normal", message: `Pulling image "${ARTIFACT}"`, count: 4, last: 95, fieldPath: null }),
+            event(p, { reason: "Failed", message: `Failed to pull image "${ARTIFACT}": ${error}`, count: 4, last: 95, fieldPath: null }),
+            event(p, { reason: "BackOff", type: "Normal", message: `Back-off pulling image "${ARTIFACT}"`, count: 30, last: 10, fieldPath: null }),
+        ];
+
+        it("names the model artifact the registry does not hold, not the server image, with the event and the push as the fix", () => {
+            const p = creating({ reason: "ImagePullBackOff", message: `Back-off pulling image "${ARTIFACT}": ErrImagePull: ${notFound}` });
+            const d = run(world({ pods: [p], events: pullEvents(p, notFound) }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["image-volume"], "not also an image-pull of the server image");
+            const f = d.findings[0];
+            assert.strictEqual(f.object, `pod/${POD}`);
+            assert.strictEqual(f.severity, "error");
+            assert.match(f.summary, new RegExp(`cannot pull the model artifact ${ARTIFACT.replace(/[.@]/g, "\\$&")} of image volume model \\(ImagePullBackOff: not found\\); the server image is not what fails`));
+            assert.ok(!f.summary.includes(BASE_IMAGE), f.summary);
+            hasEvidence(f, new RegExp(`^pod volume model: image ${ARTIFACT.replace(/[.@]/g, "\\$&")} \\(pullPolicy IfNotPresent\\), mounted by container tf-serving at /models/half-plus-two: the model artifact$`));
+            hasEvidence(f, new RegExp(`^container tf-serving image ${BASE_IMAGE.replace(/[.@]/g, "\\$&")}: the server, not the image that fails$`));
+            hasEvidence(f, /^event Warning Failed x4 \(last 2025-06-01T11:58:25Z\): Failed to pull image ".*half-plus-two-model@sha256:.*: not found$/);
+            hasEvidence(f, /^event Normal BackOff x30 .*Back-off pulling image/);
+            hasEvidence(f, /no imagePullSecrets: the node's own registry credentials/);
+            assert.match(f.fix, /holds no artifact at .*manifest unknown.*`pulumi up` builds and pushes the model artifact/);
+            assert.ok(f.fix.includes(MODEL_DELIVERY_DOC), f.fix);
+        });
+
+        it("reads the artifact from the events when the container's message is gone, and names an unauthorized pull with the pull secrets", () => {
+            const denied = `rpc error: code = Unknown desc = failed to pull and unpack image "${ARTIFACT}": failed to resolve reference "${ARTIFACT}": `
+                + "failed to authorize: failed to fetch oauth token: unexpected status from GET request to https://127.0.0.1:15000/token?scope=repository%3Atf-serving%2Fhalf-plus-two-model%3Apull: 401 Unauthorized";
+            const p = creating({ reason: "ErrImagePull", message: "" }, { pullSecret: "registry-credentials" });
+            const d = run(world({ pods: [p], events: pullEvents(p, denied) }));
+            const f = only(d, "image-volume");
+            assert.strictEqual(d.findings.length, 1, JSON.stringify(d.findings.map((x) => x.kind)));
+            assert.match(f.summary, /\(ErrImagePull: not authorized\)/);
+            hasEvidence(f, /401 Unauthorized/);
+            hasEvidence(f, /^pod imagePullSecrets: registry-credentials \(the kubelet pulls image volumes with them too\)$/);
+            assert.match(f.fix, /pulls an image volume with the pod's imagePullSecrets and the node's credentials/);
+        });
+
+        it("names a node runtime without image volumes from the mount it could not make, with the runtime and the versions that can", () => {
+            // containerd before 2.1 pulls the artifact, then is handed a mount with no host path
+            // (kubernetes-sigs/kind#3745, containerd 1.7): "failed to mkdir \"\"".
+            const message = 'failed to generate container "5b0c1e7d" spec: failed to apply OCI options: failed to mkdir "": mkdir : no such file or directory';
+            const p = creating({ reason: "CreateContainerError", message });
+            const d = run(world({
+                pods: [p],
+                nodes: [node("tfs-node-1", { cpu: "4", memory: "16Gi", runtime: "containerd://1.7.27" })],
+                events: [
+                    event(p, { reason: "Pulled", type: "Normal", message: `Successfully pulled image "${ARTIFACT}" in 412ms (412ms including waiting). Image size: 12650 bytes.`, last: 120, fieldPath: null }),
+                    event(p, { reason: "Failed", message: `Error: ${message}`, count: 6, last: 20 }),
+                ],
+            }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["image-volume"], "not also a container-config-error");
+            const f = d.findings[0];
+            assert.match(f.summary, /cannot mount the model artifact .*half-plus-two-model.* \(image volume model\): its container runtime does not support image volumes \(CreateContainerError\)/);
+            hasEvidence(f, /^container tf-serving state\.waiting: CreateContainerError: .*failed to mkdir "": mkdir : no such file or directory$/);
+            hasEvidence(f, /^event Warning Failed x6 .*Error: failed to generate container/);
+            hasEvidence(f, /^node tfs-node-1 runtime containerd:\/\/1\.7\.27: it runs containerd 1\.7\.27, and image volumes need containerd 2\.1 or later$/);
+            assert.match(f.fix, /containerd 2\.1 or later \(or CRI-O 1\.31 or later\)/);
+            assert.match(f.fix, /modelDelivery: embedded/);
+            assert.ok(f.fix.includes(IMAGE_VOLUME_RUNTIME_DOC), f.fix);
+
+            // Without the nodes (no right to list them) the mount's message alone names the runtime.
+            const alone = only(run(world({ pods: [p], events: [] })), "image-volume");
+            assert.match(alone.summary, /its container runtime does not support image volumes/);
+            assert.ok(!alone.evidence.some((e) => e.startsWith("node ")), alone.evidence.join("\n"));
+        });
+
+        it("names a mount that a runtime with image volumes failed, pointing at its message rather than at the runtime's version", () => {
+            // containerd 2.3 with the erofs snapshotter (containerd/containerd#13534).
+            const message = 'failed to mount image volume: ImageVolumeMountFailed: failed to mount image volume component "/run/containerd/io.containerd.grpc.v1.cri/image-volumes/9d40/0344": mount source: "overlay", target: "/run/containerd/io.containerd.grpc.v1.cri/image-volumes/9d40/0344": invalid argument';
+            const p = creating({ reason: "CreateContainerError", message });
+            const d = run(world({ pods: [p], nodes: [node("tfs-node-1", { cpu: "4", memory: "16Gi", runtime: "containerd://2.3.1" })] }));
+            const f = only(d, "image-volume");
+            assert.match(f.summary, /\(image volume model\): the runtime failed to mount it \(CreateContainerError\)/);
+            hasEvidence(f, /^node tfs-node-1 runtime containerd:\/\/2\.3\.1: mounts image volumes$/);
+            assert.match(f.fix, /pulled the artifact but could not mount it: .* runtime's log on node tfs-node-1/);
+            assert.strictEqual(d.findings.filter((x) => x.kind === "container-config-error").length, 0);
+        });
+
+        it("still names the server image when the base is what fails to pull beside an artifact", () => {
+            const baseMissing = `rpc error: code = NotFound desc = failed to pull and unpack image "${BASE_IMAGE}": failed to resolve reference "${BASE_IMAGE}": not found`;
+            const p = creating({ reason: "ErrImagePull", message: baseMissing });
+            const d = run(world({ pods: [p], events: [event(p, { reason: "Failed", message: `Failed to pull image "${BASE_IMAGE}": ${baseMissing}`, count: 2 })] }));
+            const f = only(d, "image-pull");
+            assert.strictEqual(d.findings.length, 1, JSON.stringify(d.findings.map((x) => x.kind)));
+            assert.ok(f.summary.includes(`cannot pull image ${BASE_IMAGE} (ErrImagePull: not found)`), f.summary);
+        });
+
+        it("gives the embedded image's pull failure the image-pull finding, as before", () => {
+            const missing = `rpc error: code = NotFound desc = failed to pull and unpack image "${IMAGE}": failed to resolve reference "${IMAGE}": ${IMAGE}: not found`;
+            const p = pod({ containerStatus: { state: { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling image "${IMAGE}": ErrImagePull: ${missing}` } } } });
+            const d = run(world({ pods: [p], events: [event(p, { reason: "Failed", message: `Failed to pull image "${IMAGE}": ${missing}`, count: 3 })] }));
+            assert.deepStrictEqual(d.findings.map((f) => f.kind), ["image-pull"]);
+            assert.ok(d.findings[0].summary.includes(`cannot pull image ${IMAGE} (ImagePullBackOff: not found)`), d.findings[0].summary);
+            assert.match(d.findings[0].fix, /manifest unknown/);
         });
     });
 
