@@ -66,6 +66,7 @@ export const COMMAND_MODULES = {
     "serving/canary": () => require("../serving/canary") as typeof import("../serving/canary"),
     "serving/contentTag": () => require("../serving/contentTag") as typeof import("../serving/contentTag"),
     "serving/contextLocation": () => require("../serving/contextLocation") as typeof import("../serving/contextLocation"),
+    "serving/dockerfile": () => require("../serving/dockerfile") as typeof import("../serving/dockerfile"),
     "serving/gateway": () => require("../serving/gateway") as typeof import("../serving/gateway"),
     "serving/gatewayAccess": () => require("../serving/gatewayAccess") as typeof import("../serving/gatewayAccess"),
     "serving/goldenCheck": () => require("../serving/goldenCheck") as typeof import("../serving/goldenCheck"),
@@ -74,6 +75,7 @@ export const COMMAND_MODULES = {
     "serving/modelDelivery": () => require("../serving/modelDelivery") as typeof import("../serving/modelDelivery"),
     "serving/probes": () => require("../serving/probes") as typeof import("../serving/probes"),
     "serving/rollout": () => require("../serving/rollout") as typeof import("../serving/rollout"),
+    "serving/serverFlag": () => require("../serving/serverFlag") as typeof import("../serving/serverFlag"),
     "serving/sizing": () => require("../serving/sizing") as typeof import("../serving/sizing"),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
