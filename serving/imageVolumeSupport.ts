@@ -90,8 +90,8 @@ export interface ClusterRuntime {
     nodes: { name: string; kubeletVersion: string; containerRuntimeVersion: string; taints?: NodeTaint[] }[];
 }
 
-/** Does one of `tolerations` tolerate `taint` (Kubernetes' rule: key, `Exists` or `Equal` value, effect or any)? */
-export function tolerates(tolerations: readonly PodToleration[], taint: NodeTaint): boolean {
+/** Does one of `tolerations` tolerate `taint` (Kubernetes' ToleratesTaint: key, `Exists` or `Equal` value, effect or any)? */
+export function tolerates(tolerations: readonly PodToleration[], taint: { key?: string; value?: string; effect?: string }): boolean {
     return tolerations.some((t) => (t.effect === undefined || t.effect === "" || t.effect === taint.effect)
         && ((t.key ?? "") === "" ? t.operator === "Exists" : t.key === taint.key)
         && (t.operator === "Exists" || (t.value ?? "") === (taint.value ?? "")));

@@ -5,6 +5,7 @@
 import { humanBytes, parseQuantity } from "../../contract/quantity";
 import { Finding, FindingKind, Rule, describeEvent, podFinding } from "./findings";
 import { ClusterSnapshot, Node, Pod, Toleration, eventsFor } from "./snapshot";
+import { tolerates } from "../../serving/imageVolumeSupport";
 
 const GPU_RESOURCE = "nvidia.com/gpu";
 
@@ -66,12 +67,9 @@ export function untoleratedTaints(reasons: NodeReason[], pod: Pod, nodes: Node[]
     return [...found];
 }
 
-/** Whether one of the pod's tolerations matches the taint (Kubernetes' ToleratesTaint). */
+/** Whether one of the pod's tolerations matches the taint. */
 function tolerated(pod: Pod, taint: { key?: string; value?: string; effect?: string }): boolean {
-    return (pod.spec?.tolerations ?? []).some((t) =>
-        (t.effect === undefined || t.effect === "" || t.effect === taint.effect)
-        && (t.key === undefined || t.key === "" ? t.operator === "Exists"
-            : t.key === taint.key && (t.operator === "Exists" || (t.value ?? "") === (taint.value ?? ""))));
+    return tolerates(pod.spec?.tolerations ?? [], taint);
 }
 
 export const unschedulable: Rule = (snapshot) => snapshot.pods.flatMap((pod): Finding[] => {
