@@ -18,8 +18,10 @@
  *   events are about the pod itself (no `fieldPath` naming a container).
  * - A runtime without image volumes (containerd before 2.1) pulls the artifact, then fails to create
  *   the container: `CreateContainerError` "failed to generate container ... spec: failed to apply OCI
- *   options: failed to mkdir \"\": mkdir : no such file or directory" (the mount has no host path;
- *   kubernetes-sigs/kind#3745, on containerd 1.7). A runtime that supports them but fails to mount one
+ *   options: failed to mkdir \"\": mkdir : no such file or directory". Such a runtime reads the CRI
+ *   mount's host path only, empty for an image volume, and `WithMounts` creates a missing host path
+ *   before it binds it (containerd 1.7, `pkg/cri/opts/spec_linux_opts.go`: "failed to mkdir %q: %w"
+ *   of `MkdirAll("")`); kubernetes-sigs/kind#3745 reports the message on a node. A runtime that supports them but fails to mount one
  *   says "failed to mount image volume: ImageVolumeMountFailed: ..." (containerd/containerd#13534).
  * - A runtime that neither supports nor refuses them mounts an empty folder (k3s-io/k3s#14323): the
  *   server then finds no model config in it and exits; that is the crash loop's finding, whose evidence

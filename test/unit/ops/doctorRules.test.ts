@@ -388,8 +388,10 @@ describe("tfs doctor rules", () => {
         });
 
         it("names a node runtime without image volumes from the mount it could not make, with the runtime and the versions that can", () => {
-            // containerd before 2.1 pulls the artifact, then is handed a mount with no host path
-            // (kubernetes-sigs/kind#3745, containerd 1.7): "failed to mkdir \"\"".
+            // containerd before 2.1 pulls the artifact, then is handed a mount with no host path, which
+            // WithMounts tries to create (containerd 1.7, pkg/cri/opts/spec_linux_opts.go: "failed to
+            // mkdir %q: %w" of Go's MkdirAll(""), "mkdir : no such file or directory"); the message a
+            // node showed in kubernetes-sigs/kind#3745.
             const message = 'failed to generate container "5b0c1e7d" spec: failed to apply OCI options: failed to mkdir "": mkdir : no such file or directory';
             const p = creating({ reason: "CreateContainerError", message });
             const d = run(world({
