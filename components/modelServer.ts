@@ -30,6 +30,7 @@ import { flagArgs } from "../serving/serverFlag";
 import { modelStatusPath, serverProbes } from "../serving/probes";
 import { hpaSpec, replicaOwnership } from "../serving/autoscaling";
 import { NodePlacement } from "./nodePlacement";
+import { replicaHandbackHook } from "./replicaHandback";
 import { resolveModelServerArgs } from "./modelServerArgs";
 import type { ServedModel, ImagePullCredentials, ModelServerArgs, ServerCanary } from "./modelServerArgs";
 import {
@@ -112,6 +113,10 @@ export class ModelServer extends pulumi.ComponentResource {
         }, this);
 
         const replicas = replicaOwnership(args.replicas ?? 2, args.autoscaling);
+        // Without autoscaling, an update that turns it off deletes the HPA first (components/replicaHandback.ts).
+        const handback = args.autoscaling === undefined
+            ? replicaHandbackHook(modelName, args.cluster ?? (args.canary && { kubeconfig: args.canary.kubeconfig, context: args.canary.context }))
+            : undefined;
         // A first GPU rollout (node from zero, driver, multi-GB pull) outlasts the provider's default 10 minutes.
         this.deployment = new k8s.apps.v1.Deployment(name, {
             metadata: { ...meta, name: modelName, ...(replicas.annotations ? { annotations: replicas.annotations } : {}) },
@@ -119,6 +124,7 @@ export class ModelServer extends pulumi.ComponentResource {
         }, {
             ...childOpts, customTimeouts: deploymentTimeouts(modelServerTiming(args, sizing)), dependsOn: release ? [release.release] : [],
             ...(replicas.ignoreChanges.length > 0 ? { ignoreChanges: replicas.ignoreChanges } : {}),
+            ...(handback ? { hooks: { beforeUpdate: [handback] } } : {}),
         });
         if (release) {
             // After the serving Deployment rolled onto the image the canary proved: the routes back to it alone.

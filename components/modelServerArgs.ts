@@ -5,6 +5,7 @@
  * config reader (`config/config.ts`) reads its keys into these Args and records the same issues
  * under its own key names (`components/argsIssues.ts`), so each rule is stated here once.
  */
+import type { ClusterAccess } from "./replicaHandback";
 import type * as pulumi from "@pulumi/pulumi";
 import type { ArgsIssue } from "./argsIssues";
 import type { NodePlacement } from "./nodePlacement";
@@ -193,6 +194,12 @@ export interface ModelServerArgs {
      * take the image (docs/guides/canary.md). Default none: the rolling update alone.
      */
     canary?: ServerCanary;
+    /**
+     * How the component's own API calls reach the cluster: turning autoscaling off, the HPA is deleted
+     * before the Deployment takes the count back (docs/guides/autoscaling.md#turning-it-on-and-off).
+     * Default the ambient kubeconfig; the calls act only where the Deployment the stack updates is.
+     */
+    cluster?: ClusterAccess;
 }
 
 /** What a canary needs besides its settings: the gateway whose routes it shifts, and how to reach the cluster. */

@@ -23,6 +23,7 @@ export type { AutoscalingSettings, PodMetricRef } from "../serving/autoscaling";
 export type { CanarySettings, CanaryGates } from "../serving/canary";
 export { MEMORY_PEAK_ANNOTATION, MODEL_BYTES_ANNOTATION, PUBLIC_ANNOTATION, modelServerLabels } from "../contract/labels";
 export type { ImagePullCredentials, ModelServerArgs, RolloutStrategy, ServedModel, ServerCanary, ServerResources } from "../components/modelServer";
+export type { ClusterAccess } from "../components/replicaHandback";
 export { GPU_TOLERATION, NODE_POOL_LABEL, poolLabels, poolPlacement } from "../components/nodePlacement";
 export type { NodePlacement, PoolKind } from "../components/nodePlacement";
 export { MODEL_DELIVERIES } from "../serving/modelDelivery";

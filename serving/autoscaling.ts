@@ -124,3 +124,17 @@ export function replicaOwnership(replicas: number, autoscaling: AutoscalingSetti
         ? { replicas, ignoreChanges: [], annotations: { ...REPLICAS_FROM_CONFIG_ANNOTATIONS } }
         : { replicas: autoscaling.minReplicas, ignoreChanges: ["spec.replicas"] };
 }
+
+/**
+ * Whether an update of the Deployment turns autoscaling off: the inputs it last applied left the count
+ * to an HPA (no `REPLICAS_FROM_CONFIG_ANNOTATIONS`), the new ones take it back. The hook that runs
+ * before such an update deletes the HPA first (`components/replicaHandback.ts`).
+ */
+export function turnsAutoscalingOff(oldInputs: Record<string, unknown> | undefined, newInputs: Record<string, unknown> | undefined): boolean {
+    return oldInputs !== undefined && !takesCountFromConfig(oldInputs) && newInputs !== undefined && takesCountFromConfig(newInputs);
+}
+
+function takesCountFromConfig(inputs: Record<string, unknown>): boolean {
+    const annotations = (inputs.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
+    return Object.entries(REPLICAS_FROM_CONFIG_ANNOTATIONS).every(([key, value]) => annotations[key] === value);
+}

@@ -92,7 +92,7 @@ export interface DeployArgs {
     previous?: PreviousOutputs;
     /** Resources the model servers wait for (node pools, the device plugin). */
     dependsOn?: pulumi.Input<pulumi.Resource>[];
-    /** How a canary release reaches the cluster (the provider's kubeconfig and context); default the ambient kubeconfig. */
+    /** How the components' own API calls (a canary release, the HPA's deletion first) reach the cluster: the provider's kubeconfig and context; default the ambient kubeconfig. */
     cluster?: { kubeconfig?: pulumi.Input<string>; context?: string };
     /** Labels the cluster's controllers read on the models' namespace (EKS: the load balancer controller's readiness gates); default none. */
     namespaceLabels?: Record<string, string>;
@@ -208,6 +208,7 @@ export function deployModels(args: DeployArgs): StackOutputs {
             canary: settings.canary && gateway ? {
                 settings: settings.canary, gateway, ...args.cluster,
             } : undefined,
+            cluster: args.cluster,
         }, { provider, dependsOn: args.dependsOn });
         return { server, endpoint: gateway ?? server };
     });

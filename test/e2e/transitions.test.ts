@@ -275,10 +275,19 @@ describe("transitions: each feature switched on, changed and off on one live sta
             assert.deepStrictEqual(hpa.spec.metrics.map((m: any) => m.type), ["Resource", "Pods"]);
         });
 
-        it("4. off: the HPA deleted, the replica count back to `replicas` (1)", async () => {
+        it("4. off: the HPA deleted first, the replica count back to `replicas` (1) and kept", async () => {
             configure({ autoscaling: undefined });
-            await transition("autoscaling off", [`delete ${HPA}`, `update ${DEPLOYMENT}`], { settle: () => rolledOut(MODEL, 1) });
+            // Below the HPA's minimum of 2, `replicas` is what an HPA still there would undo at its next
+            // sync ("Current number of replicas below Spec.MinReplicas"): the hook deletes it first.
+            const startedAt = Math.floor(Date.now() / 1000) * 1000;
+            const run = await transition("autoscaling off", [`delete ${HPA}`, `update ${DEPLOYMENT}`], { settle: () => rolledOut(MODEL, 1) });
+            assert.match(`${run.result.stdout}\n${run.result.stderr}`, /model "half-plus-two": deleted the HorizontalPodAutoscaler before the Deployment takes the replica count back/);
+            assert.doesNotMatch(`${run.result.stdout}\n${run.result.stderr}`, /could not be deleted before/);
             assert.strictEqual(await exists("hpa", MODEL), false);
+            // The HPA rescaled nothing during the update: the race's mark ("New size: 2").
+            const events = (await kubectlAsync("get", "events", "-n", project.namespace)).items as any[];
+            assert.deepStrictEqual(events.filter((e) => e.involvedObject?.kind === "HorizontalPodAutoscaler" && e.reason === "SuccessfulRescale"
+                && new Date(e.lastTimestamp ?? e.eventTime).getTime() >= startedAt).map((e) => e.message), []);
             assert.strictEqual((await deployment()).spec.replicas, 1);
         });
     });

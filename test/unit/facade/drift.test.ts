@@ -56,6 +56,7 @@ const TABLES: DriftTables = {
         "ModelImage.previousImage": "a record the schema cannot carry: the facade reads it from the stack's checkpoint (facade/previousImage.ts)",
         "ModelImage.warmup": "a union (`requests` or `golden`) the schema cannot carry: the model folder's own warmup file is baked",
         "ModelServer.canary": "its gates read a live cluster through a dynamic provider the plugin does not run: TypeScript only",
+        "ModelServer.cluster": "the HPA's deletion before autoscaling is turned off reaches the cluster with the ambient kubeconfig, checked against the Deployment's uid; a kubeconfig of its own: TypeScript only",
         "ModelServer.imagePullCredentials": "TypeScript only: the nodes pull with their own identity (GKE's and EKS's node roles)",
         "ModelServer.requestRateMetric": "a metric reference the cluster's TypeScript component hands over: TypeScript only",
         "ModelGateway.basicAuthSecret": "the facade takes the callers' lines (`basicAuthUsers`) and writes the Secret itself",
