@@ -16,9 +16,8 @@
  * refuse to run without `--run-program` (pulumi/pulumi#19933).
  */
 import type * as K8s from "@kubernetes/client-node";
-import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
-import { apiConfiguration, loadKubeConfig } from "../contract/kubeAccess";
+import { apiConfiguration, loadGivenKubeConfig } from "../contract/kubeAccess";
 import { turnsAutoscalingOff } from "../serving/autoscaling";
 
 /** How the hook reaches the cluster: a kubeconfig (contents or file) and context; neither, the ambient kubeconfig. */
@@ -103,13 +102,7 @@ function isNotFound(err: unknown): boolean {
 /** The hand-back's calls on a cluster, through the Kubernetes client the canary also uses. */
 export async function kubernetesApi(access: { kubeconfig?: string; context?: string }): Promise<HandbackApi> {
     const k8s: typeof K8s = await import("@kubernetes/client-node");
-    const source = access.kubeconfig || undefined;
-    const isFile = source !== undefined && !source.includes("\n") && fs.existsSync(source);
-    const kc = loadKubeConfig(k8s, {
-        kubeconfigText: source !== undefined && !isFile ? source : undefined,
-        kubeconfigFile: isFile ? source : undefined,
-        context: access.context || undefined,
-    });
+    const kc = loadGivenKubeConfig(k8s, access.kubeconfig, access.context);
     const cluster = kc.getCurrentCluster();
     if (!cluster) {
         throw new HandbackFailed(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`);

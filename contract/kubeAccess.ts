@@ -101,6 +101,20 @@ export function apiConfiguration(k8s: typeof K8s, kc: K8s.KubeConfig, server: st
     });
 }
 
+/**
+ * A kubeconfig a component was given as one string, its contents or a file's path (one line naming a
+ * file that exists), with an optional context; empty: the ambient one.
+ */
+export function loadGivenKubeConfig(k8s: typeof K8s, given: string | undefined, context: string | undefined): K8s.KubeConfig {
+    const source = given || undefined;
+    const isFile = source !== undefined && !source.includes("\n") && fs.existsSync(source);
+    return loadKubeConfig(k8s, {
+        kubeconfigText: source !== undefined && !isFile ? source : undefined,
+        kubeconfigFile: isFile ? source : undefined,
+        context: context || undefined,
+    });
+}
+
 /** `target`'s kubeconfig and context, checked: a `TargetError` names what is missing. */
 export function loadKubeConfig(k8s: typeof K8s, target: KubeconfigSource): K8s.KubeConfig {
     const kc = new k8s.KubeConfig();

@@ -15,9 +15,8 @@
  * Whatever a release leaves behind when it is killed (weights moved, a canary Deployment) is found
  * by `leftovers`, which the provider's diff calls, so the next preview shows the cleanup.
  */
-import * as fs from "fs";
 import type * as K8s from "@kubernetes/client-node";
-import { apiConfiguration, loadKubeConfig } from "../../contract/kubeAccess";
+import { apiConfiguration, loadGivenKubeConfig } from "../../contract/kubeAccess";
 import { CANARY_ROLLED_BACK } from "../../contract/labels";
 import { CaseResult, compareOutputs, parseGolden, restOutputs } from "../../contract/golden";
 import { goldenFailure, goldenSummary } from "../../serving/goldenCheck";
@@ -94,13 +93,7 @@ export interface Clients {
 
 async function connect(inputs: ReleaseInputs): Promise<Clients> {
     const k8s = await import("@kubernetes/client-node");
-    const source = inputs.kubeconfig || undefined;
-    const isFile = source !== undefined && !source.includes("\n") && fs.existsSync(source);
-    const kc = loadKubeConfig(k8s, {
-        kubeconfigText: source !== undefined && !isFile ? source : undefined,
-        kubeconfigFile: isFile ? source : undefined,
-        context: inputs.context || undefined,
-    });
+    const kc = loadGivenKubeConfig(k8s, inputs.kubeconfig, inputs.context);
     const cluster = kc.getCurrentCluster();
     if (!cluster) {
         throw new CanaryFailed(`kubeconfig context "${kc.getCurrentContext()}" names no cluster`);
